@@ -1,0 +1,49 @@
+//! The errors a run can end with. Every message names what failed and what to do next.
+
+use crate::scheduler::profile::ProfileError;
+use crate::state::SourceError;
+
+/// Exit code for a runtime error.
+pub const EXIT_ERROR: i32 = 1;
+/// Exit code for a usage error (bad flags or arguments), as clap uses.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code with `--exit-code` when no node can take the pod.
+pub const EXIT_NO_FEASIBLE_NODE: i32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An input file (manifest, snapshot, scheduler config) is unreadable or malformed.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// The scheduler configuration or feature gates are invalid.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The manifest holds nothing we can turn into a pod.
+    #[error("{path}: {message}")]
+    Manifest { path: String, message: String },
+    /// The pod to explain is not in the cluster state.
+    #[error(
+        "pod {namespace}/{name} not found in {origin}; check the name and namespace (-n), or list pods with `kubectl get pods -n {namespace}`"
+    )]
+    PodNotFound {
+        namespace: String,
+        name: String,
+        origin: String,
+    },
+    /// A command needs an input it was not given.
+    #[error("{0}")]
+    Usage(String),
+    /// Writing the output failed (e.g. a closed pipe).
+    #[error("writing output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => EXIT_USAGE,
+            _ => EXIT_ERROR,
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Pod manifests for `whatif`: a Pod, or the pod template of a workload, turned into the pod
+//! the API server would create.
+
+use std::path::Path;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+
+use super::read::{FieldProblem, Located, SourceError, read_objects};
+
+/// A pod built from a manifest, with where it came from.
+#[derive(Debug, Clone)]
+pub struct ManifestPod {
+    pub pod: core::Pod,
+    /// e.g. `Deployment/web-store`.
+    pub origin: String,
+    /// The workload kind (`Pod`, `Deployment`, `DaemonSet`...).
+    pub kind: String,
+}
+
+const WORKLOADS: &[&str] = &[
+    "Pod",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "PodTemplate",
+    "ReplicationController",
+];
+
+/// Reads every Pod or workload of a file (`-` for stdin) as the pod it would create.
+pub fn read_pod_manifests(path: &Path) -> Result<Vec<ManifestPod>, SourceError> {
+    let name = path.display().to_string();
+    let objects = read_objects(path)?;
+    pods_from_objects(&objects, &name)
+}
+
+pub(crate) fn pods_from_objects(
+    objects: &[Located],
+    path: &str,
+) -> Result<Vec<ManifestPod>, SourceError> {
+    let mut pods = Vec::new();
+    for obj in objects {
+        let kind = obj.kind();
+        if !WORKLOADS.contains(&kind) {
+            return Err(SourceError::Content {
+                path: path.to_string(),
+                message: format!(
+                    "document {}: kind {kind:?} is not a Pod or a workload with a pod template; give a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or PodTemplate",
+                    obj.document
+                ),
+            });
+        }
+        let pod = if kind == "Pod" {
+            obj.decode::<core::Pod>(path)?
+        } else {
+            let pointer = match kind {
+                "CronJob" => "/spec/jobTemplate/spec/template",
+                "PodTemplate" => "/template",
+                _ => "/spec/template",
+            };
+            let template = obj.value.pointer(pointer).cloned().ok_or_else(|| {
+                SourceError::Field(Box::new(FieldProblem {
+                    path: path.to_string(),
+                    document: obj.document,
+                    kind: kind.to_string(),
+                    name: obj.name().to_string(),
+                    field: pointer.trim_start_matches('/').replace('/', "."),
+                    message: "missing: a workload needs a pod template".to_string(),
+                }))
+            })?;
+            let t = Located {
+                document: obj.document,
+                value: template,
+            };
+            let template: core::PodTemplateSpec = t.decode(path)?;
+            let mut metadata = template.metadata.unwrap_or_default();
+            metadata.namespace = metadata.namespace.or_else(|| {
+                obj.value
+                    .pointer("/metadata/namespace")
+                    .and_then(|v| v.as_str())
+                    .map(String::from)
+            });
+            if metadata.name.is_none() {
+                metadata.name = Some(format!("{}-<pod>", obj.name()));
+            }
+            core::Pod {
+                metadata,
+                spec: template.spec,
+                status: None,
+            }
+        };
+        pods.push(ManifestPod {
+            origin: format!("{kind}/{}", obj.name()),
+            kind: kind.to_string(),
+            pod,
+        });
+    }
+    if pods.is_empty() {
+        return Err(SourceError::Content {
+            path: path.to_string(),
+            message: "no objects found; give a Pod or a workload manifest".to_string(),
+        });
+    }
+    Ok(pods)
+}
+
+/// What kube-apiserver does to pod affinity terms at creation (`applyMatchLabelKeysAndMismatchLabelKeys`):
+/// each `matchLabelKeys` key present in the pod's labels becomes `key In (value)` and each
+/// `mismatchLabelKeys` key `key NotIn (value)` in a term with a label selector. Returns how
+/// many requirements were added.
+pub fn merge_match_label_keys(pod: &mut core::Pod) -> usize {
+    let labels = pod.metadata.labels.clone().unwrap_or_default();
+    let mut added = 0;
+    let Some(aff) = pod.spec.as_mut().and_then(|s| s.affinity.as_mut()) else {
+        return 0;
+    };
+    let mut apply = |t: &mut core::PodAffinityTerm| {
+        let Some(sel) = t.label_selector.as_mut() else {
+            return;
+        };
+        let mut reqs = Vec::new();
+        for (keys, op) in [
+            (&t.match_label_keys, "In"),
+            (&t.mismatch_label_keys, "NotIn"),
+        ] {
+            for k in keys.iter().flatten() {
+                if let Some(v) = labels.get(k) {
+                    reqs.push(meta::LabelSelectorRequirement {
+                        key: k.clone(),
+                        operator: op.to_string(),
+                        values: Some(vec![v.clone()]),
+                    });
+                }
+            }
+        }
+        added += reqs.len();
+        if !reqs.is_empty() {
+            sel.match_expressions
+                .get_or_insert_with(Vec::new)
+                .extend(reqs);
+        }
+    };
+    if let Some(pa) = aff.pod_affinity.as_mut() {
+        pa.required_during_scheduling_ignored_during_execution
+            .iter_mut()
+            .flatten()
+            .for_each(&mut apply);
+        pa.preferred_during_scheduling_ignored_during_execution
+            .iter_mut()
+            .flatten()
+            .for_each(|w| apply(&mut w.pod_affinity_term));
+    }
+    if let Some(pa) = aff.pod_anti_affinity.as_mut() {
+        pa.required_during_scheduling_ignored_during_execution
+            .iter_mut()
+            .flatten()
+            .for_each(&mut apply);
+        pa.preferred_during_scheduling_ignored_during_execution
+            .iter_mut()
+            .flatten()
+            .for_each(|w| apply(&mut w.pod_affinity_term));
+    }
+    added
+}

@@ -1,0 +1,195 @@
+//! Reading objects from files: `kubectl get -o yaml|json` output (a `v1 List` or single
+//! objects), several YAML documents, or JSON.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use k8s_openapi::api::core::v1 as core;
+use serde::de::DeserializeOwned;
+
+use super::{ClusterState, Node, Pod};
+
+/// A problem with an input file, naming the file, the document and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The file could not be read at all.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not valid YAML or JSON.
+    #[error("{path}: not valid YAML or JSON: {message}")]
+    Syntax { path: String, message: String },
+    /// An object does not have the shape its kind requires.
+    #[error(transparent)]
+    Field(Box<FieldProblem>),
+    /// The input holds nothing usable.
+    #[error("{path}: {message}")]
+    Content { path: String, message: String },
+}
+
+/// Where in which object a field is wrong, and how.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: document {document}, {kind} {name:?}: field {field}: {message}")]
+pub struct FieldProblem {
+    pub path: String,
+    pub document: usize,
+    pub kind: String,
+    pub name: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// Splits text into documents: JSON (one or more concatenated values) when it starts with `{`
+/// or `[`, otherwise YAML (`---`-separated documents). Null documents are dropped.
+pub fn parse_documents(text: &str, path: &str) -> Result<Vec<serde_json::Value>, SourceError> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let docs = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        serde_json::Deserializer::from_str(trimmed)
+            .into_iter::<serde_json::Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    } else {
+        super::yaml::documents(text)
+    };
+    let docs = docs.map_err(|message| SourceError::Syntax {
+        path: path.to_string(),
+        message,
+    })?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// One Kubernetes object with its position in the input.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub document: usize,
+    pub value: serde_json::Value,
+}
+
+impl Located {
+    pub fn kind(&self) -> &str {
+        self.value
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+    }
+    pub fn api_version(&self) -> &str {
+        self.value
+            .get("apiVersion")
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+    }
+    pub fn name(&self) -> &str {
+        self.value
+            .pointer("/metadata/name")
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+    }
+
+    /// Deserializes into a typed object; errors name the field path.
+    pub fn decode<T: DeserializeOwned>(&self, path: &str) -> Result<T, SourceError> {
+        serde_path_to_error::deserialize(&self.value).map_err(|e| {
+            SourceError::Field(Box::new(FieldProblem {
+                path: path.to_string(),
+                document: self.document,
+                kind: self.kind().to_string(),
+                name: self.name().to_string(),
+                field: e.path().to_string(),
+                message: e.inner().to_string(),
+            }))
+        })
+    }
+}
+
+/// Reads a file (`-` for stdin) into objects, unwrapping `List` kinds (`v1 List`, `PodList`...).
+pub fn read_objects(path: &Path) -> Result<Vec<Located>, SourceError> {
+    let name = path.display().to_string();
+    let text = if name == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    }
+    .map_err(|source| SourceError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    objects_from_str(&text, &name)
+}
+
+pub(crate) fn objects_from_str(text: &str, path: &str) -> Result<Vec<Located>, SourceError> {
+    let mut out = Vec::new();
+    for (i, doc) in parse_documents(text, path)?.into_iter().enumerate() {
+        flatten(doc, i + 1, &mut out);
+    }
+    Ok(out)
+}
+
+fn flatten(value: serde_json::Value, document: usize, out: &mut Vec<Located>) {
+    match value {
+        serde_json::Value::Array(items) => {
+            for item in items {
+                flatten(item, document, out);
+            }
+        }
+        serde_json::Value::Object(mut map)
+            if map
+                .get("kind")
+                .and_then(|k| k.as_str())
+                .is_some_and(|k| k.ends_with("List"))
+                && map.get("items").is_some_and(|i| i.is_array()) =>
+        {
+            if let Some(serde_json::Value::Array(items)) = map.remove("items") {
+                for item in items {
+                    flatten(item, document, out);
+                }
+            }
+        }
+        other => out.push(Located {
+            document,
+            value: other,
+        }),
+    }
+}
+
+/// Reads a cluster snapshot file.
+pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
+    let objects = read_objects(path)?;
+    snapshot_from_objects(&objects, &path.display().to_string())
+}
+
+/// Parses a cluster snapshot from text (tests, fixtures).
+pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceError> {
+    let objects = objects_from_str(text, path)?;
+    snapshot_from_objects(&objects, path)
+}
+
+fn snapshot_from_objects(objects: &[Located], path: &str) -> Result<ClusterState, SourceError> {
+    let mut nodes = Vec::new();
+    let mut pods = Vec::new();
+    let mut namespaces: Option<BTreeMap<_, _>> = None;
+    for obj in objects {
+        match obj.kind() {
+            "Node" => nodes.push(Node::from(&obj.decode::<core::Node>(path)?)),
+            "Pod" => pods.push(Pod::from_api(&obj.decode::<core::Pod>(path)?)),
+            "Namespace" => {
+                let ns: core::Namespace = obj.decode(path)?;
+                namespaces.get_or_insert_with(BTreeMap::new).insert(
+                    ns.metadata.name.unwrap_or_default(),
+                    ns.metadata.labels.unwrap_or_default(),
+                );
+            }
+            _ => {}
+        }
+    }
+    if nodes.is_empty() && pods.is_empty() && namespaces.is_none() {
+        return Err(SourceError::Content {
+            path: path.to_string(),
+            message: "no Node, Pod or Namespace objects found; write a snapshot with \
+                      `kubectl get nodes,pods,namespaces -A -o yaml > FILE` or `kubectl affinity snapshot`"
+                .to_string(),
+        });
+    }
+    Ok(ClusterState::new(nodes, pods, namespaces))
+}
