@@ -1,0 +1,633 @@
+//! Pure evaluation: the scheduling cycle of one pod against a cluster state, mirroring
+//! kube-scheduler's framework (PreFilter, Filter, PreScore, Score, NormalizeScore), one file
+//! per upstream plugin.
+//!
+//! Unlike the scheduler, every Filter plugin runs on every node, so a user sees all the
+//! reasons a node is rejected; the result still marks the one status the scheduler itself
+//! would record. Nothing here touches a client, a terminal or a clock.
+
+pub mod inter_pod_affinity;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_unschedulable;
+pub mod profile;
+pub mod selector;
+pub mod taint_toleration;
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::state::{ClusterState, Node, Pod};
+use profile::Profile;
+
+/// Upstream's `MaxNodeScore`.
+pub const MAX_NODE_SCORE: i64 = 100;
+
+/// A framework status code, as kube-scheduler names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Code {
+    /// Preemption might help.
+    Unschedulable,
+    /// Preemption cannot help.
+    UnschedulableAndUnresolvable,
+    /// The plugin failed; the scheduling attempt ends with an error.
+    Error,
+}
+
+/// A non-success status: its code and upstream's reason strings, verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Status {
+    pub code: Code,
+    pub reasons: Vec<String>,
+}
+
+impl Status {
+    pub fn new(code: Code, reason: impl Into<String>) -> Status {
+        Status {
+            code,
+            reasons: vec![reason.into()],
+        }
+    }
+
+    /// The reasons joined the way the oracle and `kubectl describe` show them.
+    pub fn message(&self) -> String {
+        self.reasons.join(", ")
+    }
+}
+
+/// What a plugin's PreFilter decided for the pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreFilterOutcome {
+    /// The plugin is irrelevant for this pod: its Filter does not run, every node passes it.
+    Skip,
+    /// Proceed; `Some(names)` restricts the candidate nodes (a PreFilterResult).
+    Proceed(Option<BTreeSet<String>>),
+    /// The pod is rejected before any Filter runs.
+    Reject(Status),
+}
+
+/// What a plugin's PreScore decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreScoreOutcome {
+    Skip,
+    Proceed,
+    /// The scheduling attempt fails with this error.
+    Error(String),
+}
+
+/// The pod being placed and the cluster it meets.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub pod: &'a Pod,
+    pub state: &'a ClusterState,
+    /// An existing pod to leave out (the pod being explained, evaluated as if unscheduled).
+    pub exclude: Option<usize>,
+}
+
+impl<'a> Input<'a> {
+    /// The existing pods (index, pod, node index), minus the excluded one.
+    pub fn existing_pods(&self) -> impl Iterator<Item = (usize, &'a Pod, usize)> + 'a {
+        let exclude = self.exclude;
+        let state = self.state;
+        state
+            .pods
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Some(*i) != exclude)
+            .map(move |(i, p)| (i, p, state.pod_node[i]))
+    }
+
+    pub fn node(&self, i: usize) -> &'a Node {
+        &self.state.nodes[i]
+    }
+}
+
+/// One plugin's Filter verdict on one node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterResult {
+    pub plugin: String,
+    /// `None` when the plugin was not evaluated.
+    pub pass: Option<bool>,
+    /// The plugin's own Filter status on this node (what upstream's Filter returns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// PreFilter returned Skip: upstream never runs this Filter for the pod.
+    pub skipped: bool,
+    /// Why the plugin was not evaluated, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_evaluated: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<FilterDetails>,
+}
+
+/// Per-plugin typed details of a Filter verdict.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum FilterDetails {
+    NodeUnschedulable(node_unschedulable::Details),
+    NodeName(node_name::Details),
+    TaintToleration(taint_toleration::FilterDetails),
+    NodeAffinity(Box<node_affinity::FilterDetails>),
+    InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
+}
+
+/// Per-plugin typed details of a score.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ScoreDetails {
+    TaintToleration(taint_toleration::ScoreDetails),
+    NodeAffinity(node_affinity::ScoreDetails),
+    InterPodAffinity(inter_pod_affinity::ScoreDetails),
+}
+
+/// One plugin's score for one candidate node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreResult {
+    pub plugin: String,
+    pub weight: i64,
+    /// `None` when not evaluated or skipped.
+    pub raw: Option<i64>,
+    /// After NormalizeScore (0..=100); 0 when PreScore skipped.
+    pub normalized: Option<i64>,
+    pub weighted: Option<i64>,
+    pub skipped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_evaluated: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<ScoreDetails>,
+}
+
+/// A plugin's PreFilter outcome, for the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreFilterReport {
+    pub plugin: String,
+    /// "Success", "Skip", "Rejected" or "NotEvaluated".
+    pub result: &'static str,
+    /// Node names the plugin restricted the candidates to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+}
+
+/// A plugin's PreScore outcome, for the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreScoreReport {
+    pub plugin: String,
+    /// "Success", "Skip", "Error" or "NotEvaluated".
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Whether a node can take the pod, as far as the evaluated plugins tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Every enabled Filter plugin was evaluated and passed.
+    Feasible,
+    /// Rejected (by PreFilter or a Filter plugin).
+    Infeasible,
+    /// Every evaluated plugin passed, but some enabled Filter plugin was not evaluated.
+    Unknown,
+}
+
+/// The status the scheduler itself records for a node: the first failure in profile order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportedStatus {
+    pub plugin: String,
+    pub code: Code,
+    pub reason: String,
+    /// True when an enabled plugin that runs before this one was not evaluated, so the
+    /// scheduler might report that plugin instead.
+    pub uncertain: bool,
+}
+
+/// Everything about one node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeResult {
+    pub name: String,
+    pub verdict: Verdict,
+    /// `None` when the node passed every Filter (or none that failed was evaluated).
+    pub reported: Option<ReportedStatus>,
+    pub filters: Vec<FilterResult>,
+    pub scores: Vec<ScoreResult>,
+    /// Sum of weighted scores of the evaluated plugins; `None` for nodes that are not
+    /// candidates.
+    pub total: Option<i64>,
+}
+
+/// The result of evaluating one pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluation {
+    pub pre_filter: Vec<PreFilterReport>,
+    pub pre_score: Vec<PreScoreReport>,
+    pub nodes: Vec<NodeResult>,
+    /// Pod-level problems (a PreScore error, an invalid term) in upstream's words.
+    pub errors: Vec<String>,
+    /// Pod (anti-)affinity terms with their matching pods per topology domain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_terms: Option<inter_pod_affinity::TermTables>,
+}
+
+/// The scheduler-side interface every modelled plugin implements. Defaults describe a plugin
+/// without that extension point.
+pub(crate) trait Plugin {
+    fn pre_filter(&mut self) -> PreFilterOutcome {
+        PreFilterOutcome::Proceed(None)
+    }
+    /// Called instead of `pre_filter` when the profile does not enable this plugin's
+    /// PreFilter, so plugins that depend on it can behave as upstream does.
+    fn pre_filter_disabled(&mut self) {}
+    fn filter(&self, node: usize) -> (Option<Status>, Option<FilterDetails>);
+    fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
+        PreScoreOutcome::Proceed
+    }
+    fn pre_score_disabled(&mut self) {}
+    fn score(&self, _node: usize) -> Result<(i64, Option<ScoreDetails>), String> {
+        Ok((0, None))
+    }
+    fn normalize(&self, _scores: &mut [i64]) {}
+    /// Extra tables for the report (pod-affinity domains).
+    fn term_tables(&self) -> Option<inter_pod_affinity::TermTables> {
+        None
+    }
+}
+
+fn instantiate<'a>(
+    name: &str,
+    input: Input<'a>,
+    profile: &'a Profile,
+) -> Option<Box<dyn Plugin + 'a>> {
+    Some(match name {
+        "NodeUnschedulable" => Box::new(node_unschedulable::NodeUnschedulable::new(input)),
+        "NodeName" => Box::new(node_name::NodeName::new(input)),
+        "TaintToleration" => Box::new(taint_toleration::TaintToleration::new(
+            input,
+            &profile.gates,
+        )),
+        "NodeAffinity" => Box::new(node_affinity::NodeAffinity::new(
+            input,
+            &profile.node_affinity,
+        )),
+        "InterPodAffinity" => Box::new(inter_pod_affinity::InterPodAffinity::new(
+            input,
+            profile.inter_pod_affinity,
+        )),
+        _ => return None,
+    })
+}
+
+fn not_evaluated_reason(name: &str) -> String {
+    format!("{name} is not evaluated by this version of kubectl-affinity")
+}
+
+/// Runs the scheduling cycle for `input.pod` under `profile`.
+pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
+    let mut names: Vec<&str> = Vec::new();
+    for n in profile
+        .pre_filter
+        .iter()
+        .chain(&profile.filter)
+        .chain(&profile.pre_score)
+        .chain(profile.score.iter().map(|(n, _)| n))
+    {
+        if !names.contains(&n.as_str()) {
+            names.push(n);
+        }
+    }
+    let mut plugins: Vec<(&str, Box<dyn Plugin + '_>)> = names
+        .iter()
+        .filter_map(|n| instantiate(n, input, profile).map(|p| (*n, p)))
+        .collect();
+    let plugin = |plugins: &mut Vec<(&str, Box<dyn Plugin + '_>)>, name: &str| {
+        plugins.iter().position(|(n, _)| *n == name)
+    };
+
+    // PreFilter, in profile order. An UnschedulableAndUnresolvable rejection ends PreFilter
+    // (and the cycle); an Unschedulable one lets the rest run, as RunPreFilterPlugins does.
+    let mut pre_filter = Vec::new();
+    let mut skipped: BTreeSet<String> = BTreeSet::new();
+    let mut rejection: Option<(String, Status)> = None;
+    let mut narrowed: Option<BTreeSet<String>> = None;
+    let mut narrowed_by: Vec<String> = Vec::new();
+    for name in &profile.pre_filter {
+        if matches!(&rejection, Some((_, s)) if s.code != Code::Unschedulable) {
+            break;
+        }
+        let Some(i) = plugin(&mut plugins, name) else {
+            pre_filter.push(PreFilterReport {
+                plugin: name.clone(),
+                result: "NotEvaluated",
+                node_names: None,
+                status: None,
+            });
+            continue;
+        };
+        let outcome = plugins[i].1.pre_filter();
+        let (result, node_names, status) = match outcome {
+            PreFilterOutcome::Skip => {
+                skipped.insert(name.clone());
+                ("Skip", None, None)
+            }
+            PreFilterOutcome::Proceed(None) => ("Success", None, None),
+            PreFilterOutcome::Proceed(Some(set)) => {
+                narrowed_by.push(name.clone());
+                let merged: BTreeSet<String> = match narrowed.take() {
+                    Some(prev) => prev.intersection(&set).cloned().collect(),
+                    None => set.clone(),
+                };
+                if merged.is_empty() && rejection.is_none() {
+                    let mut by = narrowed_by.clone();
+                    by.sort();
+                    let msg = if by.len() == 1 {
+                        format!("node(s) didn't satisfy plugin {}", by[0])
+                    } else {
+                        format!(
+                            "node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                            by.join(" ")
+                        )
+                    };
+                    rejection = Some((
+                        name.clone(),
+                        Status::new(Code::UnschedulableAndUnresolvable, msg),
+                    ));
+                }
+                narrowed = Some(merged);
+                ("Success", Some(set.into_iter().collect()), None)
+            }
+            PreFilterOutcome::Reject(status) => {
+                if rejection
+                    .as_ref()
+                    .is_none_or(|(_, s)| s.code == Code::Unschedulable)
+                {
+                    rejection = Some((name.clone(), status.clone()));
+                }
+                ("Rejected", None, Some(status))
+            }
+        };
+        pre_filter.push(PreFilterReport {
+            plugin: name.clone(),
+            result,
+            node_names,
+            status,
+        });
+    }
+    for (name, p) in plugins.iter_mut() {
+        if !profile.pre_filter.iter().any(|n| n == name) {
+            p.pre_filter_disabled();
+        }
+    }
+
+    // Filter: every plugin on every node.
+    let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
+    for (ni, node) in input.state.nodes.iter().enumerate() {
+        let mut filters = Vec::with_capacity(profile.filter.len());
+        let mut reported: Option<ReportedStatus> = None;
+        let mut unevaluated_before = false;
+        let mut any_unevaluated = false;
+        for name in &profile.filter {
+            let result = match plugin(&mut plugins, name) {
+                None => {
+                    any_unevaluated = true;
+                    unevaluated_before = true;
+                    FilterResult {
+                        plugin: name.clone(),
+                        pass: None,
+                        status: None,
+                        skipped: false,
+                        not_evaluated: Some(not_evaluated_reason(name)),
+                        details: None,
+                    }
+                }
+                Some(_) if skipped.contains(name) => FilterResult {
+                    plugin: name.clone(),
+                    pass: Some(true),
+                    status: None,
+                    skipped: true,
+                    not_evaluated: None,
+                    details: None,
+                },
+                Some(i) => {
+                    let (status, details) = plugins[i].1.filter(ni);
+                    if let (Some(s), None) = (&status, &reported) {
+                        reported = Some(ReportedStatus {
+                            plugin: name.clone(),
+                            code: s.code,
+                            reason: s.message(),
+                            uncertain: unevaluated_before,
+                        });
+                    }
+                    FilterResult {
+                        plugin: name.clone(),
+                        pass: Some(status.is_none()),
+                        status,
+                        skipped: false,
+                        not_evaluated: None,
+                        details,
+                    }
+                }
+            };
+            filters.push(result);
+        }
+        // What the framework records when PreFilter already decided.
+        if let Some((plugin, status)) = &rejection {
+            reported = Some(ReportedStatus {
+                plugin: plugin.clone(),
+                code: status.code,
+                reason: status.message(),
+                uncertain: false,
+            });
+        } else if let Some(set) = &narrowed
+            && !set.contains(&node.name)
+        {
+            let mut by = narrowed_by.clone();
+            by.sort();
+            reported = Some(ReportedStatus {
+                plugin: by.join(","),
+                code: Code::UnschedulableAndUnresolvable,
+                reason: format!("node(s) didn't satisfy plugin(s) [{}]", by.join(" ")),
+                uncertain: false,
+            });
+        }
+        let verdict = if reported.is_some() {
+            Verdict::Infeasible
+        } else if any_unevaluated {
+            Verdict::Unknown
+        } else {
+            Verdict::Feasible
+        };
+        nodes.push(NodeResult {
+            name: node.name.clone(),
+            verdict,
+            reported,
+            filters,
+            scores: Vec::new(),
+            total: None,
+        });
+    }
+
+    // PreScore and Score over the candidates (nodes no evaluated plugin rejected).
+    let candidates: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.verdict != Verdict::Infeasible)
+        .map(|(i, _)| i)
+        .collect();
+    let mut pre_score = Vec::new();
+    let mut errors = Vec::new();
+    let mut score_skipped: BTreeSet<String> = BTreeSet::new();
+    for name in &profile.pre_score {
+        let Some(i) = plugin(&mut plugins, name) else {
+            pre_score.push(PreScoreReport {
+                plugin: name.clone(),
+                result: "NotEvaluated",
+                error: None,
+            });
+            continue;
+        };
+        let (result, error) = match plugins[i].1.pre_score(&candidates) {
+            PreScoreOutcome::Skip => {
+                score_skipped.insert(name.clone());
+                ("Skip", None)
+            }
+            PreScoreOutcome::Proceed => ("Success", None),
+            PreScoreOutcome::Error(e) => {
+                errors.push(format!("running PreScore plugin {name:?}: {e}"));
+                ("Error", Some(e))
+            }
+        };
+        pre_score.push(PreScoreReport {
+            plugin: name.clone(),
+            result,
+            error,
+        });
+    }
+    for (name, p) in plugins.iter_mut() {
+        if !profile.pre_score.iter().any(|n| n == name) {
+            p.pre_score_disabled();
+        }
+    }
+
+    for (name, weight) in &profile.score {
+        let blank = |not_evaluated: Option<String>, skipped: bool| ScoreResult {
+            plugin: name.clone(),
+            weight: *weight,
+            raw: None,
+            normalized: skipped.then_some(0),
+            weighted: skipped.then_some(0),
+            skipped,
+            not_evaluated,
+            details: None,
+        };
+        let Some(pi) = plugin(&mut plugins, name) else {
+            for &c in &candidates {
+                nodes[c]
+                    .scores
+                    .push(blank(Some(not_evaluated_reason(name)), false));
+            }
+            continue;
+        };
+        if score_skipped.contains(name) {
+            for &c in &candidates {
+                nodes[c].scores.push(blank(None, true));
+            }
+            continue;
+        }
+        let mut raws = Vec::with_capacity(candidates.len());
+        let mut details = Vec::with_capacity(candidates.len());
+        let mut failed = None;
+        for &c in &candidates {
+            match plugins[pi].1.score(c) {
+                Ok((raw, d)) => {
+                    raws.push(raw);
+                    details.push(d);
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = failed {
+            errors.push(format!("running Score plugin {name:?}: {e}"));
+            for &c in &candidates {
+                nodes[c].scores.push(blank(Some(e.clone()), false));
+            }
+            continue;
+        }
+        let mut normalized = raws.clone();
+        plugins[pi].1.normalize(&mut normalized);
+        for (k, &c) in candidates.iter().enumerate() {
+            nodes[c].scores.push(ScoreResult {
+                plugin: name.clone(),
+                weight: *weight,
+                raw: Some(raws[k]),
+                normalized: Some(normalized[k]),
+                weighted: Some(normalized[k] * weight),
+                skipped: false,
+                not_evaluated: None,
+                details: details[k].take(),
+            });
+        }
+    }
+    for &c in &candidates {
+        nodes[c].total = Some(nodes[c].scores.iter().filter_map(|s| s.weighted).sum());
+    }
+    let pod_terms = plugins.iter().find_map(|(_, p)| p.term_tables());
+    Evaluation {
+        pre_filter,
+        pre_score,
+        nodes,
+        errors,
+        pod_terms,
+    }
+}
+
+/// `helper.DefaultNormalizeScore`: scale to 0..=100 by the maximum (integer division);
+/// reversed, subtract from 100. All-zero stays 0 (or becomes 100 when reversed).
+pub fn default_normalize(scores: &mut [i64], reverse: bool) {
+    let max = scores.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        if reverse {
+            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
+        }
+        return;
+    }
+    for s in scores.iter_mut() {
+        *s = MAX_NODE_SCORE * *s / max;
+        if reverse {
+            *s = MAX_NODE_SCORE - *s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_normalize;
+
+    #[test]
+    fn default_normalize_matches_upstream_examples() {
+        let cases: &[(&[i64], bool, &[i64])] = &[
+            (&[1, 2, 3, 4], false, &[25, 50, 75, 100]),
+            (&[1, 2, 3, 4], true, &[75, 50, 25, 0]),
+            (&[1000, 10, 20, 30], false, &[100, 1, 2, 3]),
+            (&[1000, 10, 20, 30], true, &[0, 99, 98, 97]),
+            (&[0, 0, 0, 0], false, &[0, 0, 0, 0]),
+            (&[0, 0, 0, 0], true, &[100, 100, 100, 100]),
+            (&[2, 11, 4], false, &[18, 100, 36]),
+        ];
+        for (input, reverse, want) in cases {
+            let mut s = input.to_vec();
+            default_normalize(&mut s, *reverse);
+            assert_eq!(&s, want, "{input:?} reverse={reverse}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! NodeAffinity (`pkg/scheduler/framework/plugins/nodeaffinity`): the pod's nodeSelector AND
+//! its required node affinity, the profile's `addedAffinity`, and the preferred terms' score.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::profile::NodeAffinityArgs;
+use super::selector::{NodeSelector, PreferredTerms, SelectorCheck, TermCheck};
+use super::{
+    Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
+    ScoreDetails as AnyScoreDetails, Status,
+};
+
+pub const REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
+pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
+pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
+
+/// One `spec.nodeSelector` entry against the node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelCheck {
+    pub key: String,
+    pub value: String,
+    pub node_value: Option<String>,
+    pub matched: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterDetails {
+    /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added_affinity: Option<SelectorCheck>,
+    pub node_selector: Vec<LabelCheck>,
+    /// The pod's required node affinity; `None` when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<SelectorCheck>,
+}
+
+/// One preferred term and whether it matched this node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreferredCheck {
+    pub weight: i32,
+    /// "pod" or "addedAffinity".
+    pub source: &'static str,
+    #[serde(flatten)]
+    pub term: TermCheck,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreDetails {
+    pub terms: Vec<PreferredCheck>,
+}
+
+#[derive(Debug)]
+pub struct NodeAffinity<'a> {
+    input: Input<'a>,
+    args: &'a NodeAffinityArgs,
+    required: Option<NodeSelector>,
+    /// `Ok(None)` when the pod has no preferred list; `Err` when a preferred term is invalid.
+    preferred: Result<Option<PreferredTerms>, String>,
+}
+
+impl<'a> NodeAffinity<'a> {
+    pub fn new(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
+        let na = input.pod.node_affinity.as_deref();
+        let required = na
+            .and_then(|a| {
+                a.required_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })
+            .map(NodeSelector::parse);
+        let preferred = match na.and_then(|a| {
+            a.preferred_during_scheduling_ignored_during_execution
+                .as_deref()
+        }) {
+            Some(terms) => PreferredTerms::parse(terms).map(Some),
+            None => Ok(None),
+        };
+        NodeAffinity {
+            input,
+            args,
+            required,
+            preferred,
+        }
+    }
+
+    fn filter_details(
+        &self,
+        name: &str,
+        labels: &crate::scheduler::selector::Labels,
+    ) -> FilterDetails {
+        FilterDetails {
+            added_affinity: self
+                .args
+                .added_required
+                .as_ref()
+                .map(|s| s.explain(name, labels)),
+            node_selector: self
+                .input
+                .pod
+                .node_selector
+                .iter()
+                .flatten()
+                .map(|(k, v)| {
+                    let node_value = labels.get(k).cloned();
+                    LabelCheck {
+                        key: k.clone(),
+                        value: v.clone(),
+                        matched: node_value.as_deref() == Some(v.as_str()),
+                        node_value,
+                    }
+                })
+                .collect(),
+            required: self.required.as_ref().map(|s| s.explain(name, labels)),
+        }
+    }
+}
+
+impl Plugin for NodeAffinity<'_> {
+    fn pre_filter(&mut self) -> PreFilterOutcome {
+        let pod = self.input.pod;
+        if self.required.is_none()
+            && self.args.added_required.is_none()
+            && pod.node_selector.is_none()
+        {
+            return PreFilterOutcome::Skip;
+        }
+        let Some(required) = &self.required else {
+            return PreFilterOutcome::Proceed(None);
+        };
+        if required.terms.is_empty() {
+            return PreFilterOutcome::Proceed(None);
+        }
+        // Node-name narrowing from `metadata.name In` field requirements: intersected within a
+        // term, united across terms; any term without one means no narrowing.
+        let mut union: BTreeSet<String> = BTreeSet::new();
+        for term in &required.terms {
+            let mut names: Option<BTreeSet<String>> = None;
+            for r in term.source().match_fields.iter().flatten() {
+                if r.key == "metadata.name" && r.operator == "In" {
+                    let set: BTreeSet<String> = r.values.iter().flatten().cloned().collect();
+                    names = Some(match names {
+                        Some(prev) => prev.intersection(&set).cloned().collect(),
+                        None => set,
+                    });
+                }
+            }
+            match names {
+                None => return PreFilterOutcome::Proceed(None),
+                Some(n) => union.extend(n),
+            }
+        }
+        if union.is_empty() {
+            PreFilterOutcome::Reject(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                REASON_CONFLICT,
+            ))
+        } else {
+            PreFilterOutcome::Proceed(Some(union))
+        }
+    }
+
+    fn filter(&self, node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        let node = self.input.node(node);
+        let details = self.filter_details(&node.name, &node.labels);
+        let status = if details.added_affinity.as_ref().is_some_and(|c| !c.matched) {
+            Some(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                REASON_ENFORCED,
+            ))
+        } else if details.node_selector.iter().any(|c| !c.matched)
+            || details.required.as_ref().is_some_and(|c| !c.matched)
+        {
+            Some(Status::new(Code::UnschedulableAndUnresolvable, REASON_POD))
+        } else {
+            None
+        };
+        (
+            status,
+            Some(AnyFilterDetails::NodeAffinity(Box::new(details))),
+        )
+    }
+
+    fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
+        match &self.preferred {
+            Err(e) => PreScoreOutcome::Error(e.clone()),
+            Ok(None) if self.args.added_preferred.is_none() => PreScoreOutcome::Skip,
+            Ok(_) => PreScoreOutcome::Proceed,
+        }
+    }
+
+    fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        let node = self.input.node(node);
+        let preferred = self.preferred.as_ref().map_err(|e| e.clone())?;
+        let mut terms = Vec::new();
+        let mut raw = 0;
+        let sources = [
+            ("addedAffinity", self.args.added_preferred.as_ref()),
+            ("pod", preferred.as_ref()),
+        ];
+        for (source, list) in sources {
+            let Some(list) = list else { continue };
+            raw += list.score(&node.name, &node.labels);
+            for (weight, term) in &list.terms {
+                terms.push(PreferredCheck {
+                    weight: *weight,
+                    source,
+                    term: term.explain(&node.name, &node.labels),
+                });
+            }
+        }
+        Ok((
+            raw,
+            Some(AnyScoreDetails::NodeAffinity(ScoreDetails { terms })),
+        ))
+    }
+
+    fn normalize(&self, scores: &mut [i64]) {
+        super::default_normalize(scores, false);
+    }
+}

@@ -1,0 +1,40 @@
+//! NodeName (`pkg/scheduler/framework/plugins/nodename`): a pod naming a node in
+//! `spec.nodeName` fits only that node.
+
+use serde::Serialize;
+
+use super::{Code, FilterDetails, Input, Plugin, Status};
+
+pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Details {
+    /// The pod's `spec.nodeName`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct NodeName<'a> {
+    input: Input<'a>,
+}
+
+impl<'a> NodeName<'a> {
+    pub fn new(input: Input<'a>) -> Self {
+        NodeName { input }
+    }
+}
+
+impl Plugin for NodeName<'_> {
+    fn filter(&self, node: usize) -> (Option<Status>, Option<FilterDetails>) {
+        let wanted = &self.input.pod.node_name;
+        let fits = wanted.is_empty() || *wanted == self.input.node(node).name;
+        (
+            (!fits).then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_NODE_NAME)),
+            Some(FilterDetails::NodeName(Details {
+                requested: (!wanted.is_empty()).then(|| wanted.clone()),
+            })),
+        )
+    }
+}

@@ -1,0 +1,687 @@
+//! The scheduler profile: which plugins run at which extension point, in which order, with
+//! which weights and arguments. Mirrors upstream's v1 defaulting (`default_plugins.go`
+//! `mergePlugins`) and the framework's MultiPoint expansion (`runtime/framework.go`
+//! `expandMultiPointPlugins`, `getScoreWeights`), because plugin order decides which failure
+//! the scheduler reports and weights decide the winner.
+
+use std::collections::{BTreeMap, HashSet};
+
+use k8s_openapi::api::core::v1 as core;
+use serde::{Deserialize, Serialize};
+
+use super::selector::{NodeSelector, PreferredTerms};
+
+/// The plugins of the upstream default profile, in order, with their MultiPoint weights
+/// (kube-scheduler 1.35, `DynamicResourceAllocation` on as it is by default).
+pub const DEFAULT_PLUGINS: &[(&str, i64)] = &[
+    ("SchedulingGates", 0),
+    ("PrioritySort", 0),
+    ("NodeUnschedulable", 0),
+    ("NodeName", 0),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", 0),
+    ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", 0),
+    ("NodeVolumeLimits", 0),
+    ("VolumeBinding", 0),
+    ("VolumeZone", 0),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DynamicResources", 2),
+    ("DefaultPreemption", 0),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", 0),
+];
+
+const PRE_FILTER: u8 = 1;
+const FILTER: u8 = 2;
+const PRE_SCORE: u8 = 4;
+const SCORE: u8 = 8;
+
+/// The extension points each in-tree plugin implements (what MultiPoint expands it into).
+fn extension_points(name: &str) -> Option<u8> {
+    Some(match name {
+        "NodeUnschedulable" | "NodeName" => FILTER,
+        "TaintToleration" => FILTER | PRE_SCORE | SCORE,
+        "NodeAffinity" | "InterPodAffinity" | "PodTopologySpread" | "NodeResourcesFit"
+        | "VolumeBinding" | "DynamicResources" => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
+        "NodePorts" | "VolumeRestrictions" | "NodeVolumeLimits" | "VolumeZone" => {
+            PRE_FILTER | FILTER
+        }
+        "NodeResourcesBalancedAllocation" => PRE_SCORE | SCORE,
+        "ImageLocality" => SCORE,
+        "SchedulingGates" | "PrioritySort" | "DefaultPreemption" | "DefaultBinder" => 0,
+        _ => return None,
+    })
+}
+
+/// Plugins whose decisions this version evaluates. Every other Filter/Score plugin is shown
+/// as "not evaluated", never as passed.
+pub fn is_implemented(name: &str) -> bool {
+    matches!(
+        name,
+        "NodeUnschedulable" | "NodeName" | "TaintToleration" | "NodeAffinity" | "InterPodAffinity"
+    )
+}
+
+/// `NodeAffinityArgs`, parsed. `addedAffinity` must be valid (upstream refuses to start).
+#[derive(Debug, Clone, Default)]
+pub struct NodeAffinityArgs {
+    pub added_required: Option<NodeSelector>,
+    pub added_preferred: Option<PreferredTerms>,
+}
+
+/// `InterPodAffinityArgs` with v1 defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InterPodAffinityArgs {
+    pub hard_pod_affinity_weight: i32,
+    pub ignore_preferred_terms_of_existing_pods: bool,
+}
+
+impl Default for InterPodAffinityArgs {
+    fn default() -> Self {
+        InterPodAffinityArgs {
+            hard_pod_affinity_weight: 1,
+            ignore_preferred_terms_of_existing_pods: false,
+        }
+    }
+}
+
+/// Feature gates that change the decisions of the modelled plugins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeatureGates {
+    /// Alpha in 1.35, off by default: Gt/Lt tolerations.
+    pub taint_toleration_comparison_operators: bool,
+    /// Every gate as given, for the report.
+    pub given: BTreeMap<String, bool>,
+}
+
+impl FeatureGates {
+    /// Parses kube-scheduler's `--feature-gates` syntax: `Name=true,Other=false`.
+    pub fn parse(spec: &str) -> Result<FeatureGates, ProfileError> {
+        let mut gates = FeatureGates::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=').ok_or_else(|| {
+                ProfileError(format!(
+                    "--feature-gates: {part:?} is not Name=true or Name=false"
+                ))
+            })?;
+            let value = match value.trim() {
+                "true" | "True" | "TRUE" | "1" | "t" | "T" => true,
+                "false" | "False" | "FALSE" | "0" | "f" | "F" => false,
+                other => {
+                    return Err(ProfileError(format!(
+                        "--feature-gates: invalid value {other:?} for {name}: use true or false"
+                    )));
+                }
+            };
+            gates.set(name.trim(), value);
+        }
+        Ok(gates)
+    }
+
+    pub fn set(&mut self, name: &str, value: bool) {
+        if name == "TaintTolerationComparisonOperators" {
+            self.taint_toleration_comparison_operators = value;
+        }
+        self.given.insert(name.to_string(), value);
+    }
+
+    /// Gates we were given that change nothing we evaluate, so the user can be told.
+    pub fn unmodelled(&self) -> Vec<String> {
+        self.given
+            .keys()
+            .filter(|k| k.as_str() != "TaintTolerationComparisonOperators")
+            .cloned()
+            .collect()
+    }
+}
+
+/// An invalid scheduler configuration; the message names the field and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProfileError(pub String);
+
+/// One scheduler profile, resolved.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub scheduler_name: String,
+    pub pre_filter: Vec<String>,
+    pub filter: Vec<String>,
+    pub pre_score: Vec<String>,
+    /// Score plugins in order with their weights.
+    pub score: Vec<(String, i64)>,
+    pub node_affinity: NodeAffinityArgs,
+    pub inter_pod_affinity: InterPodAffinityArgs,
+    /// Plugin args we keep but do not interpret yet (by plugin name).
+    pub other_args: BTreeMap<String, serde_json::Value>,
+    pub percentage_of_nodes_to_score: Option<i32>,
+    pub gates: FeatureGates,
+    /// Where the profile came from: "default" or the config file.
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginRef {
+    name: String,
+    #[serde(default)]
+    weight: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginSet {
+    #[serde(default)]
+    enabled: Option<Vec<PluginRef>>,
+    #[serde(default)]
+    disabled: Option<Vec<PluginRef>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Plugins {
+    #[serde(default)]
+    multi_point: PluginSet,
+    #[serde(default)]
+    pre_filter: PluginSet,
+    #[serde(default)]
+    filter: PluginSet,
+    #[serde(default)]
+    pre_score: PluginSet,
+    #[serde(default)]
+    score: PluginSet,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginConfig {
+    name: String,
+    #[serde(default)]
+    args: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileConfig {
+    #[serde(default)]
+    scheduler_name: Option<String>,
+    #[serde(default)]
+    percentage_of_nodes_to_score: Option<i32>,
+    #[serde(default)]
+    plugins: Option<Plugins>,
+    #[serde(default)]
+    plugin_config: Vec<PluginConfig>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SchedulerConfig {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    percentage_of_nodes_to_score: Option<i32>,
+    #[serde(default)]
+    profiles: Vec<ProfileConfig>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct NodeAffinityArgsConfig {
+    #[serde(default)]
+    added_affinity: Option<core::NodeAffinity>,
+    // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.
+    #[serde(default, rename = "apiVersion")]
+    _api_version: Option<String>,
+    #[serde(default, rename = "kind")]
+    _kind: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct InterPodAffinityArgsConfig {
+    #[serde(default)]
+    hard_pod_affinity_weight: Option<i32>,
+    #[serde(default)]
+    ignore_preferred_terms_of_existing_pods: Option<bool>,
+    // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.
+    #[serde(default, rename = "apiVersion")]
+    _api_version: Option<String>,
+    #[serde(default, rename = "kind")]
+    _kind: Option<String>,
+}
+
+/// `mergePluginSet`: defaults minus disabled (`*` drops them all), custom entries replacing a
+/// default of the same name in place, the rest appended.
+fn merge_plugin_set(
+    defaults: &[PluginRef],
+    custom: &PluginSet,
+) -> (Vec<PluginRef>, HashSet<String>) {
+    let disabled: HashSet<String> = custom
+        .disabled
+        .iter()
+        .flatten()
+        .map(|p| p.name.clone())
+        .collect();
+    let custom_enabled: Vec<PluginRef> = custom.enabled.clone().unwrap_or_default();
+    let mut replaced = HashSet::new();
+    let mut enabled = Vec::new();
+    if !disabled.contains("*") {
+        for d in defaults {
+            if disabled.contains(&d.name) {
+                continue;
+            }
+            match custom_enabled.iter().position(|c| c.name == d.name) {
+                Some(i) => {
+                    replaced.insert(i);
+                    enabled.push(custom_enabled[i].clone());
+                }
+                None => enabled.push(d.clone()),
+            }
+        }
+    }
+    for (i, c) in custom_enabled.iter().enumerate() {
+        if !replaced.contains(&i) {
+            enabled.push(c.clone());
+        }
+    }
+    (enabled, disabled)
+}
+
+/// `expandMultiPointPlugins` for one extension point.
+fn expand(
+    point: u8,
+    point_name: &str,
+    multi_point: &[PluginRef],
+    specific: &PluginSet,
+) -> Result<Vec<String>, ProfileError> {
+    let (specific_enabled, disabled) = merge_plugin_set(&[], specific);
+    let implements = |name: &str| extension_points(name).is_none_or(|p| p & point != 0);
+    for p in &specific_enabled {
+        if !implements(&p.name) {
+            return Err(ProfileError(format!(
+                "plugins.{point_name}.enabled: plugin {:?} does not extend {point_name}; enable it under multiPoint or the extension points it implements",
+                p.name
+            )));
+        }
+    }
+    let specific_names: Vec<String> = specific_enabled.iter().map(|p| p.name.clone()).collect();
+    if disabled.contains("*") {
+        return Ok(specific_names);
+    }
+    let mut overrides = Vec::new();
+    let mut from_multi: Vec<String> = Vec::new();
+    for p in multi_point {
+        if !implements(&p.name) || disabled.contains(&p.name) {
+            continue;
+        }
+        if specific_names.contains(&p.name) {
+            overrides.push(p.name.clone());
+            continue;
+        }
+        if from_multi.contains(&p.name) {
+            return Err(ProfileError(format!(
+                "plugins.multiPoint: plugin {:?} is enabled twice",
+                p.name
+            )));
+        }
+        from_multi.push(p.name.clone());
+    }
+    let mut out: Vec<String> = specific_names
+        .iter()
+        .filter(|n| overrides.contains(n))
+        .cloned()
+        .collect();
+    out.extend(from_multi);
+    out.extend(
+        specific_names
+            .into_iter()
+            .filter(|n| !overrides.contains(n)),
+    );
+    Ok(out)
+}
+
+impl Profile {
+    /// Upstream's default profile.
+    pub fn default_profile(gates: FeatureGates) -> Profile {
+        Profile::build(
+            "default-scheduler".to_string(),
+            None,
+            &[],
+            None,
+            gates,
+            "the default profile".to_string(),
+        )
+        .expect("the built-in default profile is valid")
+    }
+
+    /// Selects the profile for `scheduler_name` from a `KubeSchedulerConfiguration` (already
+    /// parsed from YAML/JSON).
+    pub fn from_config(
+        config: &serde_json::Value,
+        scheduler_name: &str,
+        gates: FeatureGates,
+        source: &str,
+    ) -> Result<Profile, ProfileError> {
+        let cfg: SchedulerConfig = serde_path_to_error::deserialize(config)
+            .map_err(|e| ProfileError(format!("{source}: field {}: {}", e.path(), e.inner())))?;
+        if cfg.kind != "KubeSchedulerConfiguration" {
+            return Err(ProfileError(format!(
+                "{source}: kind is {:?}; expected KubeSchedulerConfiguration",
+                cfg.kind
+            )));
+        }
+        if cfg.api_version != "kubescheduler.config.k8s.io/v1" {
+            return Err(ProfileError(format!(
+                "{source}: apiVersion {:?} is not supported; use kubescheduler.config.k8s.io/v1 (v1beta3 and older were removed from kube-scheduler)",
+                cfg.api_version
+            )));
+        }
+        let profiles = if cfg.profiles.is_empty() {
+            vec![ProfileConfig::default()]
+        } else {
+            cfg.profiles
+        };
+        let names: Vec<String> = profiles
+            .iter()
+            .map(|p| {
+                p.scheduler_name
+                    .clone()
+                    .unwrap_or_else(|| "default-scheduler".to_string())
+            })
+            .collect();
+        let Some(i) = names.iter().position(|n| n == scheduler_name) else {
+            return Err(ProfileError(format!(
+                "{source}: no profile has schedulerName {scheduler_name:?} (the pod's spec.schedulerName); profiles: {}",
+                names.join(", ")
+            )));
+        };
+        let p = &profiles[i];
+        Profile::build(
+            names[i].clone(),
+            p.plugins.as_ref(),
+            &p.plugin_config,
+            p.percentage_of_nodes_to_score
+                .or(cfg.percentage_of_nodes_to_score),
+            gates,
+            source.to_string(),
+        )
+    }
+
+    fn build(
+        scheduler_name: String,
+        plugins: Option<&Plugins>,
+        plugin_config: &[PluginConfig],
+        percentage_of_nodes_to_score: Option<i32>,
+        gates: FeatureGates,
+        source: String,
+    ) -> Result<Profile, ProfileError> {
+        let defaults: Vec<PluginRef> = DEFAULT_PLUGINS
+            .iter()
+            .map(|(n, w)| PluginRef {
+                name: n.to_string(),
+                weight: (*w != 0).then_some(*w),
+            })
+            .collect();
+        let empty = Plugins::default();
+        let plugins = plugins.unwrap_or(&empty);
+        let (multi_point, _) = merge_plugin_set(&defaults, &plugins.multi_point);
+        let pre_filter = expand(PRE_FILTER, "preFilter", &multi_point, &plugins.pre_filter)?;
+        let filter = expand(FILTER, "filter", &multi_point, &plugins.filter)?;
+        let pre_score = expand(PRE_SCORE, "preScore", &multi_point, &plugins.pre_score)?;
+        let score_names = expand(SCORE, "score", &multi_point, &plugins.score)?;
+        // getScoreWeights: the Score extension point's weight wins over MultiPoint's; 0 => 1.
+        let (score_enabled, _) = merge_plugin_set(&[], &plugins.score);
+        let mut score = Vec::new();
+        for name in score_names {
+            let weight = score_enabled
+                .iter()
+                .chain(multi_point.iter())
+                .find(|p| p.name == name)
+                .and_then(|p| p.weight)
+                .unwrap_or(0);
+            if weight < 0 {
+                return Err(ProfileError(format!(
+                    "{source}: plugins: score plugin {name:?} has weight {weight}; weights must be positive"
+                )));
+            }
+            score.push((name, if weight == 0 { 1 } else { weight }));
+        }
+
+        let mut profile = Profile {
+            scheduler_name,
+            pre_filter,
+            filter,
+            pre_score,
+            score,
+            node_affinity: NodeAffinityArgs::default(),
+            inter_pod_affinity: InterPodAffinityArgs::default(),
+            other_args: BTreeMap::new(),
+            percentage_of_nodes_to_score,
+            gates,
+            source,
+        };
+        for pc in plugin_config {
+            profile.apply_args(&pc.name, &pc.args)?;
+        }
+        Ok(profile)
+    }
+
+    /// Applies one `pluginConfig` entry, validating as kube-scheduler does at start-up.
+    pub fn apply_args(
+        &mut self,
+        plugin: &str,
+        args: &serde_json::Value,
+    ) -> Result<(), ProfileError> {
+        let source = self.source.clone();
+        let field = |e: serde_path_to_error::Error<serde_json::Error>| {
+            ProfileError(format!(
+                "{source}: pluginConfig {plugin} args: field {}: {}",
+                e.path(),
+                e.inner()
+            ))
+        };
+        let args = if args.is_null() {
+            &serde_json::Value::Object(Default::default())
+        } else {
+            args
+        };
+        match plugin {
+            "NodeAffinity" => {
+                let a: NodeAffinityArgsConfig =
+                    serde_path_to_error::deserialize(args).map_err(field)?;
+                let added = a.added_affinity.unwrap_or_default();
+                let required = added
+                    .required_during_scheduling_ignored_during_execution
+                    .as_ref()
+                    .map(NodeSelector::parse);
+                if let Some(err) = required.as_ref().and_then(|s| s.first_error()) {
+                    return Err(ProfileError(format!(
+                        "{source}: pluginConfig NodeAffinity args: addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.{err}"
+                    )));
+                }
+                let preferred = match added.preferred_during_scheduling_ignored_during_execution.as_deref() {
+                    // Upstream only builds the added preferred terms when the list is non-empty.
+                    Some(terms) if !terms.is_empty() => Some(PreferredTerms::parse(terms).map_err(|e| {
+                        ProfileError(format!(
+                            "{source}: pluginConfig NodeAffinity args: addedAffinity.preferredDuringSchedulingIgnoredDuringExecution{e}"
+                        ))
+                    })?),
+                    _ => None,
+                };
+                self.node_affinity = NodeAffinityArgs {
+                    added_required: required,
+                    added_preferred: preferred,
+                };
+            }
+            "InterPodAffinity" => {
+                let a: InterPodAffinityArgsConfig =
+                    serde_path_to_error::deserialize(args).map_err(field)?;
+                let w = a.hard_pod_affinity_weight.unwrap_or(1);
+                if !(0..=100).contains(&w) {
+                    return Err(ProfileError(format!(
+                        "{source}: pluginConfig InterPodAffinity args: hardPodAffinityWeight: Invalid value: {w}: not in valid range [0-100]"
+                    )));
+                }
+                self.inter_pod_affinity = InterPodAffinityArgs {
+                    hard_pod_affinity_weight: w,
+                    ignore_preferred_terms_of_existing_pods: a
+                        .ignore_preferred_terms_of_existing_pods
+                        .unwrap_or(false),
+                };
+            }
+            other => {
+                self.other_args.insert(other.to_string(), args.clone());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn weight(&self, plugin: &str) -> Option<i64> {
+        self.score
+            .iter()
+            .find(|(n, _)| n == plugin)
+            .map(|(_, w)| *w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn profile(plugins: serde_json::Value) -> Result<Profile, ProfileError> {
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]
+        });
+        Profile::from_config(
+            &cfg,
+            "default-scheduler",
+            FeatureGates::default(),
+            "cfg.yaml",
+        )
+    }
+
+    #[test]
+    fn default_profile_order_and_weights() {
+        let p = Profile::default_profile(FeatureGates::default());
+        assert_eq!(
+            p.filter,
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+                "DynamicResources"
+            ]
+        );
+        let weights: Vec<(&str, i64)> = p.score.iter().map(|(n, w)| (n.as_str(), *w)).collect();
+        assert_eq!(
+            weights,
+            [
+                ("TaintToleration", 3),
+                ("NodeAffinity", 2),
+                ("NodeResourcesFit", 1),
+                ("VolumeBinding", 1),
+                ("PodTopologySpread", 2),
+                ("InterPodAffinity", 2),
+                ("DynamicResources", 2),
+                ("NodeResourcesBalancedAllocation", 1),
+                ("ImageLocality", 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn wildcard_disable_then_enable_one() {
+        let p = profile(json!({"multiPoint": {"enabled": [{"name": "InterPodAffinity"}], "disabled": [{"name": "*"}]}})).unwrap();
+        assert_eq!(p.filter, ["InterPodAffinity"]);
+        assert_eq!(p.pre_filter, ["InterPodAffinity"]);
+        assert_eq!(p.score, [("InterPodAffinity".to_string(), 1)]);
+    }
+
+    #[test]
+    fn reconfigured_default_keeps_its_place_and_weight_overrides() {
+        let p =
+            profile(json!({"multiPoint": {"enabled": [{"name": "NodeAffinity", "weight": 7}]}}))
+                .unwrap();
+        assert_eq!(p.weight("NodeAffinity"), Some(7));
+        assert_eq!(p.filter[3], "NodeAffinity");
+        // A Score-point weight wins over the MultiPoint one.
+        let p = profile(json!({"score": {"enabled": [{"name": "TaintToleration", "weight": 9}]}}))
+            .unwrap();
+        assert_eq!(p.weight("TaintToleration"), Some(9));
+        assert_eq!(p.score[0].0, "TaintToleration");
+    }
+
+    #[test]
+    fn disabling_one_point_keeps_the_others() {
+        let p = profile(json!({"score": {"disabled": [{"name": "NodeAffinity"}]}})).unwrap();
+        assert!(p.weight("NodeAffinity").is_none());
+        assert!(p.filter.contains(&"NodeAffinity".to_string()));
+        let p = profile(json!({"filter": {"disabled": [{"name": "*"}]}})).unwrap();
+        assert!(p.filter.is_empty());
+        assert!(!p.score.is_empty());
+    }
+
+    #[test]
+    fn specific_point_override_is_ordered_first() {
+        let p = profile(json!({"filter": {"enabled": [{"name": "InterPodAffinity"}]}})).unwrap();
+        assert_eq!(p.filter[0], "InterPodAffinity");
+        assert_eq!(
+            p.filter.iter().filter(|n| *n == "InterPodAffinity").count(),
+            1
+        );
+    }
+
+    #[test]
+    fn plugin_args_are_validated() {
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 101}}]}]
+        });
+        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .unwrap_err();
+        assert!(err.0.contains("hardPodAffinityWeight"), "{err}");
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1beta3",
+            "kind": "KubeSchedulerConfiguration",
+        });
+        assert!(
+            Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c").is_err()
+        );
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "other"}]
+        });
+        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .unwrap_err();
+        assert!(err.0.contains("no profile"), "{err}");
+    }
+
+    #[test]
+    fn feature_gates_parse() {
+        let g = FeatureGates::parse("TaintTolerationComparisonOperators=true, Foo=false").unwrap();
+        assert!(g.taint_toleration_comparison_operators);
+        assert_eq!(g.unmodelled(), ["Foo"]);
+        assert!(FeatureGates::parse("Foo").is_err());
+        assert!(FeatureGates::parse("Foo=maybe").is_err());
+    }
+}

@@ -1,0 +1,787 @@
+//! Label and node-selector matching, reproducing `k8s.io/apimachinery/pkg/labels` and
+//! `component-helpers/scheduling/corev1/nodeaffinity` exactly.
+//!
+//! Parsing is separated from matching because upstream treats parse errors differently
+//! depending on where a selector comes from: an invalid *required* node-affinity term never
+//! matches (the error is swallowed), an invalid *preferred* term fails the whole scheduling
+//! attempt, and an invalid pod label selector fails PreFilter. Callers decide; this module only
+//! reports.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+use serde::Serialize;
+
+/// Node and pod labels. A `BTreeMap` keeps iteration order stable for output.
+pub type Labels = BTreeMap<String, String>;
+
+/// A label requirement operator after parsing. `Gt`/`Lt` carry their parsed bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// `key=value`, what a `matchLabels` entry becomes.
+    Equals(String),
+    In(Vec<String>),
+    NotIn(Vec<String>),
+    Exists,
+    DoesNotExist,
+    Gt(i64),
+    Lt(i64),
+}
+
+/// One parsed requirement: `key <op> values`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub key: String,
+    pub op: Op,
+}
+
+impl Requirement {
+    /// `labels.Requirement.Matches`: NotIn and DoesNotExist hold for a missing label; Gt/Lt
+    /// parse the node's value as a base-10 int64 and fail when it is missing or not a number.
+    pub fn matches(&self, labels: &Labels) -> bool {
+        let value = labels.get(&self.key);
+        match &self.op {
+            Op::Equals(want) => value == Some(want),
+            Op::In(vals) => value.is_some_and(|v| vals.iter().any(|x| x == v)),
+            Op::NotIn(vals) => value.is_none_or(|v| !vals.iter().any(|x| x == v)),
+            Op::Exists => value.is_some(),
+            Op::DoesNotExist => value.is_none(),
+            Op::Gt(bound) => value
+                .and_then(|v| parse_go_int(v))
+                .is_some_and(|v| v > *bound),
+            Op::Lt(bound) => value
+                .and_then(|v| parse_go_int(v))
+                .is_some_and(|v| v < *bound),
+        }
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits, leading zeros allowed.
+fn parse_go_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// A parsed label selector. `Nothing` is what a nil `metav1.LabelSelector` becomes; an empty
+/// requirement list (from `{}`) matches everything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabelSelector {
+    Nothing,
+    Requirements(Vec<Requirement>),
+}
+
+impl LabelSelector {
+    pub const EVERYTHING: LabelSelector = LabelSelector::Requirements(Vec::new());
+
+    pub fn matches(&self, labels: &Labels) -> bool {
+        match self {
+            LabelSelector::Nothing => false,
+            LabelSelector::Requirements(reqs) => reqs.iter().all(|r| r.matches(labels)),
+        }
+    }
+
+    pub fn is_everything(&self) -> bool {
+        matches!(self, LabelSelector::Requirements(r) if r.is_empty())
+    }
+
+    /// `metav1.LabelSelectorAsSelector`: nil => nothing, `{}` => everything, otherwise
+    /// matchLabels (as equality) AND matchExpressions (In/NotIn/Exists/DoesNotExist only).
+    pub fn from_api(sel: Option<&meta::LabelSelector>) -> Result<Self, String> {
+        let Some(sel) = sel else {
+            return Ok(LabelSelector::Nothing);
+        };
+        let mut reqs = Vec::new();
+        for (k, v) in sel.match_labels.iter().flatten() {
+            let r = new_requirement(k, "In", std::slice::from_ref(v))?;
+            reqs.push(Requirement {
+                key: r.key,
+                op: Op::Equals(v.clone()),
+            });
+        }
+        for expr in sel.match_expressions.iter().flatten() {
+            if !matches!(
+                expr.operator.as_str(),
+                "In" | "NotIn" | "Exists" | "DoesNotExist"
+            ) {
+                return Err(format!(
+                    "{:?} is not a valid label selector operator",
+                    expr.operator
+                ));
+            }
+            reqs.push(new_requirement(
+                &expr.key,
+                &expr.operator,
+                expr.values.as_deref().unwrap_or_default(),
+            )?);
+        }
+        Ok(LabelSelector::Requirements(reqs))
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    /// `labels.Requirement.String()`: `k=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`, `k>1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let k = &self.key;
+        match &self.op {
+            Op::Equals(v) => write!(f, "{k}={v}"),
+            Op::In(v) => write!(f, "{k} in ({})", v.join(",")),
+            Op::NotIn(v) => write!(f, "{k} notin ({})", v.join(",")),
+            Op::Exists => write!(f, "{k}"),
+            Op::DoesNotExist => write!(f, "!{k}"),
+            Op::Gt(n) => write!(f, "{k}>{n}"),
+            Op::Lt(n) => write!(f, "{k}<{n}"),
+        }
+    }
+}
+
+impl std::fmt::Display for LabelSelector {
+    /// kubectl's selector syntax, requirements sorted by key as upstream prints them;
+    /// `<none>` for a nil selector (matches nothing) and `<all>` for `{}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelSelector::Nothing => write!(f, "<none>"),
+            LabelSelector::Requirements(r) if r.is_empty() => write!(f, "<all>"),
+            LabelSelector::Requirements(r) => {
+                let mut parts: Vec<(&str, String)> =
+                    r.iter().map(|x| (x.key.as_str(), x.to_string())).collect();
+                parts.sort();
+                let s: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
+                write!(f, "{}", s.join(","))
+            }
+        }
+    }
+}
+
+/// `labels.NewRequirement` with the node-selector operator names: validates the key, the
+/// value count for the operator, Gt/Lt integers, and every value as a label value.
+pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Requirement, String> {
+    let mut errs = Vec::new();
+    if let Err(e) = validate_label_key(key) {
+        errs.push(format!("key: Invalid value: {key:?}: {e}"));
+    }
+    let op = match op {
+        "In" | "NotIn" => {
+            if values.is_empty() {
+                errs.push("values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty".to_string());
+            }
+            if op == "In" {
+                Op::In(values.to_vec())
+            } else {
+                Op::NotIn(values.to_vec())
+            }
+        }
+        "Exists" | "DoesNotExist" => {
+            if !values.is_empty() {
+                errs.push(format!(
+                    "values: Invalid value: {values:?}: values set must be empty for exists and does not exist"
+                ));
+            }
+            if op == "Exists" {
+                Op::Exists
+            } else {
+                Op::DoesNotExist
+            }
+        }
+        "Gt" | "Lt" => {
+            if values.len() != 1 {
+                errs.push(format!(
+                    "values: Invalid value: {values:?}: for 'Gt', 'Lt' operators, exactly one value is required"
+                ));
+            }
+            let mut bound = 0;
+            for (i, v) in values.iter().enumerate() {
+                match parse_go_int(v) {
+                    Some(n) => bound = n,
+                    None => errs.push(format!(
+                        "values[{i}]: Invalid value: {v:?}: for 'Gt', 'Lt' operators, the value must be an integer"
+                    )),
+                }
+            }
+            if op == "Gt" {
+                Op::Gt(bound)
+            } else {
+                Op::Lt(bound)
+            }
+        }
+        other => return Err(format!("operator: Unsupported value: {other:?}")),
+    };
+    for (i, v) in values.iter().enumerate() {
+        if let Err(e) = validate_label_value(v) {
+            errs.push(format!("values[{i}]: Invalid value: {v:?}: {e}"));
+        }
+    }
+    if errs.is_empty() {
+        Ok(Requirement {
+            key: key.to_string(),
+            op,
+        })
+    } else {
+        Err(errs.join(", "))
+    }
+}
+
+fn is_alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// A label name or value body: `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, at most 63 chars.
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && is_alnum(b[0])
+        && is_alnum(b[b.len() - 1])
+        && b.iter()
+            .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
+}
+
+/// RFC 1123 subdomain: lowercase alphanumerics, '-' and '.', at most 253 characters.
+fn is_dns1123_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+                && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+                && b.iter()
+                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        })
+}
+
+/// `validation.IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name part.
+pub fn validate_label_key(key: &str) -> Result<(), &'static str> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if let Some(p) = prefix
+        && !is_dns1123_subdomain(p)
+    {
+        return Err("prefix part must be a lowercase RFC 1123 subdomain");
+    }
+    if name.contains('/') || !is_qualified_name_part(name) {
+        return Err(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)",
+        );
+    }
+    Ok(())
+}
+
+/// `validation.IsValidLabelValue`: empty, or a qualified name part.
+pub fn validate_label_value(value: &str) -> Result<(), &'static str> {
+    if value.is_empty() || is_qualified_name_part(value) {
+        Ok(())
+    } else {
+        Err(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)",
+        )
+    }
+}
+
+/// The outcome of one node-selector requirement against a node, kept for drill-down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequirementCheck {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+    /// The node's label value (for matchExpressions) or field value (for matchFields);
+    /// `None` when the node has no such label.
+    pub node_value: Option<String>,
+    pub matched: bool,
+}
+
+/// A parsed `NodeSelectorTerm`: matchExpressions AND matchFields.
+#[derive(Debug, Clone)]
+pub struct NodeSelectorTerm {
+    /// The term as written, for explanations.
+    pub source: core::NodeSelectorTerm,
+    labels: Option<Vec<Requirement>>,
+    /// `metadata.name` equality (`true`) or inequality (`false`) requirements; any other field
+    /// key reads as the empty string, as `fields.Set` does.
+    fields: Option<Vec<(String, String, bool)>>,
+}
+
+/// Why a term can never match, or `None` when it is usable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum TermProblem {
+    /// Neither matchExpressions nor matchFields: upstream drops the term.
+    Empty,
+    /// A parse error; for required terms upstream silently treats the term as never matching.
+    Invalid { error: String },
+}
+
+/// A term as parsed: usable, or with the problem that makes it never match.
+#[derive(Debug, Clone)]
+pub enum ParsedTerm {
+    Ok(NodeSelectorTerm),
+    Problem(core::NodeSelectorTerm, TermProblem),
+}
+
+pub fn is_empty_term(t: &core::NodeSelectorTerm) -> bool {
+    t.match_expressions.as_ref().is_none_or(|v| v.is_empty())
+        && t.match_fields.as_ref().is_none_or(|v| v.is_empty())
+}
+
+impl ParsedTerm {
+    /// `newNodeSelectorTerm`; empty terms are reported as such.
+    pub fn parse(term: &core::NodeSelectorTerm) -> ParsedTerm {
+        if is_empty_term(term) {
+            return ParsedTerm::Problem(term.clone(), TermProblem::Empty);
+        }
+        let mut errs = Vec::new();
+        let mut labels = None;
+        if let Some(exprs) = term.match_expressions.as_ref().filter(|v| !v.is_empty()) {
+            let mut reqs = Vec::with_capacity(exprs.len());
+            for (i, e) in exprs.iter().enumerate() {
+                let vals = e.values.as_deref().unwrap_or_default();
+                match new_requirement(&e.key, &e.operator, vals) {
+                    Ok(r) => reqs.push(r),
+                    Err(err) => errs.push(format!("matchExpressions[{i}].{err}")),
+                }
+            }
+            labels = Some(reqs);
+        }
+        let mut fields = None;
+        if let Some(exprs) = term.match_fields.as_ref().filter(|v| !v.is_empty()) {
+            let mut reqs = Vec::with_capacity(exprs.len());
+            for (i, e) in exprs.iter().enumerate() {
+                let vals = e.values.as_deref().unwrap_or_default();
+                match e.operator.as_str() {
+                    "In" | "NotIn" if vals.len() == 1 => {
+                        reqs.push((e.key.clone(), vals[0].clone(), e.operator == "In"))
+                    }
+                    "In" | "NotIn" => errs.push(format!(
+                        "matchFields[{i}]: unexpected number of value ({}) for node field selector operator {:?}",
+                        vals.len(),
+                        e.operator
+                    )),
+                    other => errs.push(format!(
+                        "matchFields[{i}]: {other:?} is not a valid node field selector operator"
+                    )),
+                }
+            }
+            fields = Some(reqs);
+        }
+        if errs.is_empty() {
+            ParsedTerm::Ok(NodeSelectorTerm {
+                source: term.clone(),
+                labels,
+                fields,
+            })
+        } else {
+            ParsedTerm::Problem(
+                term.clone(),
+                TermProblem::Invalid {
+                    error: errs.join("; "),
+                },
+            )
+        }
+    }
+
+    pub fn source(&self) -> &core::NodeSelectorTerm {
+        match self {
+            ParsedTerm::Ok(t) => &t.source,
+            ParsedTerm::Problem(s, _) => s,
+        }
+    }
+
+    pub fn problem(&self) -> Option<&TermProblem> {
+        match self {
+            ParsedTerm::Ok(_) => None,
+            ParsedTerm::Problem(_, p) => Some(p),
+        }
+    }
+
+    pub fn matches(&self, node_name: &str, labels: &Labels) -> bool {
+        match self {
+            ParsedTerm::Ok(t) => t.matches(node_name, labels),
+            ParsedTerm::Problem(..) => false,
+        }
+    }
+
+    /// Every requirement of the term with the node's actual value. Parse-invalid requirements
+    /// are still shown, evaluated by their literal meaning, but the term never matches.
+    pub fn explain(&self, node_name: &str, labels: &Labels) -> TermCheck {
+        let src = self.source();
+        let expressions = src
+            .match_expressions
+            .iter()
+            .flatten()
+            .map(|e| {
+                let node_value = labels.get(&e.key).cloned();
+                let vals = e.values.clone().unwrap_or_default();
+                let matched = new_requirement(&e.key, &e.operator, &vals)
+                    .map(|r| r.matches(labels))
+                    .unwrap_or(false);
+                RequirementCheck {
+                    key: e.key.clone(),
+                    operator: e.operator.clone(),
+                    values: vals,
+                    node_value,
+                    matched,
+                }
+            })
+            .collect();
+        let fields = src
+            .match_fields
+            .iter()
+            .flatten()
+            .map(|e| {
+                let vals = e.values.clone().unwrap_or_default();
+                let value = field_value(&e.key, node_name);
+                let matched = match (e.operator.as_str(), vals.as_slice()) {
+                    ("In", [v]) => value == *v,
+                    ("NotIn", [v]) => value != *v,
+                    _ => false,
+                };
+                RequirementCheck {
+                    key: e.key.clone(),
+                    operator: e.operator.clone(),
+                    values: vals,
+                    node_value: Some(value.to_string()),
+                    matched,
+                }
+            })
+            .collect();
+        TermCheck {
+            matched: self.matches(node_name, labels),
+            problem: self.problem().cloned(),
+            match_expressions: expressions,
+            match_fields: fields,
+        }
+    }
+}
+
+/// `fields.Set{"metadata.name": node.Name}`: every other key reads as "".
+fn field_value<'a>(key: &str, node_name: &'a str) -> &'a str {
+    if key == "metadata.name" {
+        node_name
+    } else {
+        ""
+    }
+}
+
+impl NodeSelectorTerm {
+    fn matches(&self, node_name: &str, labels: &Labels) -> bool {
+        if let Some(reqs) = &self.labels
+            && !reqs.iter().all(|r| r.matches(labels))
+        {
+            return false;
+        }
+        // Upstream skips field requirements when the node has no name (never for real nodes).
+        if let Some(fields) = &self.fields
+            && !node_name.is_empty()
+        {
+            return fields
+                .iter()
+                .all(|(k, v, eq)| (field_value(k, node_name) == v) == *eq);
+        }
+        true
+    }
+}
+
+/// A term's verdict on one node with each requirement's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TermCheck {
+    pub matched: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<TermProblem>,
+    pub match_expressions: Vec<RequirementCheck>,
+    pub match_fields: Vec<RequirementCheck>,
+}
+
+/// A `NodeSelector` in upstream's "lazy error" form: terms ORed; invalid or empty terms never
+/// match; no usable term => matches nothing.
+#[derive(Debug, Clone)]
+pub struct NodeSelector {
+    pub terms: Vec<ParsedTerm>,
+}
+
+impl NodeSelector {
+    pub fn parse(sel: &core::NodeSelector) -> NodeSelector {
+        NodeSelector {
+            terms: sel
+                .node_selector_terms
+                .iter()
+                .map(ParsedTerm::parse)
+                .collect(),
+        }
+    }
+
+    pub fn matches(&self, node_name: &str, labels: &Labels) -> bool {
+        self.terms.iter().any(|t| t.matches(node_name, labels))
+    }
+
+    /// The first parse error, for the strict variant (`addedAffinity` must be valid).
+    pub fn first_error(&self) -> Option<String> {
+        self.terms
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| match t.problem() {
+                Some(TermProblem::Invalid { error }) => {
+                    Some(format!("nodeSelectorTerms[{i}].{error}"))
+                }
+                _ => None,
+            })
+    }
+
+    pub fn explain(&self, node_name: &str, labels: &Labels) -> SelectorCheck {
+        let terms: Vec<TermCheck> = self
+            .terms
+            .iter()
+            .map(|t| t.explain(node_name, labels))
+            .collect();
+        SelectorCheck {
+            matched: terms.iter().any(|t| t.matched),
+            terms,
+        }
+    }
+}
+
+/// A selector's verdict on one node, term by term.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectorCheck {
+    pub matched: bool,
+    pub terms: Vec<TermCheck>,
+}
+
+/// Preferred scheduling terms as upstream parses them: weight-0 and empty terms are dropped
+/// without validation; any other invalid term is an error for the whole list.
+#[derive(Debug, Clone)]
+pub struct PreferredTerms {
+    pub terms: Vec<(i32, ParsedTerm)>,
+}
+
+impl PreferredTerms {
+    pub fn parse(terms: &[core::PreferredSchedulingTerm]) -> Result<PreferredTerms, String> {
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        for (i, t) in terms.iter().enumerate() {
+            if t.weight == 0 || is_empty_term(&t.preference) {
+                continue;
+            }
+            let parsed = ParsedTerm::parse(&t.preference);
+            if let Some(TermProblem::Invalid { error }) = parsed.problem() {
+                errs.push(format!("[{i}].preference.{error}"));
+            }
+            out.push((t.weight, parsed));
+        }
+        if errs.is_empty() {
+            Ok(PreferredTerms { terms: out })
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+
+    pub fn score(&self, node_name: &str, labels: &Labels) -> i64 {
+        self.terms
+            .iter()
+            .filter(|(_, t)| t.matches(node_name, labels))
+            .map(|(w, _)| i64::from(*w))
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn req(key: &str, op: &str, vals: &[&str]) -> Result<Requirement, String> {
+        let vals: Vec<String> = vals.iter().map(|s| s.to_string()).collect();
+        new_requirement(key, op, &vals)
+    }
+
+    #[test]
+    fn requirement_table() {
+        let node = labels(&[("zone", "a"), ("empty", ""), ("gen", "0206"), ("txt", "x1")]);
+        // (key, op, values, expected match)
+        let cases: &[(&str, &str, &[&str], bool)] = &[
+            ("zone", "In", &["a", "b"], true),
+            ("zone", "In", &["b"], false),
+            ("missing", "In", &["a"], false),
+            ("zone", "NotIn", &["a"], false),
+            ("missing", "NotIn", &["a"], true),
+            ("zone", "Exists", &[], true),
+            ("empty", "Exists", &[], true),
+            ("empty", "In", &[""], true),
+            ("missing", "Exists", &[], false),
+            ("empty", "DoesNotExist", &[], false),
+            ("missing", "DoesNotExist", &[], true),
+            ("gen", "Gt", &["0204"], true),
+            ("gen", "Gt", &["206"], false),
+            ("gen", "Lt", &["207"], true),
+            ("txt", "Gt", &["1"], false),
+            ("txt", "Lt", &["1"], false),
+            ("missing", "Gt", &["1"], false),
+            ("missing", "Lt", &["1"], false),
+        ];
+        for (key, op, vals, want) in cases {
+            let r = req(key, op, vals).unwrap_or_else(|e| panic!("{key} {op} {vals:?}: {e}"));
+            assert_eq!(r.matches(&node), *want, "{key} {op} {vals:?}");
+        }
+    }
+
+    #[test]
+    fn requirement_parse_errors() {
+        let bad: &[(&str, &str, &[&str])] = &[
+            ("zone", "In", &[]),
+            ("zone", "NotIn", &[]),
+            ("zone", "Exists", &["a"]),
+            ("zone", "DoesNotExist", &["a"]),
+            ("zone", "Gt", &["1", "2"]),
+            ("zone", "Gt", &[]),
+            ("zone", "Gt", &["1.5"]),
+            ("zone", "Lt", &["abc"]),
+            ("zone", "Gt", &["-5"]),
+            ("zone", "Gt", &["99999999999999999999"]),
+            ("zone", "in", &["a"]),
+            ("zone", "Equals", &["a"]),
+            ("invalid key", "Exists", &[]),
+            ("zone", "NotIn", &["invalid value: ___@#$%^"]),
+            ("Example.com/zone", "Exists", &[]),
+            ("/zone", "Exists", &[]),
+            ("", "Exists", &[]),
+        ];
+        for (key, op, vals) in bad {
+            assert!(
+                req(key, op, vals).is_err(),
+                "{key} {op} {vals:?} should fail"
+            );
+        }
+        assert!(req("example.com/zone", "Exists", &[]).is_ok());
+        assert!(req("a", "In", &[""]).is_ok());
+        assert!(req("a", "Gt", &["0204"]).is_ok());
+    }
+
+    #[test]
+    fn label_selector_nil_empty_and_operators() {
+        let l = labels(&[("app", "web")]);
+        assert!(!LabelSelector::from_api(None).unwrap().matches(&l));
+        let empty = meta::LabelSelector::default();
+        assert!(LabelSelector::from_api(Some(&empty)).unwrap().matches(&l));
+        let gt = meta::LabelSelector {
+            match_expressions: Some(vec![meta::LabelSelectorRequirement {
+                key: "app".into(),
+                operator: "Gt".into(),
+                values: Some(vec!["1".into()]),
+            }]),
+            ..Default::default()
+        };
+        assert!(LabelSelector::from_api(Some(&gt)).is_err());
+        let ml = meta::LabelSelector {
+            match_labels: Some([("app".to_string(), "web".to_string())].into()),
+            ..Default::default()
+        };
+        assert!(LabelSelector::from_api(Some(&ml)).unwrap().matches(&l));
+        assert!(
+            !LabelSelector::from_api(Some(&ml))
+                .unwrap()
+                .matches(&labels(&[]))
+        );
+    }
+
+    fn term(
+        exprs: &[(&str, &str, &[&str])],
+        fields: &[(&str, &str, &[&str])],
+    ) -> core::NodeSelectorTerm {
+        let mk = |v: &[(&str, &str, &[&str])]| {
+            v.iter()
+                .map(|(k, o, vals)| core::NodeSelectorRequirement {
+                    key: k.to_string(),
+                    operator: o.to_string(),
+                    values: Some(vals.iter().map(|s| s.to_string()).collect()),
+                })
+                .collect::<Vec<_>>()
+        };
+        core::NodeSelectorTerm {
+            match_expressions: Some(mk(exprs)),
+            match_fields: Some(mk(fields)),
+        }
+    }
+
+    #[test]
+    fn node_selector_terms() {
+        let l = labels(&[("foo", "bar"), ("metadata.name", "node-x")]);
+        let name_in = term(&[], &[("metadata.name", "In", &["n1"])]);
+        assert!(ParsedTerm::parse(&name_in).matches("n1", &l));
+        assert!(!ParsedTerm::parse(&name_in).matches("n2", &l));
+        // A label called metadata.name is not the name, and vice versa.
+        let label_named = term(&[("metadata.name", "In", &["n1"])], &[]);
+        assert!(!ParsedTerm::parse(&label_named).matches("n1", &l));
+        let other_field = term(&[], &[("spec.x", "NotIn", &["a"])]);
+        assert!(ParsedTerm::parse(&other_field).matches("n1", &l));
+        let other_field_in = term(&[], &[("spec.x", "In", &["a"])]);
+        assert!(!ParsedTerm::parse(&other_field_in).matches("n1", &l));
+        let two_values = term(&[], &[("metadata.name", "In", &["n1", "n2"])]);
+        assert!(matches!(
+            ParsedTerm::parse(&two_values).problem(),
+            Some(TermProblem::Invalid { .. })
+        ));
+        let exists_field = term(&[], &[("metadata.name", "Exists", &[])]);
+        assert!(ParsedTerm::parse(&exists_field).problem().is_some());
+        let empty = term(&[], &[]);
+        assert_eq!(
+            ParsedTerm::parse(&empty).problem(),
+            Some(&TermProblem::Empty)
+        );
+        // Label AND field within one term.
+        let both = term(
+            &[("foo", "In", &["bar"])],
+            &[("metadata.name", "In", &["n1"])],
+        );
+        assert!(ParsedTerm::parse(&both).matches("n1", &l));
+        assert!(!ParsedTerm::parse(&both).matches("n2", &l));
+        // An invalid NotIn value makes the whole term never match.
+        let bad_notin = term(&[("foo", "NotIn", &["___@#$%^"])], &[]);
+        assert!(!ParsedTerm::parse(&bad_notin).matches("n1", &l));
+        // Selector: ORed terms, no usable term matches nothing.
+        let sel = NodeSelector::parse(&core::NodeSelector {
+            node_selector_terms: vec![bad_notin.clone(), term(&[("foo", "Exists", &[])], &[])],
+        });
+        assert!(sel.matches("n1", &l));
+        let none = NodeSelector::parse(&core::NodeSelector {
+            node_selector_terms: vec![],
+        });
+        assert!(!none.matches("n1", &l));
+        assert!(sel.first_error().is_some());
+    }
+
+    #[test]
+    fn preferred_terms_skip_zero_weight_and_empty_and_reject_invalid() {
+        let good = core::PreferredSchedulingTerm {
+            weight: 5,
+            preference: term(&[("foo", "In", &["bar"])], &[]),
+        };
+        let zero_invalid = core::PreferredSchedulingTerm {
+            weight: 0,
+            preference: term(&[("foo", "Bogus", &[])], &[]),
+        };
+        let empty = core::PreferredSchedulingTerm {
+            weight: 7,
+            preference: term(&[], &[]),
+        };
+        let p = PreferredTerms::parse(&[good.clone(), zero_invalid, empty]).unwrap();
+        assert_eq!(p.score("n", &labels(&[("foo", "bar")])), 5);
+        let invalid = core::PreferredSchedulingTerm {
+            weight: 3,
+            preference: term(&[("bad key!", "Exists", &[])], &[]),
+        };
+        assert!(PreferredTerms::parse(&[good, invalid]).is_err());
+    }
+}
