@@ -1,0 +1,88 @@
+//! The command line, as clap derive types. Doc comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Explain why a pod can or cannot run on each node, exactly as kube-scheduler decides:
+/// node selectors and affinity, taints and tolerations, inter-pod affinity and anti-affinity,
+/// with the per-node score.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-affinity",
+    bin_name = "kubectl affinity",
+    version,
+    about
+)]
+#[command(propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Explain the placement of an existing pod: every node, every rule, the score.
+    #[command(after_help = "Examples:\n  \
+        # Why is this pending pod not scheduled?\n  \
+        kubectl affinity explain web-7d9c -n shop\n\n  \
+        # Offline, against a saved cluster state\n  \
+        kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json")]
+    Explain(ExplainArgs),
+    /// Evaluate a pod manifest that is not created yet (a Pod or a workload's pod template).
+    #[command(after_help = "Examples:\n  \
+        # Where would this Deployment's pods go?\n  \
+        kubectl affinity whatif -f deploy.yaml --snapshot cluster.yaml\n\n  \
+        # Only NodeAffinity, with a custom profile, as JSON\n  \
+        kubectl affinity whatif -f pod.yaml --snapshot cluster.yaml --scheduler-config sched.yaml -o json")]
+    Whatif(WhatifArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The pod: NAME or pod/NAME.
+    pub pod: String,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or
+    /// PodTemplate ("-" reads standard input).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// Namespace of the pod (default: the manifest's, else "default").
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Read the cluster from a file written by `kubectl get nodes,pods,namespaces -A -o yaml`
+    /// (or -o json) instead of a live cluster.
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Option<PathBuf>,
+    /// A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose
+    /// schedulerName is the pod's is used. Default: kube-scheduler's default profile.
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<PathBuf>,
+    /// Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true.
+    #[arg(long, value_name = "NAME=BOOL,...")]
+    pub feature_gates: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+    /// Exit with code 3 when no node can take the pod.
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Table,
+    Json,
+    Yaml,
+}
