@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::{Cli, Command, CommonArgs, Output};
+use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, Explanation, SchedulerInfo};
 use crate::scheduler::profile::{FeatureGates, Profile, is_implemented};
@@ -139,7 +139,24 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
     match common.output {
         Output::Json => crate::render::json(out, doc)?,
         Output::Yaml => crate::render::yaml(out, doc)?,
-        Output::Table => crate::render::table(out, doc)?,
+        Output::Table => {
+            use std::io::IsTerminal;
+            let terminal = std::io::stdout().is_terminal();
+            let color = match common.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
+            };
+            let opts = crate::render::TableOptions {
+                color,
+                nodes: common.nodes.clone(),
+                no_headers: common.no_headers,
+                width: if terminal { None } else { Some(80) },
+            };
+            crate::render::table(out, doc, &opts)?
+        }
     }
     let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
     Ok(if common.exit_code && none_feasible {

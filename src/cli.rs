@@ -78,6 +78,23 @@ pub struct CommonArgs {
     /// Exit with code 3 when no node can take the pod.
     #[arg(long)]
     pub exit_code: bool,
+    /// Drill down into a node: every term and expression with the node's value, every taint,
+    /// every pod term with its domain and pods, the score chain. Repeatable.
+    #[arg(long = "node", value_name = "NAME")]
+    pub nodes: Vec<String>,
+    /// Colour: auto (a terminal and NO_COLOR unset), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Leave out the header lines and the column headers.
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -18,4 +18,4 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
 }
 
 mod table;
-pub use table::table;
+pub use table::{TableOptions, table};

@@ -1,35 +1,632 @@
-//! The default output: a header and one row per node.
+//! The default output: a header, one row per node with a column per rule kind, and the
+//! drill-down for `--node`. Words are chosen here from the typed details; nothing is decided.
 
 use std::io::Write;
 
 use comfy_table::{ContentArrangement, Table, presets};
+use owo_colors::OwoColorize;
 
-use crate::report::Explanation;
+use crate::report::{Explanation, FilterEntry, NodeReport};
+use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
+use crate::scheduler::selector::{RequirementCheck, SelectorCheck};
+use crate::scheduler::{FilterDetails, ScoreDetails, Verdict};
 
-pub fn table(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
+/// How the table is drawn.
+#[derive(Debug, Clone, Default)]
+pub struct TableOptions {
+    pub color: bool,
+    /// Nodes to drill into.
+    pub nodes: Vec<String>,
+    pub no_headers: bool,
+    /// Width to fit; `None` lets the table measure the terminal.
+    pub width: Option<u16>,
+}
+
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn ok(&self, s: &str) -> String {
+        if self.on {
+            s.green().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn bad(&self, s: &str) -> String {
+        if self.on {
+            s.red().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn unknown(&self, s: &str) -> String {
+        if self.on {
+            s.yellow().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        if self.on {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn verdict(&self, v: Verdict) -> String {
+        match v {
+            Verdict::Feasible => self.ok("✓ fits"),
+            Verdict::Infeasible => self.bad("✗ no"),
+            Verdict::Unknown => self.unknown("? unknown"),
+        }
+    }
+}
+
+/// A label key as a table cell shows it: well-known prefixes dropped.
+fn short_key(key: &str) -> &str {
+    key.rsplit_once('/').map(|(_, k)| k).unwrap_or(key)
+}
+
+/// A topology domain on this node: "this node" when the key is the hostname.
+fn short_domain(key: &str, value: Option<&str>) -> String {
+    if key == "kubernetes.io/hostname" {
+        "on this node".to_string()
+    } else {
+        format!("in {}={}", short_key(key), value.unwrap_or_default())
+    }
+}
+
+fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterEntry> {
+    n.filters.iter().find(|f| f.plugin == plugin)
+}
+
+fn values(r: &RequirementCheck) -> String {
+    match r.operator.as_str() {
+        "Exists" | "DoesNotExist" => format!("{} {}", r.key, r.operator),
+        _ => format!("{} {} [{}]", r.key, r.operator, r.values.join(",")),
+    }
+}
+
+fn first_failing(sel: &SelectorCheck) -> String {
+    let Some(t) = sel.terms.first() else {
+        return "no terms: matches nothing".to_string();
+    };
+    if sel.terms.len() > 1 {
+        return format!("none of {} terms", sel.terms.len());
+    }
+    if t.problem.is_some() {
+        return "invalid term".to_string();
+    }
+    t.match_expressions
+        .iter()
+        .chain(&t.match_fields)
+        .find(|r| !r.matched)
+        .map(|r| {
+            format!(
+                "{} {} (node: {})",
+                short_key(&r.key),
+                r.operator,
+                r.node_value.as_deref().unwrap_or("<none>")
+            )
+        })
+        .unwrap_or_else(|| "term".to_string())
+}
+
+/// The short cell for one rule kind.
+fn node_affinity_cell(n: &NodeReport) -> String {
+    let Some(f) = entry(n, "NodeAffinity") else {
+        return "".into();
+    };
+    match (f.pass, &f.details) {
+        (None, _) => "?".into(),
+        (Some(true), _) if f.skipped => "-".into(),
+        (Some(true), _) => "✓".into(),
+        (Some(false), Some(FilterDetails::NodeAffinity(d))) => {
+            if let Some(a) = d.added_affinity.as_ref().filter(|a| !a.matched) {
+                format!("✗ enforced: {}", first_failing(a))
+            } else if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
+                format!(
+                    "✗ {}={} (node: {})",
+                    short_key(&c.key),
+                    c.value,
+                    c.node_value.as_deref().unwrap_or("<none>")
+                )
+            } else if let Some(r) = &d.required {
+                format!("✗ {}", first_failing(r))
+            } else {
+                "✗".into()
+            }
+        }
+        (Some(false), _) => "✗".into(),
+    }
+}
+
+fn taints_cell(n: &NodeReport) -> String {
+    let mut out = Vec::new();
+    if let Some(f) = entry(n, "NodeUnschedulable") {
+        match f.pass {
+            Some(false) => out.push("✗ cordoned".to_string()),
+            None => out.push("?".to_string()),
+            _ => {}
+        }
+    }
+    if let Some(f) = entry(n, "TaintToleration") {
+        match (&f.pass, &f.details) {
+            (Some(false), Some(FilterDetails::TaintToleration(d))) => {
+                if let Some(t) = &d.first_untolerated {
+                    out.push(format!("✗ {}:{}", short_key(&t.key), t.effect));
+                }
+            }
+            (None, _) => out.push("?".to_string()),
+            _ => {}
+        }
+    }
+    if out.is_empty() {
+        let any = entry(n, "NodeUnschedulable").or(entry(n, "TaintToleration"));
+        return if any.is_some() {
+            "✓".into()
+        } else {
+            "".into()
+        };
+    }
+    out.join(", ")
+}
+
+fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
+    let Some(f) = entry(n, "InterPodAffinity") else {
+        return ("".into(), "".into());
+    };
+    if f.pass.is_none() {
+        return ("?".into(), "?".into());
+    }
+    if f.skipped {
+        return ("-".into(), "-".into());
+    }
+    let Some(FilterDetails::InterPodAffinity(d)) = &f.details else {
+        return ("✗".into(), "✗".into());
+    };
+    let aff = if d.affinity.is_empty() {
+        "-".to_string()
+    } else if let Some(t) = d.affinity.iter().find(|t| t.domain.is_none()) {
+        format!("✗ no {} label", short_key(&t.topology_key))
+    } else if d.first_pod_exception == Some(true) {
+        "✓ first of its group".to_string()
+    } else if let Some(t) = d.affinity.iter().find(|t| !t.satisfied) {
+        format!(
+            "✗ no match {}",
+            short_domain(&t.topology_key, t.domain.as_deref())
+        )
+    } else {
+        "✓".to_string()
+    };
+    let anti = if let Some(t) = d.anti_affinity.iter().find(|t| !t.satisfied) {
+        format!(
+            "✗ {} pod(s) {}",
+            t.matching_pods,
+            short_domain(&t.topology_key, t.domain.as_deref())
+        )
+    } else if let Some(&i) = d.existing_anti_affinity.first() {
+        let hit = doc
+            .pod_terms
+            .as_ref()
+            .and_then(|p| p.existing_anti_affinity.get(i));
+        match hit {
+            Some(h) => format!("✗ {} repels it", h.pod.name),
+            None => "✗ existing pod repels it".to_string(),
+        }
+    } else {
+        "✓".to_string()
+    };
+    (aff, anti)
+}
+
+fn other_cell(n: &NodeReport) -> String {
+    let known = [
+        "NodeAffinity",
+        "NodeUnschedulable",
+        "TaintToleration",
+        "InterPodAffinity",
+    ];
+    let mut parts = Vec::new();
+    let mut unevaluated = 0;
+    for f in n
+        .filters
+        .iter()
+        .filter(|f| !known.contains(&f.plugin.as_str()))
+    {
+        match f.pass {
+            Some(false) => parts.push(format!("✗ {}", f.reason.clone().unwrap_or_default())),
+            None => unevaluated += 1,
+            _ => {}
+        }
+    }
+    if unevaluated > 0 {
+        parts.push(format!("? {unevaluated} unchecked"));
+    }
+    if parts.is_empty() {
+        "✓".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
+    let p = Paint { on: opts.color };
     let s = &doc.summary;
-    writeln!(
-        out,
-        "Pod {}: {}/{} nodes feasible",
-        doc.pod, s.feasible, s.nodes
-    )?;
-    if let Some(msg) = &s.failed_scheduling_message {
-        writeln!(out, "FailedScheduling: {msg}")?;
+    if !opts.no_headers {
+        writeln!(out, "{} {}", p.bold("Pod"), doc.pod)?;
+        let mut line = format!("Feasible: {} of {} nodes", s.feasible, s.nodes);
+        if s.unknown > 0 {
+            line.push_str(&format!(
+                " ({} more pass every evaluated rule; see 'not evaluated' below)",
+                s.unknown
+            ));
+        }
+        writeln!(out, "{line}")?;
+        match s.selected.as_slice() {
+            [] => {}
+            [one] => writeln!(out, "Best node: {one}")?,
+            many => writeln!(
+                out,
+                "Best nodes (tie, the scheduler picks one at random): {}",
+                many.join(", ")
+            )?,
+        }
+        if let Some(msg) = &s.failed_scheduling_message {
+            writeln!(out, "FailedScheduling: {}", p.bad(msg))?;
+        }
+        for note in &doc.notes {
+            writeln!(out, "Note: {note}")?;
+        }
+        for err in &doc.errors {
+            writeln!(out, "Error: {}", p.bad(err))?;
+        }
+        writeln!(out)?;
     }
     let mut t = Table::new();
     t.load_preset(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(["NODE", "VERDICT", "REASON", "SCORE"]);
-    for n in &doc.nodes {
-        t.add_row([
-            n.name.clone(),
-            format!("{:?}", n.verdict),
-            n.reported
-                .as_ref()
-                .map(|r| r.reason.clone())
-                .unwrap_or_default(),
-            n.score.map(|s| s.to_string()).unwrap_or_default(),
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(w) = opts.width {
+        t.set_width(w);
+    }
+    if !opts.no_headers {
+        t.set_header([
+            "NODE", "FITS", "NODE AFF", "TAINTS", "POD AFF", "ANTI-AFF", "OTHER", "SCORE",
         ]);
     }
-    writeln!(out, "{t}")
+    for n in &doc.nodes {
+        let (aff, anti) = pod_affinity_cells(n, doc);
+        let verdict = match n.verdict {
+            Verdict::Feasible => "✓ yes",
+            Verdict::Infeasible => "✗ no",
+            Verdict::Unknown => "? unknown",
+        };
+        t.add_row([
+            n.name.clone(),
+            verdict.to_string(),
+            node_affinity_cell(n),
+            taints_cell(n),
+            aff,
+            anti,
+            other_cell(n),
+            n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    for name in &opts.nodes {
+        match doc.nodes.iter().find(|n| &n.name == name) {
+            Some(n) => drill_down(out, doc, n, &p)?,
+            None => writeln!(out, "\nNode {name}: not in the cluster state")?,
+        }
+    }
+    Ok(())
+}
+
+fn mark(p: &Paint, pass: Option<bool>) -> String {
+    match pass {
+        Some(true) => p.ok("✓"),
+        Some(false) => p.bad("✗"),
+        None => p.unknown("?"),
+    }
+}
+
+fn term_table(doc: &Explanation, kind: TermKind, index: usize) -> Option<&TermTable> {
+    doc.pod_terms
+        .as_ref()?
+        .terms
+        .iter()
+        .find(|t| t.kind == kind && t.index == index)
+}
+
+fn drill_down(
+    out: &mut dyn Write,
+    doc: &Explanation,
+    n: &NodeReport,
+    p: &Paint,
+) -> std::io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} {}: {}",
+        p.bold("Node"),
+        n.name,
+        p.verdict(n.verdict)
+    )?;
+    if let Some(r) = &n.reported {
+        writeln!(
+            out,
+            "  the scheduler reports: {} ({}: {:?}){}",
+            r.reason,
+            r.plugin,
+            r.code,
+            if r.uncertain {
+                " (an earlier plugin was not evaluated)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    for f in &n.filters {
+        let reason = f.reason.clone().unwrap_or_default();
+        let note = f.note.clone().unwrap_or_default();
+        writeln!(
+            out,
+            "  {} {:<20} {}{}",
+            mark(p, f.pass),
+            f.plugin,
+            reason,
+            if reason.is_empty() {
+                note
+            } else {
+                String::new()
+            }
+        )?;
+        match &f.details {
+            Some(FilterDetails::NodeUnschedulable(d)) if d.unschedulable => {
+                writeln!(
+                    out,
+                    "      node is cordoned (spec.unschedulable); toleration: {}",
+                    d.tolerated_by
+                        .map(|i| format!("[{i}]"))
+                        .unwrap_or_else(|| "none".into())
+                )?;
+            }
+            Some(FilterDetails::NodeName(d)) => {
+                if let Some(r) = &d.requested {
+                    writeln!(out, "      spec.nodeName: {r}")?;
+                }
+            }
+            Some(FilterDetails::TaintToleration(d)) => {
+                for c in &d.taints {
+                    let v = if c.taint.value.is_empty() {
+                        String::new()
+                    } else {
+                        format!("={}", c.taint.value)
+                    };
+                    let how = if !c.considered {
+                        "ignored by Filter".to_string()
+                    } else {
+                        match (&c.tolerated_by, &c.toleration) {
+                            (Some(i), Some(t)) => format!(
+                                "tolerated by [{i}] key={:?} operator={} value={:?} effect={:?}",
+                                t.key,
+                                if t.operator.is_empty() {
+                                    "Equal"
+                                } else {
+                                    &t.operator
+                                },
+                                t.value,
+                                t.effect
+                            ),
+                            _ => p.bad("not tolerated"),
+                        }
+                    };
+                    writeln!(
+                        out,
+                        "      taint {}{}:{}  {how}",
+                        c.taint.key, v, c.taint.effect
+                    )?;
+                }
+            }
+            Some(FilterDetails::NodeAffinity(d)) => {
+                if let Some(a) = &d.added_affinity {
+                    writeln!(
+                        out,
+                        "      scheduler-enforced (addedAffinity): {}",
+                        mark(p, Some(a.matched))
+                    )?;
+                    selector_lines(out, a, p, "        ")?;
+                }
+                for c in &d.node_selector {
+                    writeln!(
+                        out,
+                        "      {} nodeSelector {}={}  node: {}",
+                        mark(p, Some(c.matched)),
+                        c.key,
+                        c.value,
+                        c.node_value.as_deref().unwrap_or("<none>")
+                    )?;
+                }
+                if let Some(r) = &d.required {
+                    writeln!(
+                        out,
+                        "      {} required node affinity (terms ORed)",
+                        mark(p, Some(r.matched))
+                    )?;
+                    selector_lines(out, r, p, "        ")?;
+                }
+            }
+            Some(FilterDetails::InterPodAffinity(d)) => {
+                for t in &d.affinity {
+                    let tt = term_table(doc, TermKind::RequiredAffinity, t.index);
+                    writeln!(
+                        out,
+                        "      {} affinity term {} ({}) topologyKey {}: domain {}, {} matching pod(s){}",
+                        mark(p, Some(t.satisfied)),
+                        t.index,
+                        tt.map(|x| x.selector.as_str()).unwrap_or(""),
+                        t.topology_key,
+                        t.domain.as_deref().unwrap_or("<node lacks the key>"),
+                        t.matching_pods,
+                        pods_in(tt, t.domain.as_deref())
+                    )?;
+                }
+                if let Some(x) = d.first_pod_exception {
+                    writeln!(
+                        out,
+                        "      first-pod-of-a-group exception: {}",
+                        if x {
+                            "applies (no pod anywhere matches, the pod matches its own terms)"
+                        } else {
+                            "does not apply"
+                        }
+                    )?;
+                }
+                for t in &d.anti_affinity {
+                    let tt = term_table(doc, TermKind::RequiredAntiAffinity, t.index);
+                    writeln!(
+                        out,
+                        "      {} anti-affinity term {} ({}) topologyKey {}: domain {}, {} matching pod(s){}",
+                        mark(p, Some(t.satisfied)),
+                        t.index,
+                        tt.map(|x| x.selector.as_str()).unwrap_or(""),
+                        t.topology_key,
+                        t.domain
+                            .as_deref()
+                            .unwrap_or("<node lacks the key: term ignored>"),
+                        t.matching_pods,
+                        pods_in(tt, t.domain.as_deref())
+                    )?;
+                }
+                if let Some(pt) = &doc.pod_terms {
+                    for &i in &d.existing_anti_affinity {
+                        if let Some(h) = pt.existing_anti_affinity.get(i) {
+                            writeln!(
+                                out,
+                                "      {} existing pod {} (on {}) anti-affinity term {} topologyKey {}={} rejects this pod",
+                                p.bad("✗"),
+                                h.pod,
+                                h.node,
+                                h.index,
+                                h.topology_key,
+                                h.domain.as_deref().unwrap_or_default()
+                            )?;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if n.score.is_some() {
+        writeln!(
+            out,
+            "  score {} = sum of (normalized 0-100 x weight):",
+            n.score.unwrap_or_default()
+        )?;
+        for s in &n.scores {
+            let line = match (s.raw, s.normalized, s.weighted) {
+                _ if !s.evaluated => format!("not evaluated (x{})", s.weight),
+                _ if s.skipped => format!("skipped by PreScore -> 0 x{} = 0", s.weight),
+                (Some(r), Some(nm), Some(w)) => format!("raw {r} -> {nm} x{} = {w}", s.weight),
+                _ => String::new(),
+            };
+            writeln!(out, "    {:<32} {line}", s.plugin)?;
+            match &s.details {
+                Some(ScoreDetails::NodeAffinity(d)) => {
+                    for t in &d.terms {
+                        writeln!(
+                            out,
+                            "      {} weight {} ({})",
+                            mark(p, Some(t.term.matched)),
+                            t.weight,
+                            t.source
+                        )?;
+                    }
+                }
+                Some(ScoreDetails::TaintToleration(d)) if d.untolerated_prefer_no_schedule > 0 => {
+                    writeln!(
+                        out,
+                        "      {} untolerated PreferNoSchedule taint(s)",
+                        d.untolerated_prefer_no_schedule
+                    )?;
+                }
+                Some(ScoreDetails::InterPodAffinity(d)) => {
+                    for c in &d.contributions {
+                        writeln!(
+                            out,
+                            "      {:+} from {} ({} pod(s) in {}={})",
+                            c.score, c.source, c.pods, c.topology_key, c.domain
+                        )?;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn pods_in(t: Option<&TermTable>, domain: Option<&str>) -> String {
+    let pods = t.zip(domain).and_then(|(t, d)| t.domains.get(d));
+    match pods {
+        Some(list) if !list.is_empty() => {
+            let names: Vec<String> = list.iter().take(5).map(|p| p.to_string()).collect();
+            let more = if list.len() > 5 {
+                format!(" and {} more", list.len() - 5)
+            } else {
+                String::new()
+            };
+            format!(": {}{more}", names.join(", "))
+        }
+        _ => String::new(),
+    }
+}
+
+fn selector_lines(
+    out: &mut dyn Write,
+    sel: &SelectorCheck,
+    p: &Paint,
+    indent: &str,
+) -> std::io::Result<()> {
+    if sel.terms.is_empty() {
+        writeln!(out, "{indent}no terms: matches no node")?;
+    }
+    for (i, t) in sel.terms.iter().enumerate() {
+        let problem = match &t.problem {
+            Some(crate::scheduler::selector::TermProblem::Empty) => {
+                " (empty term: never matches)".to_string()
+            }
+            Some(crate::scheduler::selector::TermProblem::Invalid { error }) => {
+                format!(" (invalid, so it never matches, as upstream: {error})")
+            }
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "{indent}{} term {i}{problem}",
+            mark(p, Some(t.matched))
+        )?;
+        for r in t.match_expressions.iter() {
+            writeln!(
+                out,
+                "{indent}  {} {}  node: {}",
+                mark(p, Some(r.matched)),
+                values(r),
+                r.node_value.as_deref().unwrap_or("<none>")
+            )?;
+        }
+        for r in t.match_fields.iter() {
+            writeln!(
+                out,
+                "{indent}  {} field {}  node: {}",
+                mark(p, Some(r.matched)),
+                values(r),
+                r.node_value.as_deref().unwrap_or("<none>")
+            )?;
+        }
+    }
+    Ok(())
 }
