@@ -34,10 +34,7 @@ fn load_state(common: &CommonArgs) -> Result<(ClusterState, String), Error> {
 
 /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
 pub fn load_profile(common: &CommonArgs, scheduler_name: &str) -> Result<Profile, Error> {
-    let gates = match &common.feature_gates {
-        Some(spec) => FeatureGates::parse(spec)?,
-        None => FeatureGates::default(),
-    };
+    let gates = FeatureGates::parse(&common.feature_gates.join(","))?;
     match &common.scheduler_config {
         None => {
             let p = Profile::default_profile(gates);

@@ -69,9 +69,10 @@ pub struct CommonArgs {
     /// schedulerName is the pod's is used. Default: kube-scheduler's default profile.
     #[arg(long, value_name = "FILE")]
     pub scheduler_config: Option<PathBuf>,
-    /// Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true.
+    /// Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true
+    /// (repeatable; later settings win).
     #[arg(long, value_name = "NAME=BOOL,...")]
-    pub feature_gates: Option<String>,
+    pub feature_gates: Vec<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,

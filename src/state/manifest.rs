@@ -143,25 +143,109 @@ pub fn merge_match_label_keys(pod: &mut core::Pod) -> usize {
                 .extend(reqs);
         }
     };
-    if let Some(pa) = aff.pod_affinity.as_mut() {
-        pa.required_during_scheduling_ignored_during_execution
-            .iter_mut()
-            .flatten()
-            .for_each(&mut apply);
-        pa.preferred_during_scheduling_ignored_during_execution
-            .iter_mut()
-            .flatten()
-            .for_each(|w| apply(&mut w.pod_affinity_term));
-    }
-    if let Some(pa) = aff.pod_anti_affinity.as_mut() {
-        pa.required_during_scheduling_ignored_during_execution
-            .iter_mut()
-            .flatten()
-            .for_each(&mut apply);
-        pa.preferred_during_scheduling_ignored_during_execution
+    let lists = [
+        aff.pod_affinity.as_mut().map(|p| {
+            (
+                &mut p.required_during_scheduling_ignored_during_execution,
+                &mut p.preferred_during_scheduling_ignored_during_execution,
+            )
+        }),
+        aff.pod_anti_affinity.as_mut().map(|p| {
+            (
+                &mut p.required_during_scheduling_ignored_during_execution,
+                &mut p.preferred_during_scheduling_ignored_during_execution,
+            )
+        }),
+    ];
+    for (required, preferred) in lists.into_iter().flatten() {
+        required.iter_mut().flatten().for_each(&mut apply);
+        preferred
             .iter_mut()
             .flatten()
             .for_each(|w| apply(&mut w.pod_affinity_term));
     }
     added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::read::objects_from_str;
+
+    const DEPLOY: &str = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    metadata:
+      labels: {app: web, pod-template-hash: abc, tier: front}
+    spec:
+      containers: [{name: c, image: nginx}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: web}}
+            matchLabelKeys: [pod-template-hash, missing]
+            mismatchLabelKeys: [tier]
+            topologyKey: kubernetes.io/hostname
+          - topologyKey: zone
+            matchLabelKeys: [pod-template-hash]
+"#;
+
+    #[test]
+    fn workload_template_becomes_a_pod_and_match_label_keys_merge() {
+        let objects = objects_from_str(DEPLOY, "deploy.yaml").unwrap();
+        let mut pods = pods_from_objects(&objects, "deploy.yaml").unwrap();
+        assert_eq!(pods.len(), 1);
+        assert_eq!(pods[0].origin, "Deployment/web");
+        assert_eq!(pods[0].pod.metadata.namespace.as_deref(), Some("shop"));
+        // Two keys exist in the pod's labels; "missing" is skipped; the nil selector stays nil.
+        assert_eq!(merge_match_label_keys(&mut pods[0].pod), 2);
+        let terms = pods[0]
+            .pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.affinity.as_ref())
+            .and_then(|a| a.pod_anti_affinity.as_ref())
+            .and_then(|a| {
+                a.required_during_scheduling_ignored_during_execution
+                    .clone()
+            })
+            .unwrap();
+        let exprs = terms[0]
+            .label_selector
+            .as_ref()
+            .unwrap()
+            .match_expressions
+            .clone()
+            .unwrap();
+        assert_eq!(exprs.len(), 2);
+        assert_eq!(
+            (exprs[0].key.as_str(), exprs[0].operator.as_str()),
+            ("pod-template-hash", "In")
+        );
+        assert_eq!(exprs[0].values, Some(vec!["abc".to_string()]));
+        assert_eq!(
+            (exprs[1].key.as_str(), exprs[1].operator.as_str()),
+            ("tier", "NotIn")
+        );
+        assert!(terms[1].label_selector.is_none());
+    }
+
+    #[test]
+    fn other_kinds_are_refused_with_the_document_number() {
+        let objects = objects_from_str(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
+            "svc.yaml",
+        )
+        .unwrap();
+        let err = pods_from_objects(&objects, "svc.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("svc.yaml: document 1: kind \"Service\""),
+            "{err}"
+        );
+    }
 }
