@@ -282,18 +282,16 @@ impl<'a> InterPodAffinity<'a> {
         }
     }
 
-    fn table(&mut self, kind: TermKind, index: usize) -> &mut TermTable {
-        let i = self
+    /// Remembers a matching pod in its term's table (the tables hold every incoming term).
+    fn record(&mut self, kind: TermKind, index: usize, domain: Option<String>, pod: &PodRef) {
+        let Some(t) = self
             .tables
             .terms
-            .iter()
-            .position(|t| t.kind == kind && t.index == index)
-            .unwrap_or_default();
-        &mut self.tables.terms[i]
-    }
-
-    fn record(&mut self, kind: TermKind, index: usize, domain: Option<String>, pod: &PodRef) {
-        let t = self.table(kind, index);
+            .iter_mut()
+            .find(|t| t.kind == kind && t.index == index)
+        else {
+            return;
+        };
         match domain {
             Some(d) => t.domains.entry(d).or_default().push(pod.clone()),
             None => t.pods_without_domain.push(pod.clone()),

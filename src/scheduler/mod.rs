@@ -307,7 +307,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         .iter()
         .filter_map(|n| instantiate(n, input, profile).map(|p| (*n, p)))
         .collect();
-    let plugin = |plugins: &mut Vec<(&str, Box<dyn Plugin + '_>)>, name: &str| {
+    let plugin = |plugins: &[(&str, Box<dyn Plugin + '_>)], name: &str| {
         plugins.iter().position(|(n, _)| *n == name)
     };
 
@@ -322,7 +322,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         if matches!(&rejection, Some((_, s)) if s.code != Code::Unschedulable) {
             break;
         }
-        let Some(i) = plugin(&mut plugins, name) else {
+        let Some(i) = plugin(&plugins, name) else {
             pre_filter.push(PreFilterReport {
                 plugin: name.clone(),
                 result: "NotEvaluated",
@@ -394,7 +394,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         let mut unevaluated_before = false;
         let mut any_unevaluated = false;
         for name in &profile.filter {
-            let result = match plugin(&mut plugins, name) {
+            let result = match plugin(&plugins, name) {
                 None => {
                     any_unevaluated = true;
                     unevaluated_before = true;
@@ -485,7 +485,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let mut errors = Vec::new();
     let mut score_skipped: BTreeSet<String> = BTreeSet::new();
     for name in &profile.pre_score {
-        let Some(i) = plugin(&mut plugins, name) else {
+        let Some(i) = plugin(&plugins, name) else {
             pre_score.push(PreScoreReport {
                 plugin: name.clone(),
                 result: "NotEvaluated",
@@ -527,7 +527,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             not_evaluated,
             details: None,
         };
-        let Some(pi) = plugin(&mut plugins, name) else {
+        let Some(pi) = plugin(&plugins, name) else {
             for &c in &candidates {
                 nodes[c]
                     .scores
