@@ -9,8 +9,8 @@ use crate::report::{Context, Explanation, SchedulerInfo};
 use crate::scheduler::profile::{FeatureGates, Profile, is_implemented};
 use crate::scheduler::{Input, evaluate};
 use crate::state::{
-    ClusterState, FoundPod, Pod, PodRef, merge_match_label_keys, read_objects, read_pod_manifests,
-    read_snapshot,
+    ClusterState, FoundPod, Pod, PodRef, add_daemon_tolerations, merge_match_label_keys,
+    read_objects, read_pod_manifests, read_snapshot,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -18,6 +18,81 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
         Command::Explain(args) => explain(&args.pod, &args.common, out),
         Command::Whatif(args) => whatif(&args.file, &args.common, out),
+        Command::Completion(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
+            Ok(0)
+        }
+        Command::Complete(args) => complete(&args.words, out),
+    }
+}
+
+/// Answers kubectl's plugin completion. Failing to read the cluster is not an error for the
+/// user's shell: it gets the `Error` directive and no candidates.
+fn complete(words: &[String], out: &mut dyn Write) -> Result<u8, Error> {
+    use crate::complete::{Candidate, Want, answer, directive, plan};
+    let plan = plan(&<Cli as clap::CommandFactory>::command(), words);
+    let names = |what: &dyn Fn(&ClusterState) -> Vec<String>| -> Option<Vec<Candidate>> {
+        let state = completion_state(&plan).ok()?;
+        Some(
+            what(&state)
+                .into_iter()
+                .map(|value| Candidate {
+                    value,
+                    description: String::new(),
+                })
+                .collect(),
+        )
+    };
+    let (candidates, dir) = match &plan.want {
+        Want::Fixed(c) => (Some(c.clone()), directive::NO_FILE_COMP),
+        Want::Files => (Some(Vec::new()), directive::DEFAULT),
+        Want::Nothing => (Some(Vec::new()), directive::NO_FILE_COMP),
+        Want::Nodes => (
+            names(&|s| s.nodes.iter().map(|n| n.name.clone()).collect()),
+            directive::NO_FILE_COMP,
+        ),
+        Want::Namespaces => (
+            names(&|s| {
+                let mut v: Vec<String> = match &s.namespaces {
+                    Some(ns) => ns.keys().cloned().collect(),
+                    None => s.all_pods().map(|p| p.id.namespace.clone()).collect(),
+                };
+                v.sort();
+                v.dedup();
+                v
+            }),
+            directive::NO_FILE_COMP,
+        ),
+        Want::Pods { namespace } => {
+            let ns = namespace.clone().unwrap_or_else(|| "default".to_string());
+            (
+                names(&|s| {
+                    let mut v: Vec<String> = s
+                        .all_pods()
+                        .filter(|p| p.id.namespace == ns)
+                        .map(|p| p.id.name.clone())
+                        .collect();
+                    v.sort();
+                    v
+                }),
+                directive::NO_FILE_COMP,
+            )
+        }
+    };
+    let text = match candidates {
+        Some(c) => answer(&plan, &c, dir),
+        None => answer(&plan, &[], directive::ERROR),
+    };
+    out.write_all(text.as_bytes())?;
+    Ok(0)
+}
+
+/// The cluster state names are completed from: the `--snapshot` on the line.
+fn completion_state(plan: &crate::complete::Plan) -> Result<ClusterState, Error> {
+    match &plan.snapshot {
+        Some(path) => Ok(read_snapshot(Path::new(path))?),
+        None => Err(Error::Usage("no cluster source for completion".to_string())),
     }
 }
 
@@ -97,9 +172,11 @@ fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
     notes
 }
 
-fn context(pod: &Pod, profile: &Profile, mut notes: Vec<String>) -> Context {
+fn context(pod: &Pod, profile: &Profile, mut notes: Vec<String>, placement: Placement) -> Context {
     notes.extend(notes_for(profile, pod));
     Context {
+        current_node: placement.current_node,
+        daemon_set: placement.daemon_set,
         pod: pod.id.clone(),
         scheduler: SchedulerInfo {
             kubernetes_version: crate::report::KUBERNETES_VERSION,
@@ -112,6 +189,13 @@ fn context(pod: &Pod, profile: &Profile, mut notes: Vec<String>) -> Context {
     }
 }
 
+/// What the pod is beyond its spec: where it runs, whether a DaemonSet controller places it.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    pub current_node: Option<String>,
+    pub daemon_set: bool,
+}
+
 /// Evaluates `pod` against `state` (leaving out existing pod `exclude`) and builds the
 /// versioned explanation document.
 pub fn explain_pod(
@@ -120,6 +204,7 @@ pub fn explain_pod(
     exclude: Option<usize>,
     profile: &Profile,
     notes: Vec<String>,
+    placement: Placement,
 ) -> Explanation {
     let eval = evaluate(
         Input {
@@ -129,14 +214,14 @@ pub fn explain_pod(
         },
         profile,
     );
-    Explanation::new(eval, context(pod, profile, notes))
+    Explanation::new(eval, context(pod, profile, notes, placement))
 }
 
 fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
     match common.output {
         Output::Json => crate::render::json(out, doc)?,
         Output::Yaml => crate::render::yaml(out, doc)?,
-        Output::Table => {
+        Output::Table | Output::Wide => {
             use std::io::IsTerminal;
             let terminal = std::io::stdout().is_terminal();
             let color = match common.color {
@@ -150,7 +235,12 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
                 color,
                 nodes: common.nodes.clone(),
                 no_headers: common.no_headers,
-                width: if terminal { None } else { Some(80) },
+                wide: common.output == Output::Wide,
+                all_nodes: common.all_nodes,
+                width: match (terminal, common.output) {
+                    (true, _) | (false, Output::Wide) => None,
+                    (false, _) => Some(80),
+                },
             };
             crate::render::table(out, doc, &opts)?
         }
@@ -175,6 +265,12 @@ fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
             api_pod.metadata.namespace = Some(ns.clone());
         }
         let merged = merge_match_label_keys(&mut api_pod);
+        let daemon_set = m.kind == "DaemonSet";
+        let added = if daemon_set {
+            add_daemon_tolerations(&mut api_pod)
+        } else {
+            0
+        };
         let pod = Pod::from_api(&api_pod);
         let profile = load_profile(common, &pod.scheduler_name)?;
         let mut notes = vec![format!("what-if for {} ({})", pod.id, m.origin)];
@@ -183,13 +279,29 @@ fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
                 "matchLabelKeys/mismatchLabelKeys merged into {merged} label selector requirement(s), as the API server does at pod creation"
             ));
         }
+        if daemon_set {
+            notes.push(format!(
+                "DaemonSet: its controller creates one pod per node, pinned to the node; {added} daemon toleration(s) added as the controller does (not-ready, unreachable, disk/memory/pid-pressure, unschedulable{})",
+                if api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true) { ", network-unavailable" } else { "" }
+            ));
+        }
         if !pod.node_name.is_empty() {
             notes.push(format!(
                 "spec.nodeName is set to {:?}: the API server binds such a pod directly and the scheduler never sees it; evaluated as the scheduler would if it did",
                 pod.node_name
             ));
         }
-        let doc = explain_pod(&pod, &state, None, &profile, notes);
+        let doc = explain_pod(
+            &pod,
+            &state,
+            None,
+            &profile,
+            notes,
+            Placement {
+                current_node: None,
+                daemon_set,
+            },
+        );
         code = code.max(render(&doc, common, out)?);
     }
     Ok(code)
@@ -221,14 +333,25 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
         }
     };
     let mut notes = Vec::new();
+    let mut current_node = None;
     if !pod.node_name.is_empty() {
         notes.push(format!(
-            "the pod runs on {}; evaluated as if unscheduled (itself left out of the existing pods)",
+            "the pod runs on {}; evaluated as if it were scheduled now, itself left out of the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running even where they no longer hold)",
             pod.node_name
         ));
-        pod.node_name.clear();
+        current_node = Some(std::mem::take(&mut pod.node_name));
     }
     let profile = load_profile(common, &pod.scheduler_name)?;
-    let doc = explain_pod(&pod, &state, exclude, &profile, notes);
+    let doc = explain_pod(
+        &pod,
+        &state,
+        exclude,
+        &profile,
+        notes,
+        Placement {
+            current_node,
+            daemon_set: false,
+        },
+    );
     render(&doc, common, out)
 }

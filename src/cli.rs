@@ -15,6 +15,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     about
 )]
 #[command(propagate_version = true, max_term_width = 100)]
+#[command(
+    after_help = "Exit codes: 0 done; 1 runtime error (unreadable input, cluster unreachable, \
+pod not found); 2 usage error; 3 no node can take the pod (only with --exit-code)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -26,6 +30,10 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         # Why is this pending pod not scheduled?\n  \
         kubectl affinity explain web-7d9c -n shop\n\n  \
+        # Every rule, expression and score part on two nodes\n  \
+        kubectl affinity explain web-7d9c -n shop --node worker-a-1 --node worker-b-2\n\n  \
+        # A running pod: would its node still be chosen today?\n  \
+        kubectl affinity explain api-7d9c -o wide\n\n  \
         # Offline, against a saved cluster state\n  \
         kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json")]
     Explain(ExplainArgs),
@@ -34,8 +42,37 @@ pub enum Command {
         # Where would this Deployment's pods go?\n  \
         kubectl affinity whatif -f deploy.yaml --snapshot cluster.yaml\n\n  \
         # Only NodeAffinity, with a custom profile, as JSON\n  \
-        kubectl affinity whatif -f pod.yaml --snapshot cluster.yaml --scheduler-config sched.yaml -o json")]
+        kubectl affinity whatif -f pod.yaml --snapshot cluster.yaml --scheduler-config sched.yaml -o json\n\n  \
+        # A DaemonSet: on which nodes would its pods run?\n  \
+        kubectl affinity whatif -f daemonset.yaml\n\n  \
+        # From standard input\n  \
+        kubectl get deploy web -o yaml | kubectl affinity whatif -f -")]
     Whatif(WhatifArgs),
+    /// Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell).
+    #[command(after_help = "Examples:\n  \
+        # bash, for this shell\n  \
+        source <(kubectl-affinity completion bash)\n\n  \
+        # `kubectl affinity <TAB>` (kubectl 1.26+) needs the kubectl_complete-affinity\n  \
+        # executable from the release archive on your PATH instead.")]
+    Completion(CompletionArgs),
+    /// Answers kubectl's plugin completion (cobra's __complete protocol); called by the
+    /// kubectl_complete-affinity shim.
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The words after `kubectl affinity`, the last being the one to complete.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub words: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -89,6 +126,10 @@ pub struct CommonArgs {
     /// Leave out the header lines and the column headers.
     #[arg(long)]
     pub no_headers: bool,
+    /// List every node, also on clusters of more than 50 nodes (where the table otherwise
+    /// shows the best candidates and groups the rest by reason).
+    #[arg(long)]
+    pub all_nodes: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,7 +141,10 @@ pub enum ColorChoice {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    /// Fits 80 columns: a column per rule kind and the total score.
     Table,
+    /// The table plus the score parts per plugin and the reason the scheduler records.
+    Wide,
     Json,
     Yaml,
 }

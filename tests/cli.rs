@@ -50,8 +50,11 @@ fn whatif_web_store_matches_the_scheduler_message() {
     assert_eq!(
         doc["summary"]["failedSchedulingMessage"],
         "0/7 nodes are available: 1 node(s) didn't match pod affinity rules, 1 node(s) were unschedulable, \
-         2 node(s) had untolerated taint(s), 3 node(s) didn't match pod anti-affinity rules."
+         2 node(s) had untolerated taint(s), 3 node(s) didn't match pod anti-affinity rules. \
+         no new claims to deallocate, preemption: 0/7 nodes are available: \
+         3 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling."
     );
+    assert_eq!(doc["summary"]["failedSchedulingMessageComplete"], true);
     let b2 = node(&doc, "worker-b-2");
     assert_eq!(
         filter(b2, "InterPodAffinity")["code"],
@@ -101,7 +104,10 @@ fn explain_pending_pod_shows_the_taint_on_the_gpu_node() {
 fn explain_running_pod_leaves_itself_out() {
     let doc = json(&["explain", "pod/api-7d9c", "-n", "default"]);
     let notes = doc["notes"].to_string();
-    assert!(notes.contains("evaluated as if unscheduled"), "{notes}");
+    assert!(notes.contains("evaluated as if it were scheduled now"), "{notes}");
+    assert_eq!(doc["current"]["node"], "worker-b-1");
+    assert_eq!(doc["current"]["inCluster"], true);
+    assert_eq!(doc["current"]["rank"], node(&doc, "worker-b-1")["rank"]);
     // NodeName does not pin the pod to its current node.
     let b1 = node(&doc, "worker-b-1");
     assert_eq!(filter(b1, "NodeName")["pass"], true);

@@ -58,7 +58,14 @@ fn evaluate_in_library(case: &Case) -> serde_json::Value {
     let profile =
         Profile::from_config(&case.scheduler_config(), &pod.scheduler_name, gates, "case")
             .unwrap_or_else(|e| panic!("{}: {e}", case.name()));
-    let doc = kubectl_affinity::app::explain_pod(&pod, &state, None, &profile, Vec::new());
+    let doc = kubectl_affinity::app::explain_pod(
+        &pod,
+        &state,
+        None,
+        &profile,
+        Vec::new(),
+        Default::default(),
+    );
     serde_json::to_value(&doc).expect("serialize")
 }
 

@@ -18,6 +18,10 @@ pub struct TableOptions {
     /// Nodes to drill into.
     pub nodes: Vec<String>,
     pub no_headers: bool,
+    /// `-o wide`: score parts, rank and the scheduler's recorded reason as columns.
+    pub wide: bool,
+    /// List every node even on a big cluster.
+    pub all_nodes: bool,
     /// Width to fit; `None` lets the table measure the terminal.
     pub width: Option<u16>,
 }
@@ -72,7 +76,7 @@ fn short_key(key: &str) -> &str {
 /// A topology domain on this node: "this node" when the key is the hostname.
 fn short_domain(key: &str, value: Option<&str>) -> String {
     if key == "kubernetes.io/hostname" {
-        "on this node".to_string()
+        "here".to_string()
     } else {
         format!("in {}={}", short_key(key), value.unwrap_or_default())
     }
@@ -105,9 +109,8 @@ fn first_failing(sel: &SelectorCheck) -> String {
         .find(|r| !r.matched)
         .map(|r| {
             format!(
-                "{} {} (node: {})",
+                "{}={}",
                 short_key(&r.key),
-                r.operator,
                 r.node_value.as_deref().unwrap_or("<none>")
             )
         })
@@ -128,9 +131,8 @@ fn node_affinity_cell(n: &NodeReport) -> String {
                 format!("✗ enforced: {}", first_failing(a))
             } else if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
                 format!(
-                    "✗ {}={} (node: {})",
+                    "✗ {}={}",
                     short_key(&c.key),
-                    c.value,
                     c.node_value.as_deref().unwrap_or("<none>")
                 )
             } else if let Some(r) = &d.required {
@@ -145,9 +147,13 @@ fn node_affinity_cell(n: &NodeReport) -> String {
 
 fn taints_cell(n: &NodeReport) -> String {
     let mut out = Vec::new();
+    let mut cordoned = false;
     if let Some(f) = entry(n, "NodeUnschedulable") {
         match f.pass {
-            Some(false) => out.push("✗ cordoned".to_string()),
+            Some(false) => {
+                cordoned = true;
+                out.push("✗ cordoned".to_string())
+            }
             None => out.push("?".to_string()),
             _ => {}
         }
@@ -155,8 +161,11 @@ fn taints_cell(n: &NodeReport) -> String {
     if let Some(f) = entry(n, "TaintToleration") {
         match (&f.pass, &f.details) {
             (Some(false), Some(FilterDetails::TaintToleration(d))) => {
-                if let Some(t) = &d.first_untolerated {
-                    out.push(format!("✗ {}:{}", short_key(&t.key), t.effect));
+                // A cordoned node carries the unschedulable taint: one cause, said once.
+                if let Some(t) = &d.first_untolerated
+                    && !(cordoned && t.key == "node.kubernetes.io/unschedulable")
+                {
+                    out.push(format!("✗ {}", short_key(&t.key)));
                 }
             }
             (None, _) => out.push("?".to_string()),
@@ -195,7 +204,7 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
         "✓ first of its group".to_string()
     } else if let Some(t) = d.affinity.iter().find(|t| !t.satisfied) {
         format!(
-            "✗ no match {}",
+            "✗ none {}",
             short_domain(&t.topology_key, t.domain.as_deref())
         )
     } else {
@@ -252,11 +261,76 @@ fn other_cell(n: &NodeReport) -> String {
     }
 }
 
-pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
-    let p = Paint { on: opts.color };
+/// Above this many nodes the table shows the best candidates and groups the rest by reason
+/// unless `--all-nodes` is given.
+pub const GROUP_ABOVE: usize = 50;
+/// How many candidates a grouped table lists.
+const TOP: usize = 10;
+
+/// A plugin's name in the score-parts column.
+fn short_plugin(name: &str) -> &str {
+    match name {
+        "TaintToleration" => "taint",
+        "NodeAffinity" => "nodeaff",
+        "InterPodAffinity" => "podaff",
+        "PodTopologySpread" => "spread",
+        "NodeResourcesFit" => "fit",
+        "NodeResourcesBalancedAllocation" => "balanced",
+        "ImageLocality" => "image",
+        "VolumeBinding" => "volume",
+        "DynamicResources" => "dra",
+        other => other,
+    }
+}
+
+/// "taint 300 + nodeaff 200 + podaff ?" (weights applied; "?" not evaluated).
+fn score_parts(n: &NodeReport) -> String {
+    n.scores
+        .iter()
+        .filter(|s| !s.skipped)
+        .map(|s| {
+            let v = match (s.evaluated, s.weighted) {
+                (true, Some(w)) => w.to_string(),
+                _ => "?".to_string(),
+            };
+            format!("{} {v}", short_plugin(&s.plugin))
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<()> {
     let s = &doc.summary;
-    if !opts.no_headers {
-        writeln!(out, "{} {}", p.bold("Pod"), doc.pod)?;
+    writeln!(out, "{} {}", p.bold("Pod"), doc.pod)?;
+    if let Some(ds) = &doc.daemon_set {
+        writeln!(
+            out,
+            "DaemonSet pods: would run on {} of {} nodes",
+            ds.runs.len(),
+            s.nodes
+        )?;
+        if !ds.pending.is_empty() {
+            writeln!(
+                out,
+                "  created but Pending on: {}",
+                p.bad(&ds.pending.join(", "))
+            )?;
+        }
+        if !ds.not_created.is_empty() {
+            writeln!(
+                out,
+                "  not created by the controller (node selector/affinity or taints): {}",
+                ds.not_created.join(", ")
+            )?;
+        }
+        if !ds.unknown.is_empty() {
+            writeln!(
+                out,
+                "  unknown (a plugin was not evaluated): {}",
+                p.unknown(&ds.unknown.join(", "))
+            )?;
+        }
+    } else {
         let mut line = format!("Feasible: {} of {} nodes", s.feasible, s.nodes);
         if s.unknown > 0 {
             line.push_str(&format!(
@@ -265,25 +339,158 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             ));
         }
         writeln!(out, "{line}")?;
+        let complete = doc
+            .nodes
+            .iter()
+            .filter(|n| n.verdict != Verdict::Infeasible)
+            .all(|n| n.score_complete && n.verdict == Verdict::Feasible);
+        let best_parts = |name: &str| {
+            doc.nodes
+                .iter()
+                .find(|n| n.name == name)
+                .map(score_parts)
+                .unwrap_or_default()
+        };
         match s.selected.as_slice() {
             [] => {}
-            [one] => writeln!(out, "Best node: {one}")?,
+            [one] if !complete => writeln!(
+                out,
+                "Highest score so far: {one} ({}; some score plugins not evaluated)",
+                best_parts(one)
+            )?,
+            [one] => writeln!(out, "Best node: {one} ({})", best_parts(one))?,
+            many if !complete => writeln!(
+                out,
+                "Highest scores so far (tie; some score plugins not evaluated): {}",
+                many.join(", ")
+            )?,
             many => writeln!(
                 out,
                 "Best nodes (tie, the scheduler picks one at random): {}",
                 many.join(", ")
             )?,
         }
-        if let Some(msg) = &s.failed_scheduling_message {
-            writeln!(out, "FailedScheduling: {}", p.bad(msg))?;
+    }
+    if let Some(c) = &doc.current {
+        let line = match (c.in_cluster, c.verdict) {
+            (false, _) => format!(
+                "Runs on: {} (not in the cluster state: the node is gone)",
+                c.node
+            ),
+            (true, Some(Verdict::Infeasible)) => format!(
+                "Runs on: {}; {}: {} (rules are IgnoredDuringExecution, so it keeps running)",
+                c.node,
+                p.bad("would not be chosen today"),
+                c.reasons.join("; ")
+            ),
+            (true, Some(Verdict::Unknown)) => format!(
+                "Runs on: {}; passes every evaluated rule today, rank {} of {}",
+                c.node,
+                c.rank.unwrap_or_default(),
+                c.candidates
+            ),
+            (true, _) => format!(
+                "Runs on: {}; still satisfies every rule; rank {} of {} candidates{}",
+                c.node,
+                c.rank.unwrap_or_default(),
+                c.candidates,
+                if c.best { " (best)" } else { "" }
+            ),
+        };
+        writeln!(out, "{line}")?;
+    }
+    if let Some(msg) = &s.failed_scheduling_message {
+        let incomplete = s.failed_scheduling_message_complete == Some(false);
+        writeln!(
+            out,
+            "FailedScheduling: {}{}",
+            p.bad(msg),
+            if incomplete {
+                " [preemption part not evaluated, see notes]"
+            } else {
+                ""
+            }
+        )?;
+    }
+    for pf in &doc.post_filter {
+        if let Some(note) = &pf.note {
+            writeln!(out, "Note: {}: {note}", pf.plugin)?;
         }
-        for note in &doc.notes {
-            writeln!(out, "Note: {note}")?;
+    }
+    for note in &doc.notes {
+        writeln!(out, "Note: {note}")?;
+    }
+    for err in &doc.errors {
+        writeln!(out, "Error: {}", p.bad(err))?;
+    }
+    writeln!(out)
+}
+
+/// The rows to list: every node, or on a big cluster the best candidates plus the nodes the
+/// user asked about. Returns the indexes and whether some were left out.
+fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
+    if opts.all_nodes || doc.nodes.len() <= GROUP_ABOVE {
+        return ((0..doc.nodes.len()).collect(), false);
+    }
+    let current = doc.current.as_ref().map(|c| c.node.as_str());
+    let mut shown = Vec::new();
+    let mut candidates = 0;
+    for (i, n) in doc.nodes.iter().enumerate() {
+        let candidate = n.verdict != Verdict::Infeasible;
+        if candidate {
+            candidates += 1;
         }
-        for err in &doc.errors {
-            writeln!(out, "Error: {}", p.bad(err))?;
+        if (candidate && candidates <= TOP)
+            || opts.nodes.contains(&n.name)
+            || Some(n.name.as_str()) == current
+        {
+            shown.push(i);
         }
-        writeln!(out)?;
+    }
+    (shown, true)
+}
+
+/// Nodes left out of a grouped table, counted by what decides them.
+fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
+    let mut lower = 0;
+    let mut unknown = 0;
+    let mut by_reason: std::collections::BTreeMap<String, usize> = Default::default();
+    for (i, n) in doc.nodes.iter().enumerate() {
+        if shown.contains(&i) {
+            continue;
+        }
+        match n.verdict {
+            Verdict::Feasible => lower += 1,
+            Verdict::Unknown => unknown += 1,
+            Verdict::Infeasible => {
+                let reason = n
+                    .reported
+                    .as_ref()
+                    .map(|r| r.reason.clone())
+                    .unwrap_or_default();
+                *by_reason.entry(reason).or_default() += 1;
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    if lower > 0 {
+        lines.push(format!("{lower} {} with lower scores", p.ok("✓ feasible")));
+    }
+    if unknown > 0 {
+        lines.push(format!("{unknown} {}", p.unknown("? unknown")));
+    }
+    let mut rejected: Vec<(String, usize)> = by_reason.into_iter().collect();
+    rejected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (reason, count) in rejected {
+        lines.push(format!("{count} {} {reason}", p.bad("✗")));
+    }
+    lines
+}
+
+pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
+    let p = Paint { on: opts.color };
+    if !opts.no_headers {
+        header(out, doc, &p)?;
     }
     let mut t = Table::new();
     t.load_preset(presets::NOTHING)
@@ -292,19 +499,35 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         t.set_width(w);
     }
     if !opts.no_headers {
-        t.set_header([
+        let mut head = vec![
             "NODE", "FITS", "NODE AFF", "TAINTS", "POD AFF", "ANTI-AFF", "OTHER", "SCORE",
-        ]);
+        ];
+        if opts.wide {
+            head.extend([
+                "SCORE PARTS (x weight)",
+                "RANK",
+                "REPORTED BY THE SCHEDULER",
+            ]);
+        }
+        t.set_header(head);
     }
-    for n in &doc.nodes {
+    let current = doc.current.as_ref().map(|c| c.node.as_str());
+    let (shown, grouped) = rows_shown(doc, opts);
+    for &i in &shown {
+        let n = &doc.nodes[i];
         let (aff, anti) = pod_affinity_cells(n, doc);
         let verdict = match n.verdict {
             Verdict::Feasible => "✓ yes",
             Verdict::Infeasible => "✗ no",
             Verdict::Unknown => "? unknown",
         };
-        t.add_row([
-            n.name.clone(),
+        let name = if Some(n.name.as_str()) == current {
+            format!("{} (current)", n.name)
+        } else {
+            n.name.clone()
+        };
+        let mut row = vec![
+            name,
             verdict.to_string(),
             node_affinity_cell(n),
             taints_cell(n),
@@ -312,9 +535,40 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             anti,
             other_cell(n),
             n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
-        ]);
+        ];
+        if opts.wide {
+            row.push(if n.score.is_some() {
+                score_parts(n)
+            } else {
+                "-".into()
+            });
+            row.push(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()));
+            row.push(
+                n.reported
+                    .as_ref()
+                    .map(|r| format!("{}: {}", r.plugin, r.reason))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        t.add_row(row);
+    }
+    // Names, verdicts and scores never wrap; rule cells take the rest of the width.
+    for i in [0usize, 1, 7] {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
     }
     writeln!(out, "{t}")?;
+    if grouped {
+        writeln!(
+            out,
+            "\n{} more nodes (--all-nodes lists every one):",
+            doc.nodes.len() - shown.len()
+        )?;
+        for line in groups(doc, &shown, &p) {
+            writeln!(out, "  {line}")?;
+        }
+    }
     for name in &opts.nodes {
         match doc.nodes.iter().find(|n| &n.name == name) {
             Some(n) => drill_down(out, doc, n, &p)?,

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::{
     Code, Evaluation, FilterDetails, PreFilterReport, PreScoreReport, ReportedStatus, ScoreDetails,
-    Verdict,
+    Verdict, fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -34,6 +35,16 @@ pub struct Explanation {
     pub nodes: Vec<NodeReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<TermTables>,
+    /// PostFilter plugins (only when no node can take the pod): the tail of the
+    /// FailedScheduling message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub post_filter: Vec<PostFilterReport>,
+    /// For a pod that runs already: its node, judged as if it were scheduled today.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<CurrentNode>,
+    /// For a DaemonSet: where its controller would create pods and where they would run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon_set: Option<DaemonSetPlacement>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
     pub notes: Vec<String>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
@@ -64,6 +75,49 @@ pub struct Summary {
     /// What the scheduler would write in the FailedScheduling event when no node fits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_scheduling_message: Option<String>,
+    /// False when part of that message (a PostFilter plugin's) could not be evaluated: the
+    /// real message has more after what is shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_scheduling_message_complete: Option<bool>,
+}
+
+/// A running pod's node. Scheduling rules are IgnoredDuringExecution: a pod keeps running
+/// where its node no longer satisfies them; this says whether it still would be placed there.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentNode {
+    pub node: String,
+    /// False when the node is not in the cluster state any more.
+    pub in_cluster: bool,
+    /// The node's verdict today, the pod itself left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Every Filter reason that rejects the node today (empty when it still passes).
+    pub reasons: Vec<String>,
+    /// 1-based rank among the candidates (ties share a rank).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<usize>,
+    /// How many nodes are candidates (feasible or unknown).
+    pub candidates: usize,
+    /// Whether the node has the highest total (alone or in a tie).
+    pub best: bool,
+}
+
+/// A DaemonSet's pods are created by its controller, one per node, pinned to that node with a
+/// `metadata.name` node-affinity field and given the daemon tolerations. The controller skips
+/// nodes whose node selector/affinity or NoSchedule/NoExecute taints reject the pod; the
+/// scheduler then only places each pod on its own node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetPlacement {
+    /// Nodes where the pod would be created and scheduled.
+    pub runs: Vec<String>,
+    /// Nodes where the pod would be created but stay Pending (another filter rejects it).
+    pub pending: Vec<String>,
+    /// Nodes where the controller creates no pod.
+    pub not_created: Vec<String>,
+    /// Nodes whose verdict depends on a plugin that was not evaluated.
+    pub unknown: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -125,41 +179,51 @@ pub struct Context {
     pub pod: PodRef,
     pub scheduler: SchedulerInfo,
     pub notes: Vec<String>,
+    /// The node a running pod is bound to.
+    pub current_node: Option<String>,
+    /// The pod is a DaemonSet's template.
+    pub daemon_set: bool,
 }
 
-/// `FitError.Error()`: "0/N nodes are available: " then either the PreFilter message or the
-/// histogram of node reasons ("2 node(s) ..., 1 ...", sorted as strings), ending with ".".
-pub fn failed_scheduling_message(eval: &Evaluation) -> Option<String> {
-    let n = eval.nodes.len();
+/// `FitError.Error()`: the reasons (see [`fit_error_message`]), then the PostFilter plugins'
+/// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
+/// plugin was evaluated).
+pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
     if eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
         return None;
     }
-    let mut msg = format!("0/{n} nodes are available:");
     let prefilter = eval
         .pre_filter
         .iter()
         .find(|p| p.result == "Rejected")
-        .and_then(|p| p.status.as_ref());
-    if let Some(s) = prefilter {
-        msg.push_str(&format!(" {}.", s.message()));
-        return Some(msg);
-    }
-    let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
-    for node in &eval.nodes {
-        if let Some(r) = &node.reported {
-            // Each reason of a multi-reason status counts on its own.
-            for reason in node_reasons(node, r) {
-                *histogram.entry(reason).or_default() += 1;
-            }
-        }
-    }
-    let mut parts: Vec<String> = histogram
-        .into_iter()
-        .map(|(reason, count)| format!("{count} {reason}"))
+        .and_then(|p| p.status.as_ref())
+        .map(|s| s.message());
+    let reasons: Vec<String> = eval
+        .nodes
+        .iter()
+        .filter_map(|node| node.reported.as_ref().map(|r| node_reasons(node, r)))
+        .flatten()
         .collect();
-    parts.sort();
-    msg.push_str(&format!(" {}.", parts.join(", ")));
-    Some(msg)
+    let mut msg = fit_error_message(
+        eval.nodes.len(),
+        prefilter.as_deref(),
+        reasons.iter().map(String::as_str),
+    );
+    let tail: Vec<&str> = eval
+        .post_filter
+        .iter()
+        .filter_map(|p| p.message.as_deref())
+        .collect();
+    if !tail.is_empty() {
+        msg.push(' ');
+        msg.push_str(&tail.join(", "));
+    }
+    Some((
+        msg,
+        eval.post_filter
+            .iter()
+            .all(|p| p.evaluated || p.note.is_none()),
+    ))
 }
 
 fn node_reasons(node: &crate::scheduler::NodeResult, r: &ReportedStatus) -> Vec<String> {
@@ -174,7 +238,11 @@ fn node_reasons(node: &crate::scheduler::NodeResult, r: &ReportedStatus) -> Vec<
 
 impl Explanation {
     pub fn new(eval: Evaluation, ctx: Context) -> Explanation {
-        let failed_scheduling_message = failed_scheduling_message(&eval);
+        let failed = if ctx.daemon_set {
+            None
+        } else {
+            failed_scheduling_message(&eval)
+        };
         let mut nodes: Vec<NodeReport> = eval
             .nodes
             .into_iter()
@@ -255,11 +323,40 @@ impl Explanation {
             .first()
             .filter(|n| n.verdict != Verdict::Infeasible)
             .and_then(|n| n.score);
-        let selected = nodes
+        let selected: Vec<String> = if ctx.daemon_set {
+            Vec::new()
+        } else {
+            nodes
+                .iter()
+                .filter(|n| n.verdict != Verdict::Infeasible && n.score == best)
+                .map(|n| n.name.clone())
+                .collect()
+        };
+        let candidates = nodes
             .iter()
-            .filter(|n| n.verdict != Verdict::Infeasible && n.score == best)
-            .map(|n| n.name.clone())
-            .collect();
+            .filter(|n| n.verdict != Verdict::Infeasible)
+            .count();
+        let current = ctx.current_node.as_ref().map(|name| {
+            let report = nodes.iter().find(|n| &n.name == name);
+            CurrentNode {
+                node: name.clone(),
+                in_cluster: report.is_some(),
+                verdict: report.map(|n| n.verdict),
+                reasons: report
+                    .map(|n| {
+                        n.filters
+                            .iter()
+                            .filter(|f| f.pass == Some(false))
+                            .filter_map(|f| f.reason.clone())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                rank: report.and_then(|n| n.rank),
+                candidates,
+                best: selected.contains(name),
+            }
+        });
+        let daemon_set = ctx.daemon_set.then(|| daemon_set_placement(&nodes));
         Explanation {
             api_version: API_VERSION,
             kind: KIND,
@@ -276,14 +373,60 @@ impl Explanation {
                     .filter(|n| n.verdict == Verdict::Unknown)
                     .count(),
                 selected,
-                failed_scheduling_message,
+                failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
+                failed_scheduling_message: failed.map(|(m, _)| m),
             },
             pre_filter: eval.pre_filter,
             pre_score: eval.pre_score,
             nodes,
             pod_terms: eval.pod_terms,
+            post_filter: if ctx.daemon_set {
+                Vec::new()
+            } else {
+                eval.post_filter
+            },
+            current,
+            daemon_set,
             notes: ctx.notes,
             errors: eval.errors,
         }
     }
+}
+
+/// Plugins whose rejection means the DaemonSet controller creates no pod on the node
+/// (`NodeShouldRunDaemonPod`: node name, node selector/affinity, taints).
+const DAEMON_PREDICATES: &[&str] = &["NodeName", "NodeAffinity", "TaintToleration"];
+
+fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
+    let mut out = DaemonSetPlacement {
+        runs: Vec::new(),
+        pending: Vec::new(),
+        not_created: Vec::new(),
+        unknown: Vec::new(),
+    };
+    for n in nodes {
+        let skipped_by_controller = n
+            .filters
+            .iter()
+            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&f.plugin.as_str()));
+        let list = if skipped_by_controller {
+            &mut out.not_created
+        } else {
+            match n.verdict {
+                Verdict::Feasible => &mut out.runs,
+                Verdict::Infeasible => &mut out.pending,
+                Verdict::Unknown => &mut out.unknown,
+            }
+        };
+        list.push(n.name.clone());
+    }
+    for l in [
+        &mut out.runs,
+        &mut out.pending,
+        &mut out.not_created,
+        &mut out.unknown,
+    ] {
+        l.sort();
+    }
+    out
 }

@@ -6,6 +6,7 @@
 //! reasons a node is rejected; the result still marks the one status the scheduler itself
 //! would record. Nothing here touches a client, a terminal or a clock.
 
+pub mod default_preemption;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
@@ -14,7 +15,7 @@ pub mod profile;
 pub mod selector;
 pub mod taint_toleration;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -235,6 +236,8 @@ pub struct Evaluation {
     /// Pod (anti-)affinity terms with their matching pods per topology domain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<inter_pod_affinity::TermTables>,
+    /// PostFilter outcomes (only when no node can take the pod).
+    pub post_filter: Vec<default_preemption::PostFilterReport>,
 }
 
 /// The scheduler-side interface every modelled plugin implements. Defaults describe a plugin
@@ -582,13 +585,48 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         nodes[c].total = Some(nodes[c].scores.iter().filter_map(|s| s.weighted).sum());
     }
     let pod_terms = plugins.iter().find_map(|(_, p)| p.term_tables());
+    let post_filter = if nodes.iter().all(|n| n.verdict == Verdict::Infeasible) {
+        default_preemption::post_filter(input, &profile.post_filter, &nodes)
+    } else {
+        Vec::new()
+    };
     Evaluation {
         pre_filter,
         pre_score,
         nodes,
         errors,
         pod_terms,
+        post_filter,
     }
+}
+
+/// `FitError.Error()`'s first part: "0/N nodes are available: " then the PreFilter message, or
+/// the histogram of reasons ("2 node(s) ..., 1 ..."; each reason of a multi-reason status
+/// counted on its own; sorted as strings, so "10 x" sorts before "2 y" as upstream's does),
+/// ending with ".". The PostFilter tail is appended by the caller.
+pub fn fit_error_message<'a>(
+    num_nodes: usize,
+    pre_filter: Option<&str>,
+    reasons: impl Iterator<Item = &'a str>,
+) -> String {
+    let mut msg = format!("0/{num_nodes} nodes are available:");
+    if let Some(m) = pre_filter {
+        msg.push_str(&format!(" {m}."));
+        return msg;
+    }
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in reasons {
+        *histogram.entry(r).or_default() += 1;
+    }
+    let mut parts: Vec<String> = histogram
+        .into_iter()
+        .map(|(reason, count)| format!("{count} {reason}"))
+        .collect();
+    parts.sort();
+    if !parts.is_empty() {
+        msg.push_str(&format!(" {}.", parts.join(", ")));
+    }
+    msg
 }
 
 /// `helper.DefaultNormalizeScore`: scale to 0..=100 by the maximum (integer division);

@@ -39,6 +39,7 @@ const PRE_FILTER: u8 = 1;
 const FILTER: u8 = 2;
 const PRE_SCORE: u8 = 4;
 const SCORE: u8 = 8;
+const POST_FILTER: u8 = 16;
 
 /// The extension points each in-tree plugin implements (what MultiPoint expands it into).
 fn extension_points(name: &str) -> Option<u8> {
@@ -46,13 +47,15 @@ fn extension_points(name: &str) -> Option<u8> {
         "NodeUnschedulable" | "NodeName" => FILTER,
         "TaintToleration" => FILTER | PRE_SCORE | SCORE,
         "NodeAffinity" | "InterPodAffinity" | "PodTopologySpread" | "NodeResourcesFit"
-        | "VolumeBinding" | "DynamicResources" => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
+        | "VolumeBinding" => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
+        "DynamicResources" => PRE_FILTER | FILTER | POST_FILTER | PRE_SCORE | SCORE,
         "NodePorts" | "VolumeRestrictions" | "NodeVolumeLimits" | "VolumeZone" => {
             PRE_FILTER | FILTER
         }
         "NodeResourcesBalancedAllocation" => PRE_SCORE | SCORE,
         "ImageLocality" => SCORE,
-        "SchedulingGates" | "PrioritySort" | "DefaultPreemption" | "DefaultBinder" => 0,
+        "DefaultPreemption" => POST_FILTER,
+        "SchedulingGates" | "PrioritySort" | "DefaultBinder" => 0,
         _ => return None,
     })
 }
@@ -154,6 +157,8 @@ pub struct Profile {
     pub pre_score: Vec<String>,
     /// Score plugins in order with their weights.
     pub score: Vec<(String, i64)>,
+    /// PostFilter plugins in order: they write the tail of the FailedScheduling message.
+    pub post_filter: Vec<String>,
     pub node_affinity: NodeAffinityArgs,
     pub inter_pod_affinity: InterPodAffinityArgs,
     /// Plugin args we keep but do not interpret yet (by plugin name).
@@ -194,6 +199,8 @@ struct Plugins {
     pre_score: PluginSet,
     #[serde(default)]
     score: PluginSet,
+    #[serde(default)]
+    post_filter: PluginSet,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -435,6 +442,12 @@ impl Profile {
         let filter = expand(FILTER, "filter", &multi_point, &plugins.filter)?;
         let pre_score = expand(PRE_SCORE, "preScore", &multi_point, &plugins.pre_score)?;
         let score_names = expand(SCORE, "score", &multi_point, &plugins.score)?;
+        let post_filter = expand(
+            POST_FILTER,
+            "postFilter",
+            &multi_point,
+            &plugins.post_filter,
+        )?;
         // getScoreWeights: the Score extension point's weight wins over MultiPoint's; 0 => 1.
         let (score_enabled, _) = merge_plugin_set(&[], &plugins.score);
         let mut score = Vec::new();
@@ -459,6 +472,7 @@ impl Profile {
             filter,
             pre_score,
             score,
+            post_filter,
             node_affinity: NodeAffinityArgs::default(),
             inter_pod_affinity: InterPodAffinityArgs::default(),
             other_args: BTreeMap::new(),

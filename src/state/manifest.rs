@@ -107,6 +107,41 @@ pub(crate) fn pods_from_objects(
     Ok(pods)
 }
 
+/// What the DaemonSet controller adds to each pod it creates (`AddOrUpdateDaemonPodTolerations`):
+/// tolerations for the node conditions a daemon must survive, and for cordoned nodes. Returns
+/// how many were added (an identical toleration already present is not added twice).
+pub fn add_daemon_tolerations(pod: &mut core::Pod) -> usize {
+    let Some(spec) = pod.spec.as_mut() else {
+        return 0;
+    };
+    let mut wanted = vec![
+        ("node.kubernetes.io/not-ready", "NoExecute"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    ];
+    if spec.host_network == Some(true) {
+        wanted.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
+    }
+    let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
+    let mut added = 0;
+    for (key, effect) in wanted {
+        let t = core::Toleration {
+            key: Some(key.to_string()),
+            operator: Some("Exists".to_string()),
+            effect: Some(effect.to_string()),
+            ..Default::default()
+        };
+        if !tolerations.contains(&t) {
+            tolerations.push(t);
+            added += 1;
+        }
+    }
+    added
+}
+
 /// What kube-apiserver does to pod affinity terms at creation (`applyMatchLabelKeysAndMismatchLabelKeys`):
 /// each `matchLabelKeys` key present in the pod's labels becomes `key In (value)` and each
 /// `mismatchLabelKeys` key `key NotIn (value)` in a term with a label selector. Returns how

@@ -14,7 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
-pub use manifest::{ManifestPod, merge_match_label_keys, read_pod_manifests};
+pub use manifest::{
+    ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
+};
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
@@ -142,6 +144,13 @@ pub struct Pod {
     /// Parse errors in the pod's affinity label selectors (rejected by API validation, so only
     /// seen in hand-written manifests): upstream fails PreFilter/PreScore for such a pod.
     pub affinity_errors: Vec<String>,
+    /// `spec.priority` (set by admission from the PriorityClass); 0 when absent, as upstream's
+    /// `corev1helpers.PodPriority`. Preemption only ever evicts pods of lower priority.
+    pub priority: i32,
+    /// `spec.preemptionPolicy: Never`: the pod never preempts others.
+    pub preempt_never: bool,
+    /// The pod references ResourceClaims (dynamic resource allocation).
+    pub has_resource_claims: bool,
 }
 
 impl Pod {
@@ -183,6 +192,11 @@ impl Pod {
                 .collect(),
             pod_affinity,
             affinity_errors: errors,
+            priority: spec.and_then(|s| s.priority).unwrap_or(0),
+            preempt_never: spec.and_then(|s| s.preemption_policy.as_deref()) == Some("Never"),
+            has_resource_claims: spec
+                .and_then(|s| s.resource_claims.as_ref())
+                .is_some_and(|c| !c.is_empty()),
         }
     }
 
@@ -359,6 +373,11 @@ impl ClusterState {
 
     /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
     /// that is not an existing pod.
+    /// Every pod read, existing or not.
+    pub fn all_pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.iter().chain(&self.other_pods)
+    }
+
     pub fn find_pod(&self, id: &PodRef) -> Option<FoundPod<'_>> {
         if let Some(i) = self.pods.iter().position(|p| &p.id == id) {
             return Some(FoundPod::Existing(i));

@@ -1,0 +1,77 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_affinity_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_kubectl_affinity_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_affinity_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_affinity_using_subcommand
+    set -l cmd (__fish_kubectl_affinity_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "explain" -d 'Explain the placement of an existing pod: every node, every rule, the score'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "whatif" -d 'Evaluate a pod manifest that is not created yet (a Pod or a workload\'s pod template)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "completion" -d 'Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "__complete" -d 'Answers kubectl\'s plugin completion (cobra\'s __complete protocol); called by the kubectl_complete-affinity shim'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s n -l namespace -d 'Namespace of the pod (default: the manifest\'s, else "default")' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l snapshot -d 'Read the cluster from a file written by `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of a live cluster' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
+wide\t'The table plus the score parts per plugin and the reason the scheduler records'
+json\t''
+yaml\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l exit-code -d 'Exit with code 3 when no node can take the pod'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l no-headers -d 'Leave out the header lines and the column headers'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s V -l version -d 'Print version'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s f -l filename -d 'The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or PodTemplate ("-" reads standard input)' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s n -l namespace -d 'Namespace of the pod (default: the manifest\'s, else "default")' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of a live cluster' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
+wide\t'The table plus the score parts per plugin and the reason the scheduler records'
+json\t''
+yaml\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l no-headers -d 'Leave out the header lines and the column headers'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s V -l version -d 'Print version'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -s h -l help -d 'Print help'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -s V -l version -d 'Print version'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand help; and not __fish_seen_subcommand_from explain whatif completion __complete help" -f -a "explain" -d 'Explain the placement of an existing pod: every node, every rule, the score'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand help; and not __fish_seen_subcommand_from explain whatif completion __complete help" -f -a "whatif" -d 'Evaluate a pod manifest that is not created yet (a Pod or a workload\'s pod template)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand help; and not __fish_seen_subcommand_from explain whatif completion __complete help" -f -a "completion" -d 'Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand help; and not __fish_seen_subcommand_from explain whatif completion __complete help" -f -a "__complete" -d 'Answers kubectl\'s plugin completion (cobra\'s __complete protocol); called by the kubectl_complete-affinity shim'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand help; and not __fish_seen_subcommand_from explain whatif completion __complete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
