@@ -141,6 +141,11 @@ pub fn load_profile(common: &CommonArgs, scheduler_name: &str) -> Result<Profile
     }
 }
 
+/// A storage/DRA plugin whose PreFilter skips this pod is decided exactly (it passes).
+fn storage_skips(name: &str, pod: &Pod) -> bool {
+    crate::scheduler::storage::Kind::from_name(name).is_some_and(|k| k.relevant(pod).is_none())
+}
+
 fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
     let mut notes = Vec::new();
     let mut missing: Vec<&str> = profile
@@ -148,7 +153,7 @@ fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
         .iter()
         .chain(profile.score.iter().map(|(n, _)| n))
         .map(String::as_str)
-        .filter(|n| !is_implemented(n))
+        .filter(|n| !is_implemented(n) && !storage_skips(n, pod))
         .collect();
     missing.sort();
     missing.dedup();

@@ -104,7 +104,10 @@ fn explain_pending_pod_shows_the_taint_on_the_gpu_node() {
 fn explain_running_pod_leaves_itself_out() {
     let doc = json(&["explain", "pod/api-7d9c", "-n", "default"]);
     let notes = doc["notes"].to_string();
-    assert!(notes.contains("evaluated as if it were scheduled now"), "{notes}");
+    assert!(
+        notes.contains("evaluated as if it were scheduled now"),
+        "{notes}"
+    );
     assert_eq!(doc["current"]["node"], "worker-b-1");
     assert_eq!(doc["current"]["inCluster"], true);
     assert_eq!(doc["current"]["rank"], node(&doc, "worker-b-1")["rank"]);

@@ -13,6 +13,7 @@ pub mod node_name;
 pub mod node_unschedulable;
 pub mod profile;
 pub mod selector;
+pub mod storage;
 pub mod taint_toleration;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -284,12 +285,22 @@ fn instantiate<'a>(
             input,
             profile.inter_pod_affinity,
         )),
-        _ => return None,
+        other => match storage::Kind::from_name(other) {
+            Some(kind) if kind.relevant(input.pod).is_none() => {
+                Box::new(storage::Skipped::new(input))
+            }
+            _ => return None,
+        },
     })
 }
 
-fn not_evaluated_reason(name: &str) -> String {
-    format!("{name} is not evaluated by this version of kubectl-affinity")
+fn not_evaluated_reason(name: &str, pod: &Pod) -> String {
+    match storage::Kind::from_name(name).and_then(|k| k.relevant(pod)) {
+        Some(why) => format!(
+            "{name} is not evaluated: {why}, and kubectl-affinity does not read the objects it checks"
+        ),
+        None => format!("{name} is not evaluated by this version of kubectl-affinity"),
+    }
 }
 
 /// Runs the scheduling cycle for `input.pod` under `profile`.
@@ -406,7 +417,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                         pass: None,
                         status: None,
                         skipped: false,
-                        not_evaluated: Some(not_evaluated_reason(name)),
+                        not_evaluated: Some(not_evaluated_reason(name, input.pod)),
                         details: None,
                     }
                 }
@@ -534,7 +545,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             for &c in &candidates {
                 nodes[c]
                     .scores
-                    .push(blank(Some(not_evaluated_reason(name)), false));
+                    .push(blank(Some(not_evaluated_reason(name, input.pod)), false));
             }
             continue;
         };

@@ -151,6 +151,44 @@ pub struct Pod {
     pub preempt_never: bool,
     /// The pod references ResourceClaims (dynamic resource allocation).
     pub has_resource_claims: bool,
+    /// What kinds of volumes the pod has, for the storage plugins' PreFilter.
+    pub volumes: VolumeKinds,
+}
+
+/// The volume kinds the storage plugins look at (their PreFilter skips pods without them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VolumeKinds {
+    /// `persistentVolumeClaim` volumes.
+    pub claims: bool,
+    /// Generic `ephemeral` volumes (each becomes a PVC).
+    pub ephemeral: bool,
+    /// GCE PD, AWS EBS, RBD or iSCSI: VolumeRestrictions checks conflicts between them.
+    pub restricted_inline: bool,
+    /// In-tree volumes migratable to CSI (GCE PD, AWS EBS, Azure Disk/File, Cinder, vSphere,
+    /// Portworx): NodeVolumeLimits counts them.
+    pub migratable_inline: bool,
+}
+
+impl VolumeKinds {
+    fn of(volumes: &[core::Volume]) -> VolumeKinds {
+        let mut k = VolumeKinds::default();
+        for v in volumes {
+            k.claims |= v.persistent_volume_claim.is_some();
+            k.ephemeral |= v.ephemeral.is_some();
+            k.restricted_inline |= v.gce_persistent_disk.is_some()
+                || v.aws_elastic_block_store.is_some()
+                || v.rbd.is_some()
+                || v.iscsi.is_some();
+            k.migratable_inline |= v.gce_persistent_disk.is_some()
+                || v.aws_elastic_block_store.is_some()
+                || v.azure_disk.is_some()
+                || v.azure_file.is_some()
+                || v.cinder.is_some()
+                || v.vsphere_volume.is_some()
+                || v.portworx_volume.is_some();
+        }
+        k
+    }
 }
 
 impl Pod {
@@ -197,6 +235,7 @@ impl Pod {
             has_resource_claims: spec
                 .and_then(|s| s.resource_claims.as_ref())
                 .is_some_and(|c| !c.is_empty()),
+            volumes: VolumeKinds::of(spec.and_then(|s| s.volumes.as_deref()).unwrap_or_default()),
         }
     }
 
