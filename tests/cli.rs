@@ -256,3 +256,22 @@ fn bad_feature_gate_and_bad_manifest_field_are_reported() {
         "{err}"
     );
 }
+
+#[test]
+fn whatif_daemonset_places_one_pod_per_node() {
+    let doc = json(&["whatif", "-f", "examples/fluentd-daemonset.yaml"]);
+    let ds = &doc["daemonSet"];
+    // The GPU node's taint is not tolerated: the controller creates no pod there.
+    assert_eq!(ds["notCreated"], serde_json::json!(["gpu-c-1"]));
+    // The cordoned node is tolerated by the daemon tolerations the controller adds.
+    let c2 = node(&doc, "worker-c-2");
+    assert_eq!(filter(c2, "NodeUnschedulable")["pass"], true);
+    // The control-plane taint is tolerated by the manifest itself.
+    assert_eq!(
+        filter(node(&doc, "control-plane-1"), "TaintToleration")["pass"],
+        true
+    );
+    // No single "best node" for pods pinned one per node.
+    assert_eq!(doc["summary"]["selected"], serde_json::json!([]));
+    assert!(doc["summary"]["failedSchedulingMessage"].is_null());
+}

@@ -498,6 +498,8 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     if let Some(w) = opts.width {
         t.set_width(w);
     }
+    // A DaemonSet pod is pinned to its node: there is nothing to rank.
+    let daemon = doc.daemon_set.is_some();
     if !opts.no_headers {
         let mut head = vec![
             "NODE", "FITS", "NODE AFF", "TAINTS", "POD AFF", "ANTI-AFF", "OTHER", "SCORE",
@@ -534,15 +536,19 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             aff,
             anti,
             other_cell(n),
-            n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
         ];
+        if !daemon {
+            row.push(n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()));
+        }
         if opts.wide {
-            row.push(if n.score.is_some() {
-                score_parts(n)
-            } else {
-                "-".into()
-            });
-            row.push(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()));
+            if !daemon {
+                row.push(if n.score.is_some() {
+                    score_parts(n)
+                } else {
+                    "-".into()
+                });
+                row.push(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()));
+            }
             row.push(
                 n.reported
                     .as_ref()
@@ -553,7 +559,8 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         t.add_row(row);
     }
     // Names, verdicts and scores never wrap; rule cells take the rest of the width.
-    for i in [0usize, 1, 7] {
+    let fixed: &[usize] = if daemon { &[0, 1] } else { &[0, 1, 7] };
+    for &i in fixed {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
         }
