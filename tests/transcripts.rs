@@ -1,0 +1,120 @@
+//! Transcripts of every output on the bundled demo: each example manifest through `whatif`,
+//! and `explain` of a pending and a running pod, as the table (with drill-down), wide, JSON and
+//! YAML. Each transcript is a snapshot (tests/snapshots/) holding the command line and its
+//! exact output, so any change to what users see fails here and shows up in review.
+//! After an intended change: `INSTA_UPDATE=always cargo test --test transcripts`, then read
+//! the diff of tests/snapshots/ before committing it.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-affinity");
+
+fn transcript(args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run binary");
+    let mut text = format!("$ kubectl affinity {}\n", args.join(" "));
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    if !out.stderr.is_empty() {
+        text.push_str("--- stderr\n");
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    text.push_str(&format!("--- exit {}\n", out.status.code().unwrap_or(-1)));
+    text
+}
+
+const SNAPSHOT: [&str; 2] = ["--snapshot", "examples/cluster.yaml"];
+
+/// Every output format of one command; `drill` nodes get a drill-down in the table.
+fn all_outputs(name: &str, command: &[&str], drill: &[&str]) {
+    let mut base: Vec<&str> = command.to_vec();
+    base.extend(SNAPSHOT);
+    let mut table = base.clone();
+    for n in drill {
+        table.extend(["--node", n]);
+    }
+    insta::assert_snapshot!(format!("{name}-table"), transcript(&table));
+    let mut wide = base.clone();
+    wide.extend(["-o", "wide"]);
+    insta::assert_snapshot!(format!("{name}-wide"), transcript(&wide));
+    let mut json = base.clone();
+    json.extend(["-o", "json"]);
+    insta::assert_snapshot!(format!("{name}-json"), transcript(&json));
+    let mut yaml = base;
+    yaml.extend(["-o", "yaml"]);
+    insta::assert_snapshot!(format!("{name}-yaml"), transcript(&yaml));
+}
+
+#[test]
+fn whatif_every_example() {
+    let examples: &[(&str, &[&str])] = &[
+        ("nginx-nodeselector", &["worker-a-1"]),
+        ("pod-with-node-affinity", &["worker-a-1", "worker-c-1"]),
+        ("pod-with-affinity-preferred-weight", &["worker-b-1"]),
+        ("pod-with-pod-affinity", &["worker-a-1", "worker-b-2"]),
+        ("pod-with-toleration", &["gpu-c-1"]),
+        ("redis-cache", &["worker-a-1"]),
+        ("web-store", &["worker-a-1", "worker-b-2"]),
+        ("fluentd-daemonset", &["gpu-c-1"]),
+    ];
+    for (example, drill) in examples {
+        let file = format!("examples/{example}.yaml");
+        all_outputs(
+            &format!("whatif-{example}"),
+            &["whatif", "-f", &file],
+            drill,
+        );
+    }
+}
+
+#[test]
+fn explain_pending_pods() {
+    all_outputs(
+        "explain-pending-gpu",
+        &["explain", "pending-gpu", "-n", "default"],
+        &["gpu-c-1", "worker-a-1"],
+    );
+    all_outputs(
+        "explain-pending-batch",
+        &["explain", "pod/feature-extract-kq7wz", "-n", "batch"],
+        &["worker-b-2"],
+    );
+}
+
+#[test]
+fn explain_running_pod() {
+    all_outputs(
+        "explain-running-api",
+        &["explain", "api-7d9c", "-n", "default"],
+        &["worker-b-1"],
+    );
+}
+
+#[test]
+fn errors_and_exit_codes() {
+    insta::assert_snapshot!(
+        "error-pod-not-found",
+        transcript(&[
+            "explain",
+            "nope",
+            "-n",
+            "default",
+            "--snapshot",
+            "examples/cluster.yaml"
+        ])
+    );
+    insta::assert_snapshot!(
+        "exit-code-no-feasible-node",
+        transcript(&[
+            "explain",
+            "pending-gpu",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "--exit-code",
+            "--no-headers"
+        ])
+    );
+}
