@@ -37,6 +37,12 @@ pub fn read_pod_manifests(path: &Path) -> Result<Vec<ManifestPod>, SourceError> 
     pods_from_objects(&objects, &name)
 }
 
+/// Parses Pods or workloads from text; `source` names it in errors.
+pub fn read_pod_manifests_str(text: &str, source: &str) -> Result<Vec<ManifestPod>, SourceError> {
+    let objects = super::read::objects_from_str(text, source)?;
+    pods_from_objects(&objects, source)
+}
+
 pub(crate) fn pods_from_objects(
     objects: &[Located],
     path: &str,

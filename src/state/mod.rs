@@ -16,6 +16,7 @@ use serde::Serialize;
 
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
+    read_pod_manifests_str,
 };
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
