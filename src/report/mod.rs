@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::scheduler::inter_pod_affinity::TermTables;
+use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
     Code, Evaluation, FilterDetails, PreFilterReport, PreScoreReport, ReportedStatus, ScoreDetails,
     Verdict,
@@ -34,6 +35,8 @@ pub struct Explanation {
     pub nodes: Vec<NodeReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<TermTables>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
     pub notes: Vec<String>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
@@ -282,6 +285,7 @@ impl Explanation {
             pre_score: eval.pre_score,
             nodes,
             pod_terms: eval.pod_terms,
+            topology_spread: eval.topology_spread,
             notes: ctx.notes,
             errors: eval.errors,
         }

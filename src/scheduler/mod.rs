@@ -10,6 +10,7 @@ pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_unschedulable;
+pub mod pod_topology_spread;
 pub mod profile;
 pub mod selector;
 pub mod taint_toleration;
@@ -131,6 +132,7 @@ pub enum FilterDetails {
     TaintToleration(taint_toleration::FilterDetails),
     NodeAffinity(Box<node_affinity::FilterDetails>),
     InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
+    PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
 }
 
 /// Per-plugin typed details of a score.
@@ -140,6 +142,7 @@ pub enum ScoreDetails {
     TaintToleration(taint_toleration::ScoreDetails),
     NodeAffinity(node_affinity::ScoreDetails),
     InterPodAffinity(inter_pod_affinity::ScoreDetails),
+    PodTopologySpread(pod_topology_spread::ScoreDetails),
 }
 
 /// One plugin's score for one candidate node.
@@ -235,6 +238,9 @@ pub struct Evaluation {
     /// Pod (anti-)affinity terms with their matching pods per topology domain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<inter_pod_affinity::TermTables>,
+    /// Topology spread constraints with their per-domain counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_spread: Option<pod_topology_spread::SpreadTables>,
 }
 
 /// The scheduler-side interface every modelled plugin implements. Defaults describe a plugin
@@ -259,6 +265,10 @@ pub(crate) trait Plugin {
     fn term_tables(&self) -> Option<inter_pod_affinity::TermTables> {
         None
     }
+    /// Extra tables for the report (topology spread domains).
+    fn spread_tables(&self) -> Option<pod_topology_spread::SpreadTables> {
+        None
+    }
 }
 
 fn instantiate<'a>(
@@ -280,6 +290,11 @@ fn instantiate<'a>(
         "InterPodAffinity" => Box::new(inter_pod_affinity::InterPodAffinity::new(
             input,
             profile.inter_pod_affinity,
+        )),
+        "PodTopologySpread" => Box::new(pod_topology_spread::PodTopologySpread::new(
+            input,
+            &profile.pod_topology_spread,
+            &profile.gates,
         )),
         _ => return None,
     })
@@ -582,12 +597,14 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         nodes[c].total = Some(nodes[c].scores.iter().filter_map(|s| s.weighted).sum());
     }
     let pod_terms = plugins.iter().find_map(|(_, p)| p.term_tables());
+    let topology_spread = plugins.iter().find_map(|(_, p)| p.spread_tables());
     Evaluation {
         pre_filter,
         pre_score,
         nodes,
         errors,
         pod_terms,
+        topology_spread,
     }
 }
 
