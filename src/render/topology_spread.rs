@@ -24,7 +24,7 @@ fn short_key(key: &str) -> &str {
     key.rsplit_once('/').map(|(_, k)| k).unwrap_or(key)
 }
 
-fn table<'a>(doc: &'a Explanation, i: usize) -> Option<&'a ConstraintTable> {
+fn table(doc: &Explanation, i: usize) -> Option<&ConstraintTable> {
     doc.topology_spread.as_ref()?.constraints.get(i)
 }
 
