@@ -864,6 +864,63 @@ mod tests {
     }
 
     #[test]
+    fn pod_topology_spread_args_are_defaulted_and_validated() {
+        let with = |args: serde_json::Value| {
+            let cfg = json!({
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"pluginConfig": [{"name": "PodTopologySpread", "args": args}]}]
+            });
+            Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+        };
+        let p = with(json!({})).unwrap();
+        assert_eq!(
+            p.pod_topology_spread.defaulting_type,
+            DefaultingType::System
+        );
+        assert_eq!(p.pod_topology_spread.default_constraints.len(), 2);
+        let p = with(json!({"defaultingType": "List"})).unwrap();
+        assert!(p.pod_topology_spread.default_constraints.is_empty());
+        let c = |key: &str, when: &str| json!({"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": when});
+        let cases = [
+            (
+                json!({"defaultingType": "Foo"}),
+                "c: pluginConfig PodTopologySpread args: defaultingType: Unsupported value: \"Foo\": supported values: \"System\", \"List\"",
+            ),
+            (
+                json!({"defaultConstraints": [c("zone", "DoNotSchedule")]}),
+                "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [c("zone", "DoNotSchedule"), c("zone", "DoNotSchedule")]}),
+                "defaultConstraints[1]: Duplicate value: \"{zone, DoNotSchedule}\"",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "Never"}]}),
+                "[defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), defaultConstraints[0].topologyKey: Required value: can not be empty, defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\"",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]}),
+                "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector",
+            ),
+        ];
+        for (args, want) in cases {
+            let err = with(args).unwrap_err();
+            assert!(err.0.contains(want), "{err} does not contain {want}");
+        }
+    }
+
+    #[test]
+    fn spread_gates_default_on() {
+        let g = FeatureGates::default();
+        assert!(g.node_inclusion_policy_in_pod_topology_spread());
+        assert!(g.match_label_keys_in_pod_topology_spread());
+        let g = FeatureGates::parse("MatchLabelKeysInPodTopologySpread=false").unwrap();
+        assert!(!g.match_label_keys_in_pod_topology_spread());
+        assert!(g.unmodelled().is_empty());
+    }
+
+    #[test]
     fn feature_gates_parse() {
         let g = FeatureGates::parse("TaintTolerationComparisonOperators=true, Foo=false").unwrap();
         assert!(g.taint_toleration_comparison_operators);

@@ -297,3 +297,48 @@ fn snapshot_from_objects(
     state.workloads = workloads;
     Ok(state)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_selectors_are_read_compactly() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spec: {selector: {app: web}}}
+- {apiVersion: v1, kind: Service, metadata: {name: headless, namespace: shop}, spec: {}}
+- {apiVersion: v1, kind: ReplicationController, metadata: {name: rc, namespace: shop}, spec: {selector: {app: old}}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: web-5d8, namespace: shop}
+  spec: {selector: {matchLabels: {app: web, pod-template-hash: 5d8}}}
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: db, namespace: shop}
+  spec: {selector: {matchExpressions: [{key: app, operator: Bogus}]}}
+"#;
+        let s = read_snapshot_str(text, "t").unwrap();
+        let w = s.workloads.expect("workloads read");
+        assert_eq!(
+            w.services["shop"].len(),
+            1,
+            "a Service without selector selects nothing"
+        );
+        assert_eq!(w.replication_controllers.len(), 1);
+        let key = ("shop".to_string(), "web-5d8".to_string());
+        assert_eq!(w.replica_sets[&key].len(), 2);
+        // An invalid selector contributes no requirement, as upstream skips it.
+        assert!(w.stateful_sets[&("shop".to_string(), "db".to_string())].is_empty());
+    }
+
+    #[test]
+    fn an_empty_list_is_an_empty_cluster() {
+        let s = read_snapshot_str(r#"{"apiVersion":"v1","kind":"List","items":[]}"#, "t").unwrap();
+        assert!(s.nodes.is_empty() && s.workloads.is_none());
+        assert!(read_snapshot_str("{}", "t").is_err());
+    }
+}
