@@ -911,7 +911,9 @@ mod tests {
             v
         };
         let list = json!({"defaultingType": "List"});
-        let cases: Vec<(&str, Pod, Vec<Value>, &str, [&str; 3])> = vec![
+        // (name, incoming pod, cluster objects, feature gates, verdict per node a/b/c)
+        type Case<'a> = (&'a str, Pod, Vec<Value>, &'a str, [&'a str; 3]);
+        let cases: Vec<Case> = vec![
             (
                 "counts 2/1/0: only the empty zone fits",
                 incoming(web.clone(), hard(json!({}))),
