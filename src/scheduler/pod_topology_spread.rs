@@ -8,8 +8,8 @@
 //! candidates. Every constraint is evaluated on every node so the user sees all of them; the
 //! status is the first failing constraint's, as upstream returns.
 //!
-//! Where the spec and the oracle cases could disagree, the cases win. Two points the newest
-//! upstream code decides and older copies did not:
+//! The spec and the oracle cases agree; where they and older upstream copies differ, this
+//! follows the newest code (which the cases record):
 //! - an everything selector (`labelSelector: {}` with no matchLabelKeys added) counts no
 //!   existing pod (`countPodsMatchSelector` bails out on an empty selector), while the incoming
 //!   pod still matches itself;
