@@ -208,9 +208,23 @@ pub fn explain_pod(
     state: &ClusterState,
     exclude: Option<usize>,
     profile: &Profile,
-    notes: Vec<String>,
+    mut notes: Vec<String>,
     placement: Placement,
 ) -> Explanation {
+    let spread_enabled = profile
+        .filter
+        .iter()
+        .chain(&profile.pre_score)
+        .any(|n| n == "PodTopologySpread");
+    if spread_enabled
+        && let Some(note) = crate::scheduler::pod_topology_spread::missing_workloads_note(
+            pod,
+            state,
+            &profile.pod_topology_spread,
+        )
+    {
+        notes.push(note);
+    }
     let eval = evaluate(
         Input {
             pod,

@@ -275,3 +275,29 @@ fn whatif_daemonset_places_one_pod_per_node() {
     assert_eq!(doc["summary"]["selected"], serde_json::json!([]));
     assert!(doc["summary"]["failedSchedulingMessage"].is_null());
 }
+
+#[test]
+fn explain_checkout_pod_is_blocked_by_zone_spread_only() {
+    let doc = json(&["explain", "checkout-6b9d4c7f58-x2v9k", "-n", "shop"]);
+    // The pod's status in the snapshot carries the same text.
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/7 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), \
+         4 node(s) didn't match pod topology spread constraints. no new claims to deallocate, \
+         preemption: 0/7 nodes are available: 3 Preemption is not helpful for scheduling, \
+         4 No preemption victims found for incoming pod."
+    );
+    let c1 = node(&doc, "worker-c-1");
+    let pts = filter(c1, "PodTopologySpread");
+    assert_eq!(pts["code"], "Unschedulable");
+    let c = &pts["details"]["constraints"][0];
+    assert_eq!(c["domain"], "eu-west-1c");
+    assert_eq!(c["matchingPods"], 1);
+    assert_eq!(c["skew"], 2);
+    // Three zones against minDomains 4: the global minimum counts as 0.
+    assert_eq!(c["minDomainsForcedZero"], true);
+    assert_eq!(
+        doc["topologySpread"]["constraints"][0]["selector"],
+        "app=checkout,pod-template-hash=6b9d4c7f58"
+    );
+}

@@ -18,4 +18,5 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
 }
 
 mod table;
+mod topology_spread;
 pub use table::{TableOptions, table};

@@ -246,7 +246,10 @@ fn other_cell(n: &NodeReport) -> String {
         .filter(|f| !known.contains(&f.plugin.as_str()))
     {
         match f.pass {
-            Some(false) => parts.push(format!("✗ {}", f.reason.clone().unwrap_or_default())),
+            Some(false) => parts.push(
+                super::topology_spread::cell(f)
+                    .unwrap_or_else(|| format!("✗ {}", f.reason.clone().unwrap_or_default())),
+            ),
             None => unevaluated += 1,
             _ => {}
         }
@@ -781,6 +784,7 @@ fn drill_down(
             _ => {}
         }
     }
+    super::topology_spread::drill_down(out, doc, n, p.on)?;
     if n.score.is_some() {
         writeln!(
             out,

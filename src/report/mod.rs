@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
+use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
     Code, Evaluation, FilterDetails, PreFilterReport, PreScoreReport, ReportedStatus, ScoreDetails,
     Verdict, fit_error_message,
@@ -45,6 +46,8 @@ pub struct Explanation {
     /// For a DaemonSet: where its controller would create pods and where they would run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_set: Option<DaemonSetPlacement>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
     pub notes: Vec<String>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
@@ -387,6 +390,7 @@ impl Explanation {
             },
             current,
             daemon_set,
+            topology_spread: eval.topology_spread,
             notes: ctx.notes,
             errors: eval.errors,
         }

@@ -11,6 +11,7 @@ pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_unschedulable;
+pub mod pod_topology_spread;
 pub mod profile;
 pub mod selector;
 pub mod storage;
@@ -133,6 +134,7 @@ pub enum FilterDetails {
     TaintToleration(taint_toleration::FilterDetails),
     NodeAffinity(Box<node_affinity::FilterDetails>),
     InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
+    PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
 }
 
 /// Per-plugin typed details of a score.
@@ -142,6 +144,7 @@ pub enum ScoreDetails {
     TaintToleration(taint_toleration::ScoreDetails),
     NodeAffinity(node_affinity::ScoreDetails),
     InterPodAffinity(inter_pod_affinity::ScoreDetails),
+    PodTopologySpread(pod_topology_spread::ScoreDetails),
 }
 
 /// One plugin's score for one candidate node.
@@ -239,6 +242,9 @@ pub struct Evaluation {
     pub pod_terms: Option<inter_pod_affinity::TermTables>,
     /// PostFilter outcomes (only when no node can take the pod).
     pub post_filter: Vec<default_preemption::PostFilterReport>,
+    /// Topology spread constraints with their per-domain counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_spread: Option<pod_topology_spread::SpreadTables>,
 }
 
 /// The scheduler-side interface every modelled plugin implements. Defaults describe a plugin
@@ -263,6 +269,10 @@ pub(crate) trait Plugin {
     fn term_tables(&self) -> Option<inter_pod_affinity::TermTables> {
         None
     }
+    /// Extra tables for the report (topology spread domains).
+    fn spread_tables(&self) -> Option<pod_topology_spread::SpreadTables> {
+        None
+    }
 }
 
 fn instantiate<'a>(
@@ -284,6 +294,11 @@ fn instantiate<'a>(
         "InterPodAffinity" => Box::new(inter_pod_affinity::InterPodAffinity::new(
             input,
             profile.inter_pod_affinity,
+        )),
+        "PodTopologySpread" => Box::new(pod_topology_spread::PodTopologySpread::new(
+            input,
+            &profile.pod_topology_spread,
+            &profile.gates,
         )),
         other => match storage::Kind::from_name(other) {
             Some(kind) if kind.relevant(input.pod).is_none() => {
@@ -601,6 +616,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     } else {
         Vec::new()
     };
+    let topology_spread = plugins.iter().find_map(|(_, p)| p.spread_tables());
     Evaluation {
         pre_filter,
         pre_score,
@@ -608,6 +624,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         errors,
         pod_terms,
         post_filter,
+        topology_spread,
     }
 }
 

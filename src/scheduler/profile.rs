@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 use k8s_openapi::api::core::v1 as core;
 use serde::{Deserialize, Serialize};
 
-use super::selector::{NodeSelector, PreferredTerms};
+use super::selector::{NodeSelector, PreferredTerms, validate_label_key};
+use crate::state::SpreadConstraint;
 
 /// The plugins of the upstream default profile, in order, with their MultiPoint weights
 /// (kube-scheduler 1.35, `DynamicResourceAllocation` on as it is by default).
@@ -65,7 +66,12 @@ fn extension_points(name: &str) -> Option<u8> {
 pub fn is_implemented(name: &str) -> bool {
     matches!(
         name,
-        "NodeUnschedulable" | "NodeName" | "TaintToleration" | "NodeAffinity" | "InterPodAffinity"
+        "NodeUnschedulable"
+            | "NodeName"
+            | "TaintToleration"
+            | "NodeAffinity"
+            | "InterPodAffinity"
+            | "PodTopologySpread"
     )
 }
 
@@ -89,6 +95,118 @@ impl Default for InterPodAffinityArgs {
             hard_pod_affinity_weight: 1,
             ignore_preferred_terms_of_existing_pods: false,
         }
+    }
+}
+
+/// `PodTopologySpreadArgs.defaultingType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DefaultingType {
+    /// Upstream's built-in soft constraints (hostname maxSkew 3, zone maxSkew 5).
+    System,
+    /// The profile's `defaultConstraints`.
+    List,
+}
+
+/// `PodTopologySpreadArgs` after v1 defaulting (`defaultingType` empty means System) and
+/// validation.
+#[derive(Debug, Clone)]
+pub struct PodTopologySpreadArgs {
+    pub defaulting_type: DefaultingType,
+    /// The constraints a pod without any of its own gets (before the selector is derived
+    /// from its Services and controller): the built-in ones for System, the listed ones for
+    /// List.
+    pub default_constraints: Vec<SpreadConstraint>,
+}
+
+impl Default for PodTopologySpreadArgs {
+    fn default() -> Self {
+        PodTopologySpreadArgs {
+            defaulting_type: DefaultingType::System,
+            default_constraints: system_default_constraints(),
+        }
+    }
+}
+
+/// `systemDefaultConstraints` in plugin.go.
+fn system_default_constraints() -> Vec<SpreadConstraint> {
+    [
+        ("kubernetes.io/hostname", 3),
+        ("topology.kubernetes.io/zone", 5),
+    ]
+    .into_iter()
+    .map(|(key, max_skew)| SpreadConstraint {
+        max_skew,
+        topology_key: key.to_string(),
+        when_unsatisfiable: "ScheduleAnyway".to_string(),
+        selector: Ok(super::selector::LabelSelector::Nothing),
+        match_label_keys: Vec::new(),
+        min_domains: None,
+        node_affinity_policy: None,
+        node_taints_policy: None,
+    })
+    .collect()
+}
+
+/// `ValidatePodTopologySpreadArgs`, with upstream's field-error wording; several errors are
+/// joined as an aggregate (`[a, b]`).
+fn validate_pod_topology_spread_args(
+    defaulting_type: &str,
+    constraints: &[core::TopologySpreadConstraint],
+) -> Result<(), String> {
+    let mut errs = Vec::new();
+    if defaulting_type != "System" && defaulting_type != "List" {
+        errs.push(format!(
+            "defaultingType: Unsupported value: {defaulting_type:?}: supported values: \"System\", \"List\""
+        ));
+    } else if defaulting_type == "System" && !constraints.is_empty() {
+        errs.push(
+            "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty"
+                .to_string(),
+        );
+    }
+    for (i, c) in constraints.iter().enumerate() {
+        let p = format!("defaultConstraints[{i}]");
+        if c.max_skew <= 0 {
+            errs.push(format!(
+                "{p}.maxSkew: Invalid value: {}: not in valid range (0, inf)",
+                c.max_skew
+            ));
+        }
+        if c.topology_key.is_empty() {
+            errs.push(format!("{p}.topologyKey: Required value: can not be empty"));
+        } else if let Err(e) = validate_label_key(&c.topology_key) {
+            errs.push(format!(
+                "{p}.topologyKey: Invalid value: {:?}: {e}",
+                c.topology_key
+            ));
+        }
+        match c.when_unsatisfiable.as_str() {
+            "" => errs.push(format!(
+                "{p}.whenUnsatisfiable: Required value: can not be empty"
+            )),
+            "DoNotSchedule" | "ScheduleAnyway" => {}
+            other => errs.push(format!(
+                "{p}.whenUnsatisfiable: Unsupported value: {other:?}: supported values: \"DoNotSchedule\", \"ScheduleAnyway\""
+            )),
+        }
+        if c.label_selector.is_some() {
+            errs.push(format!(
+                "{p}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod"
+            ));
+        }
+        if constraints[..i].iter().any(|o| {
+            o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable
+        }) {
+            errs.push(format!(
+                "{p}: Duplicate value: \"{{{}, {}}}\"",
+                c.topology_key, c.when_unsatisfiable
+            ));
+        }
+    }
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(errs.remove(0)),
+        _ => Err(format!("[{}]", errs.join(", "))),
     }
 }
 
@@ -126,6 +244,23 @@ impl FeatureGates {
         Ok(gates)
     }
 
+    /// GA and on by default: `nodeAffinityPolicy` / `nodeTaintsPolicy` are honoured. Off, the
+    /// pod's node affinity filters every constraint's nodes and taints never do.
+    pub fn node_inclusion_policy_in_pod_topology_spread(&self) -> bool {
+        self.given
+            .get(GATE_NODE_INCLUSION_POLICY)
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// On by default: `matchLabelKeys` of a spread constraint narrow its selector.
+    pub fn match_label_keys_in_pod_topology_spread(&self) -> bool {
+        self.given
+            .get(GATE_MATCH_LABEL_KEYS)
+            .copied()
+            .unwrap_or(true)
+    }
+
     pub fn set(&mut self, name: &str, value: bool) {
         if name == "TaintTolerationComparisonOperators" {
             self.taint_toleration_comparison_operators = value;
@@ -137,11 +272,21 @@ impl FeatureGates {
     pub fn unmodelled(&self) -> Vec<String> {
         self.given
             .keys()
-            .filter(|k| k.as_str() != "TaintTolerationComparisonOperators")
+            .filter(|k| {
+                !matches!(
+                    k.as_str(),
+                    "TaintTolerationComparisonOperators"
+                        | GATE_NODE_INCLUSION_POLICY
+                        | GATE_MATCH_LABEL_KEYS
+                )
+            })
             .cloned()
             .collect()
     }
 }
+
+const GATE_NODE_INCLUSION_POLICY: &str = "NodeInclusionPolicyInPodTopologySpread";
+const GATE_MATCH_LABEL_KEYS: &str = "MatchLabelKeysInPodTopologySpread";
 
 /// An invalid scheduler configuration; the message names the field and the fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -161,6 +306,7 @@ pub struct Profile {
     pub post_filter: Vec<String>,
     pub node_affinity: NodeAffinityArgs,
     pub inter_pod_affinity: InterPodAffinityArgs,
+    pub pod_topology_spread: PodTopologySpreadArgs,
     /// Plugin args we keep but do not interpret yet (by plugin name).
     pub other_args: BTreeMap<String, serde_json::Value>,
     pub percentage_of_nodes_to_score: Option<i32>,
@@ -256,6 +402,20 @@ struct InterPodAffinityArgsConfig {
     hard_pod_affinity_weight: Option<i32>,
     #[serde(default)]
     ignore_preferred_terms_of_existing_pods: Option<bool>,
+    // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.
+    #[serde(default, rename = "apiVersion")]
+    _api_version: Option<String>,
+    #[serde(default, rename = "kind")]
+    _kind: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PodTopologySpreadArgsConfig {
+    #[serde(default)]
+    default_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    #[serde(default)]
+    defaulting_type: Option<String>,
     // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.
     #[serde(default, rename = "apiVersion")]
     _api_version: Option<String>,
@@ -475,6 +635,7 @@ impl Profile {
             post_filter,
             node_affinity: NodeAffinityArgs::default(),
             inter_pod_affinity: InterPodAffinityArgs::default(),
+            pod_topology_spread: PodTopologySpreadArgs::default(),
             other_args: BTreeMap::new(),
             percentage_of_nodes_to_score,
             gates,
@@ -547,6 +708,32 @@ impl Profile {
                     ignore_preferred_terms_of_existing_pods: a
                         .ignore_preferred_terms_of_existing_pods
                         .unwrap_or(false),
+                };
+            }
+            "PodTopologySpread" => {
+                let a: PodTopologySpreadArgsConfig =
+                    serde_path_to_error::deserialize(args).map_err(field)?;
+                let constraints = a.default_constraints.unwrap_or_default();
+                // v1 defaulting: an empty defaultingType is System.
+                let kind = a
+                    .defaulting_type
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "System".to_string());
+                validate_pod_topology_spread_args(&kind, &constraints).map_err(|e| {
+                    ProfileError(format!(
+                        "{source}: pluginConfig PodTopologySpread args: {e}"
+                    ))
+                })?;
+                self.pod_topology_spread = if kind == "System" {
+                    PodTopologySpreadArgs::default()
+                } else {
+                    PodTopologySpreadArgs {
+                        defaulting_type: DefaultingType::List,
+                        default_constraints: constraints
+                            .iter()
+                            .map(SpreadConstraint::from)
+                            .collect(),
+                    }
                 };
             }
             other => {
@@ -688,6 +875,63 @@ mod tests {
         let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .unwrap_err();
         assert!(err.0.contains("no profile"), "{err}");
+    }
+
+    #[test]
+    fn pod_topology_spread_args_are_defaulted_and_validated() {
+        let with = |args: serde_json::Value| {
+            let cfg = json!({
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"pluginConfig": [{"name": "PodTopologySpread", "args": args}]}]
+            });
+            Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+        };
+        let p = with(json!({})).unwrap();
+        assert_eq!(
+            p.pod_topology_spread.defaulting_type,
+            DefaultingType::System
+        );
+        assert_eq!(p.pod_topology_spread.default_constraints.len(), 2);
+        let p = with(json!({"defaultingType": "List"})).unwrap();
+        assert!(p.pod_topology_spread.default_constraints.is_empty());
+        let c = |key: &str, when: &str| json!({"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": when});
+        let cases = [
+            (
+                json!({"defaultingType": "Foo"}),
+                "c: pluginConfig PodTopologySpread args: defaultingType: Unsupported value: \"Foo\": supported values: \"System\", \"List\"",
+            ),
+            (
+                json!({"defaultConstraints": [c("zone", "DoNotSchedule")]}),
+                "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [c("zone", "DoNotSchedule"), c("zone", "DoNotSchedule")]}),
+                "defaultConstraints[1]: Duplicate value: \"{zone, DoNotSchedule}\"",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "Never"}]}),
+                "[defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), defaultConstraints[0].topologyKey: Required value: can not be empty, defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\"",
+            ),
+            (
+                json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]}),
+                "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector",
+            ),
+        ];
+        for (args, want) in cases {
+            let err = with(args).unwrap_err();
+            assert!(err.0.contains(want), "{err} does not contain {want}");
+        }
+    }
+
+    #[test]
+    fn spread_gates_default_on() {
+        let g = FeatureGates::default();
+        assert!(g.node_inclusion_policy_in_pod_topology_spread());
+        assert!(g.match_label_keys_in_pod_topology_spread());
+        let g = FeatureGates::parse("MatchLabelKeysInPodTopologySpread=false").unwrap();
+        assert!(!g.match_label_keys_in_pod_topology_spread());
+        assert!(g.unmodelled().is_empty());
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub use read::{
 };
 pub use yaml::to_yaml_string;
 
-use crate::scheduler::selector::{LabelSelector, Labels};
+use crate::scheduler::selector::{LabelSelector, Labels, Requirement};
 
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -127,6 +127,48 @@ pub struct PodAffinity {
     pub preferred_anti_affinity: Vec<AffinityTerm>,
 }
 
+/// One `topologySpreadConstraints` entry (of a pod, or a profile's default), with its label
+/// selector parsed once so that no evaluation walks the raw API object again. The gate- and
+/// pod-dependent parts (matchLabelKeys, inclusion-policy defaults) are applied by the plugin,
+/// because they depend on the profile.
+#[derive(Debug, Clone)]
+pub struct SpreadConstraint {
+    pub max_skew: i32,
+    pub topology_key: String,
+    pub when_unsatisfiable: String,
+    /// `Err` keeps the parse error: upstream reports it only when it builds the constraint,
+    /// i.e. only for the kind (hard or soft) being evaluated.
+    pub selector: Result<LabelSelector, String>,
+    pub match_label_keys: Vec<String>,
+    pub min_domains: Option<i32>,
+    pub node_affinity_policy: Option<String>,
+    pub node_taints_policy: Option<String>,
+}
+
+impl From<&core::TopologySpreadConstraint> for SpreadConstraint {
+    fn from(c: &core::TopologySpreadConstraint) -> Self {
+        SpreadConstraint {
+            max_skew: c.max_skew,
+            topology_key: c.topology_key.clone(),
+            when_unsatisfiable: c.when_unsatisfiable.clone(),
+            selector: LabelSelector::from_api(c.label_selector.as_ref()),
+            match_label_keys: c.match_label_keys.clone().unwrap_or_default(),
+            min_domains: c.min_domains,
+            node_affinity_policy: c.node_affinity_policy.clone(),
+            node_taints_policy: c.node_taints_policy.clone(),
+        }
+    }
+}
+
+/// The owner reference marked `controller: true` (`metav1.GetControllerOf`): default spreading
+/// looks this object up by kind and name in the pod's namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+}
+
 /// A pod as the evaluation needs it. For the incoming pod the raw node affinity is kept;
 /// existing pods only need identity, labels and their pod-affinity terms.
 #[derive(Debug, Clone)]
@@ -154,6 +196,9 @@ pub struct Pod {
     pub has_resource_claims: bool,
     /// What kinds of volumes the pod has, for the storage plugins' PreFilter.
     pub volumes: VolumeKinds,
+    /// `spec.topologySpreadConstraints`, parsed; empty for most existing pods.
+    pub topology_spread: Vec<SpreadConstraint>,
+    pub controller: Option<Box<ControllerRef>>,
 }
 
 /// The volume kinds the storage plugins look at (their PreFilter skips pods without them).
@@ -237,6 +282,25 @@ impl Pod {
                 .and_then(|s| s.resource_claims.as_ref())
                 .is_some_and(|c| !c.is_empty()),
             volumes: VolumeKinds::of(spec.and_then(|s| s.volumes.as_deref()).unwrap_or_default()),
+            topology_spread: spec
+                .and_then(|s| s.topology_spread_constraints.as_ref())
+                .into_iter()
+                .flatten()
+                .map(SpreadConstraint::from)
+                .collect(),
+            controller: p
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.controller == Some(true))
+                .map(|o| {
+                    Box::new(ControllerRef {
+                        api_version: o.api_version.clone(),
+                        kind: o.kind.clone(),
+                        name: o.name.clone(),
+                    })
+                }),
         }
     }
 
@@ -343,6 +407,22 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
     }
 }
 
+/// The selectors of the objects that can "own" a pod for default topology spreading
+/// (`helper.DefaultSelector`): only namespace, name and selector are kept.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadSelectors {
+    /// Per namespace, the `spec.selector` of every Service that has one, in input order
+    /// (a Service without a selector selects nothing and is dropped).
+    pub services: HashMap<String, Vec<Labels>>,
+    /// `(namespace, name)` -> `spec.selector` of a ReplicationController.
+    pub replication_controllers: HashMap<(String, String), Labels>,
+    /// `(namespace, name)` -> the requirements of a ReplicaSet's label selector (none for a nil,
+    /// empty or invalid selector, which add nothing upstream either).
+    pub replica_sets: HashMap<(String, String), Vec<Requirement>>,
+    /// Same for StatefulSets.
+    pub stateful_sets: HashMap<(String, String), Vec<Requirement>>,
+}
+
 /// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterState {
@@ -359,6 +439,9 @@ pub struct ClusterState {
     pub other_pods: Vec<Pod>,
     /// Namespace labels by name. `None` when namespaces were not read at all.
     pub namespaces: Option<BTreeMap<String, Labels>>,
+    /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
+    /// held none of these kinds, so default spreading cannot be derived.
+    pub workloads: Option<WorkloadSelectors>,
 }
 
 impl ClusterState {

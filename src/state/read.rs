@@ -5,9 +5,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::{ClusterState, Node, Pod};
+use super::{ClusterState, Node, Pod, WorkloadSelectors};
+use crate::scheduler::selector::LabelSelector;
 
 /// A problem with an input file, naming the file, the document and the field.
 #[derive(Debug, thiserror::Error)]
@@ -155,22 +158,121 @@ fn flatten(value: serde_json::Value, document: usize, out: &mut Vec<Located>) {
 
 /// Reads a cluster snapshot file.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    let objects = read_objects(path)?;
-    snapshot_from_objects(&objects, &path.display().to_string())
+    let name = path.display().to_string();
+    let text = if name == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    }
+    .map_err(|source| SourceError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    read_snapshot_str(&text, &name)
 }
 
 /// Parses a cluster snapshot from text (tests, fixtures).
 pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceError> {
-    let objects = objects_from_str(text, path)?;
-    snapshot_from_objects(&objects, path)
+    let docs = parse_documents(text, path)?;
+    // `kubectl get ... -o yaml` on an empty cluster prints a List without items: an empty
+    // snapshot, not a wrong file.
+    let empty_list = docs.iter().any(|d| {
+        d.get("kind")
+            .and_then(|k| k.as_str())
+            .is_some_and(|k| k.ends_with("List"))
+            && d.get("items")
+                .and_then(|i| i.as_array())
+                .is_some_and(|i| i.is_empty())
+    });
+    let mut objects = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        flatten(doc, i + 1, &mut objects);
+    }
+    snapshot_from_objects(&objects, path, empty_list)
 }
 
-fn snapshot_from_objects(objects: &[Located], path: &str) -> Result<ClusterState, SourceError> {
+/// An object whose `spec.selector` is a plain label map (Service, ReplicationController).
+#[derive(Deserialize)]
+struct MapSelectorObject {
+    #[serde(default)]
+    metadata: meta::ObjectMeta,
+    #[serde(default)]
+    spec: Option<MapSelectorSpec>,
+}
+
+#[derive(Deserialize)]
+struct MapSelectorSpec {
+    #[serde(default)]
+    selector: Option<BTreeMap<String, String>>,
+}
+
+/// An object whose `spec.selector` is a label selector (ReplicaSet, StatefulSet).
+#[derive(Deserialize)]
+struct LabelSelectorObject {
+    #[serde(default)]
+    metadata: meta::ObjectMeta,
+    #[serde(default)]
+    spec: Option<LabelSelectorSpec>,
+}
+
+#[derive(Deserialize)]
+struct LabelSelectorSpec {
+    #[serde(default)]
+    selector: Option<meta::LabelSelector>,
+}
+
+fn namespaced_name(m: &meta::ObjectMeta) -> (String, String) {
+    (
+        m.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        m.name.clone().unwrap_or_default(),
+    )
+}
+
+fn snapshot_from_objects(
+    objects: &[Located],
+    path: &str,
+    empty_list: bool,
+) -> Result<ClusterState, SourceError> {
     let mut nodes = Vec::new();
     let mut pods = Vec::new();
     let mut namespaces: Option<BTreeMap<_, _>> = None;
+    let mut workloads: Option<WorkloadSelectors> = None;
     for obj in objects {
         match obj.kind() {
+            "Service" => {
+                let o: MapSelectorObject = obj.decode(path)?;
+                let w = workloads.get_or_insert_with(Default::default);
+                // A nil selector selects nothing (GetPodServices skips it).
+                if let Some(sel) = o.spec.and_then(|s| s.selector) {
+                    let (ns, _) = namespaced_name(&o.metadata);
+                    w.services.entry(ns).or_default().push(sel);
+                }
+            }
+            "ReplicationController" => {
+                let o: MapSelectorObject = obj.decode(path)?;
+                let sel = o.spec.and_then(|s| s.selector).unwrap_or_default();
+                workloads
+                    .get_or_insert_with(Default::default)
+                    .replication_controllers
+                    .insert(namespaced_name(&o.metadata), sel);
+            }
+            kind @ ("ReplicaSet" | "StatefulSet") => {
+                let o: LabelSelectorObject = obj.decode(path)?;
+                let sel = o.spec.and_then(|s| s.selector);
+                // Upstream adds the requirements only when the selector converts without error;
+                // nil and `{}` have none.
+                let reqs = match LabelSelector::from_api(sel.as_ref()) {
+                    Ok(LabelSelector::Requirements(r)) => r,
+                    _ => Vec::new(),
+                };
+                let w = workloads.get_or_insert_with(Default::default);
+                let map = if kind == "ReplicaSet" {
+                    &mut w.replica_sets
+                } else {
+                    &mut w.stateful_sets
+                };
+                map.insert(namespaced_name(&o.metadata), reqs);
+            }
             "Node" => nodes.push(Node::from(&obj.decode::<core::Node>(path)?)),
             "Pod" => pods.push(Pod::from_api(&obj.decode::<core::Pod>(path)?)),
             "Namespace" => {
@@ -183,7 +285,7 @@ fn snapshot_from_objects(objects: &[Located], path: &str) -> Result<ClusterState
             _ => {}
         }
     }
-    if nodes.is_empty() && pods.is_empty() && namespaces.is_none() {
+    if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
         return Err(SourceError::Content {
             path: path.to_string(),
             message: "no Node, Pod or Namespace objects found; write a snapshot with \
@@ -191,5 +293,52 @@ fn snapshot_from_objects(objects: &[Located], path: &str) -> Result<ClusterState
                 .to_string(),
         });
     }
-    Ok(ClusterState::new(nodes, pods, namespaces))
+    let mut state = ClusterState::new(nodes, pods, namespaces);
+    state.workloads = workloads;
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_selectors_are_read_compactly() {
+        let text = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spec: {selector: {app: web}}}
+- {apiVersion: v1, kind: Service, metadata: {name: headless, namespace: shop}, spec: {}}
+- {apiVersion: v1, kind: ReplicationController, metadata: {name: rc, namespace: shop}, spec: {selector: {app: old}}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: web-5d8, namespace: shop}
+  spec: {selector: {matchLabels: {app: web, pod-template-hash: 5d8}}}
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: db, namespace: shop}
+  spec: {selector: {matchExpressions: [{key: app, operator: Bogus}]}}
+"#;
+        let s = read_snapshot_str(text, "t").unwrap();
+        let w = s.workloads.expect("workloads read");
+        assert_eq!(
+            w.services["shop"].len(),
+            1,
+            "a Service without selector selects nothing"
+        );
+        assert_eq!(w.replication_controllers.len(), 1);
+        let key = ("shop".to_string(), "web-5d8".to_string());
+        assert_eq!(w.replica_sets[&key].len(), 2);
+        // An invalid selector contributes no requirement, as upstream skips it.
+        assert!(w.stateful_sets[&("shop".to_string(), "db".to_string())].is_empty());
+    }
+
+    #[test]
+    fn an_empty_list_is_an_empty_cluster() {
+        let s = read_snapshot_str(r#"{"apiVersion":"v1","kind":"List","items":[]}"#, "t").unwrap();
+        assert!(s.nodes.is_empty() && s.workloads.is_none());
+        assert!(read_snapshot_str("{}", "t").is_err());
+    }
 }

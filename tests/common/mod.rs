@@ -110,8 +110,29 @@ impl Case {
 
     /// A KubeSchedulerConfiguration enabling only the case's plugins (plus NodeUnschedulable
     /// when nodes are cordoned), with the case's plugin args.
+    /// Plugins whose expectations are only about scoring: upstream's score tests call
+    /// PreScore/Score/NormalizeScore directly on the listed candidates, never Filter, so such
+    /// a plugin is enabled at those extension points only (its own Filter could otherwise
+    /// reject a node the upstream test scored).
+    pub fn score_only_plugins(&self) -> Vec<String> {
+        self.expect()
+            .iter()
+            .filter(|(_, e)| {
+                ["filter", "prefilterSkip", "unschedulableAndUnresolvable"]
+                    .iter()
+                    .all(|k| e.get(*k).is_none())
+            })
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
     pub fn scheduler_config(&self) -> Value {
         let mut enabled: Vec<Value> = self.plugins().iter().map(|p| json!({"name": p})).collect();
+        let score_only: Vec<Value> = self
+            .score_only_plugins()
+            .iter()
+            .map(|p| json!({"name": p}))
+            .collect();
         if !self.nodes_to_cordon().is_empty()
             && !self.plugins().iter().any(|p| p == "NodeUnschedulable")
         {
@@ -130,7 +151,11 @@ impl Case {
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{
                 "schedulerName": self.doc["pod"]["spec"]["schedulerName"].as_str().unwrap_or("default-scheduler"),
-                "plugins": {"multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]}},
+                "plugins": {
+                    "multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]},
+                    "preFilter": {"disabled": score_only},
+                    "filter": {"disabled": score_only},
+                },
                 "pluginConfig": plugin_config,
             }]
         })

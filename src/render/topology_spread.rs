@@ -1,0 +1,198 @@
+//! PodTopologySpread in the table: the short OTHER cell and the `--node` drill-down section.
+//! Words only; every number comes from the typed details.
+
+use std::io::Write;
+
+use owo_colors::OwoColorize;
+
+use crate::report::{Explanation, FilterEntry, NodeReport};
+use crate::scheduler::pod_topology_spread::{ConstraintTable, FilterDetails, ScoreDetails};
+use crate::scheduler::{FilterDetails as AnyFilter, ScoreDetails as AnyScore};
+
+const PLUGIN: &str = "PodTopologySpread";
+
+fn mark(ok: bool, color: bool) -> String {
+    match (ok, color) {
+        (true, true) => "✓".green().to_string(),
+        (true, false) => "✓".to_string(),
+        (false, true) => "✗".red().to_string(),
+        (false, false) => "✗".to_string(),
+    }
+}
+
+fn short_key(key: &str) -> &str {
+    key.rsplit_once('/').map(|(_, k)| k).unwrap_or(key)
+}
+
+fn table(doc: &Explanation, i: usize) -> Option<&ConstraintTable> {
+    doc.topology_spread.as_ref()?.constraints.get(i)
+}
+
+/// The OTHER cell for a failed PodTopologySpread filter: which key, which domain, which skew.
+/// `None` when the entry is not this plugin's or has no details.
+pub(super) fn cell(f: &FilterEntry) -> Option<String> {
+    if f.plugin != PLUGIN || f.pass != Some(false) {
+        return None;
+    }
+    let Some(AnyFilter::PodTopologySpread(d)) = &f.details else {
+        return None;
+    };
+    let c = d.constraints.iter().find(|c| !c.satisfied)?;
+    Some(match (&c.domain, c.skew) {
+        (Some(domain), Some(skew)) => format!(
+            "✗ spread {}={} skew {skew}>{}",
+            short_key(&c.topology_key),
+            domain,
+            c.max_skew
+        ),
+        _ => format!("✗ spread: no {} label", short_key(&c.topology_key)),
+    })
+}
+
+/// The drill-down section for one node: each hard constraint's arithmetic, then each soft
+/// constraint's part of the score. Writes nothing when the plugin did not run for the pod.
+pub(super) fn drill_down(
+    out: &mut dyn Write,
+    doc: &Explanation,
+    n: &NodeReport,
+    color: bool,
+) -> std::io::Result<()> {
+    let filter = n.filters.iter().find(|f| f.plugin == PLUGIN);
+    let score = n.scores.iter().find(|s| s.plugin == PLUGIN);
+    let hard = match filter.and_then(|f| f.details.as_ref()) {
+        Some(AnyFilter::PodTopologySpread(d)) => Some(d.as_ref()),
+        _ => None,
+    };
+    let soft = match score.and_then(|s| s.details.as_ref()) {
+        Some(AnyScore::PodTopologySpread(d)) => Some(d),
+        _ => None,
+    };
+    if hard.is_none() && soft.is_none() {
+        return Ok(());
+    }
+    writeln!(out, "  topology spread:")?;
+    if let Some(d) = hard {
+        hard_lines(out, doc, d, color)?;
+    }
+    if let Some(d) = soft {
+        soft_lines(out, doc, d)?;
+    }
+    Ok(())
+}
+
+fn source_note(t: Option<&ConstraintTable>) -> String {
+    use crate::scheduler::pod_topology_spread::ConstraintSource;
+    match t.map(|t| (t.source, t.index, t.selector.as_str())) {
+        Some((ConstraintSource::Pod, i, sel)) => format!("constraint [{i}] ({sel})"),
+        Some((ConstraintSource::SystemDefault, i, sel)) => {
+            format!("system default [{i}] ({sel})")
+        }
+        Some((ConstraintSource::ListDefault, i, sel)) => format!("default [{i}] ({sel})"),
+        None => "constraint".to_string(),
+    }
+}
+
+fn hard_lines(
+    out: &mut dyn Write,
+    doc: &Explanation,
+    d: &FilterDetails,
+    color: bool,
+) -> std::io::Result<()> {
+    for c in &d.constraints {
+        let t = table(doc, c.constraint);
+        let head = format!(
+            "    {} DoNotSchedule {} topologyKey {}",
+            mark(c.satisfied, color),
+            source_note(t),
+            c.topology_key
+        );
+        let Some(domain) = &c.domain else {
+            writeln!(
+                out,
+                "{head}: the node lacks the label (missing required label)"
+            )?;
+            continue;
+        };
+        writeln!(
+            out,
+            "{head}: domain {domain}: {} matching pod(s) + {} (this pod) - global min {} = skew {} {} maxSkew {}",
+            c.matching_pods,
+            u8::from(c.self_match),
+            c.global_min,
+            c.skew.unwrap_or_default(),
+            if c.satisfied { "<=" } else { ">" },
+            c.max_skew
+        )?;
+        if c.min_domains_forced_zero {
+            writeln!(
+                out,
+                "        {} eligible domain(s) < minDomains {}: the global minimum counts as 0",
+                c.domains, c.min_domains
+            )?;
+        }
+        if !c.node_counted {
+            writeln!(
+                out,
+                "        this node's pods are not counted (it lacks a hard key or fails nodeAffinityPolicy/nodeTaintsPolicy)"
+            )?;
+        }
+        if let Some(t) = t {
+            let domains: Vec<String> = t
+                .domains
+                .iter()
+                .take(12)
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let more = if t.domains.len() > 12 {
+                format!(" and {} more", t.domains.len() - 12)
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "        domains: {}{more}",
+                if domains.is_empty() {
+                    "none".to_string()
+                } else {
+                    domains.join(", ")
+                }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn soft_lines(out: &mut dyn Write, doc: &Explanation, d: &ScoreDetails) -> std::io::Result<()> {
+    if d.ignored {
+        writeln!(
+            out,
+            "    ScheduleAnyway: the node lacks a topology key, so it scores 0 and is left out of normalization"
+        )?;
+        return Ok(());
+    }
+    for c in &d.constraints {
+        let t = table(doc, c.constraint);
+        match &c.domain {
+            Some(domain) => writeln!(
+                out,
+                "    ScheduleAnyway {} topologyKey {}: domain {domain}: {} matching pod(s) x weight {:.3} + (maxSkew {} - 1) = {:.3}",
+                source_note(t),
+                c.topology_key,
+                c.matching_pods,
+                c.weight,
+                c.max_skew,
+                c.value
+            )?,
+            None => writeln!(
+                out,
+                "    ScheduleAnyway {} topologyKey {}: the node lacks the label, adds nothing",
+                source_note(t),
+                c.topology_key
+            )?,
+        }
+    }
+    writeln!(
+        out,
+        "    fewer matching pods score higher: normalized = 100 x (max + min - raw) / max over the candidates"
+    )
+}
