@@ -15,8 +15,9 @@ const EVALUATED: &[&str] = &[
     "TaintToleration",
     "NodeName",
     "NodeUnschedulable",
+    "NodeResourcesFit",
 ];
-const NOT_YET: &[&str] = &["PodTopologySpread", "NodeResourcesFit"];
+const NOT_YET: &[&str] = &["PodTopologySpread"];
 
 fn cases() -> Vec<Case> {
     let mut all = Vec::new();

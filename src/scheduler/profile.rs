@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 use k8s_openapi::api::core::v1 as core;
 use serde::{Deserialize, Serialize};
 
+use super::balanced_allocation::BalancedAllocationArgs;
+use super::node_resources_fit::FitArgs;
 use super::selector::{NodeSelector, PreferredTerms};
 
 /// The plugins of the upstream default profile, in order, with their MultiPoint weights
@@ -62,7 +64,15 @@ fn extension_points(name: &str) -> Option<u8> {
 pub fn is_implemented(name: &str) -> bool {
     matches!(
         name,
-        "NodeUnschedulable" | "NodeName" | "TaintToleration" | "NodeAffinity" | "InterPodAffinity"
+        "NodeUnschedulable"
+            | "NodeName"
+            | "TaintToleration"
+            | "NodeAffinity"
+            | "InterPodAffinity"
+            | "NodeResourcesFit"
+            | "NodePorts"
+            | "NodeResourcesBalancedAllocation"
+            | "ImageLocality"
     )
 }
 
@@ -95,6 +105,9 @@ impl Default for InterPodAffinityArgs {
 pub struct FeatureGates {
     /// Alpha in 1.35, off by default: Gt/Lt tolerations.
     pub taint_toleration_comparison_operators: bool,
+    /// `SidecarContainers=false` (only releases before its GA allow it): NodeResourcesFit
+    /// rejects pods with restartable init containers in PreFilter.
+    pub sidecar_containers_disabled: bool,
     /// Every gate as given, for the report.
     pub given: BTreeMap<String, bool>,
 }
@@ -127,6 +140,9 @@ impl FeatureGates {
         if name == "TaintTolerationComparisonOperators" {
             self.taint_toleration_comparison_operators = value;
         }
+        if name == "SidecarContainers" {
+            self.sidecar_containers_disabled = !value;
+        }
         self.given.insert(name.to_string(), value);
     }
 
@@ -134,7 +150,10 @@ impl FeatureGates {
     pub fn unmodelled(&self) -> Vec<String> {
         self.given
             .keys()
-            .filter(|k| k.as_str() != "TaintTolerationComparisonOperators")
+            .filter(|k| {
+                k.as_str() != "TaintTolerationComparisonOperators"
+                    && k.as_str() != "SidecarContainers"
+            })
             .cloned()
             .collect()
     }
@@ -156,6 +175,8 @@ pub struct Profile {
     pub score: Vec<(String, i64)>,
     pub node_affinity: NodeAffinityArgs,
     pub inter_pod_affinity: InterPodAffinityArgs,
+    pub node_resources_fit: FitArgs,
+    pub balanced_allocation: BalancedAllocationArgs,
     /// Plugin args we keep but do not interpret yet (by plugin name).
     pub other_args: BTreeMap<String, serde_json::Value>,
     pub percentage_of_nodes_to_score: Option<i32>,
@@ -461,6 +482,8 @@ impl Profile {
             score,
             node_affinity: NodeAffinityArgs::default(),
             inter_pod_affinity: InterPodAffinityArgs::default(),
+            node_resources_fit: FitArgs::default(),
+            balanced_allocation: BalancedAllocationArgs::default(),
             other_args: BTreeMap::new(),
             percentage_of_nodes_to_score,
             gates,
@@ -534,6 +557,10 @@ impl Profile {
                         .ignore_preferred_terms_of_existing_pods
                         .unwrap_or(false),
                 };
+            }
+            "NodeResourcesFit" => self.node_resources_fit = FitArgs::parse(args, &source)?,
+            "NodeResourcesBalancedAllocation" => {
+                self.balanced_allocation = BalancedAllocationArgs::parse(args, &source)?
             }
             other => {
                 self.other_args.insert(other.to_string(), args.clone());

@@ -117,6 +117,19 @@ impl Case {
         {
             enabled.insert(0, json!({"name": "NodeUnschedulable"}));
         }
+        // Upstream's score tests call Score on every listed node without running Filter (a
+        // node may score while being too small for the pod); a plugin whose expectation is
+        // only scores is therefore kept out of PreFilter and Filter.
+        let score_only: Vec<Value> = self
+            .expect()
+            .iter()
+            .filter(|(_, e)| {
+                (e.get("score").is_some() || e.get("rawScore").is_some())
+                    && e.get("filter").is_none()
+                    && e.get("prefilterSkip").is_none()
+            })
+            .map(|(p, _)| json!({"name": p}))
+            .collect();
         let mut plugin_config = Vec::new();
         if let Some(cfg) = self.doc.get("schedulerConfig").and_then(|c| c.as_object()) {
             for (name, args) in cfg {
@@ -130,7 +143,11 @@ impl Case {
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{
                 "schedulerName": self.doc["pod"]["spec"]["schedulerName"].as_str().unwrap_or("default-scheduler"),
-                "plugins": {"multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]}},
+                "plugins": {
+                    "multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]},
+                    "preFilter": {"disabled": score_only.clone()},
+                    "filter": {"disabled": score_only},
+                },
                 "pluginConfig": plugin_config,
             }]
         })
