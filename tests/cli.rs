@@ -81,10 +81,56 @@ fn unevaluated_plugins_never_show_as_feasible() {
     let a1 = node(&doc, "worker-a-1");
     assert_eq!(a1["feasible"], false);
     assert_eq!(a1["verdict"], "Unknown");
-    let fit = filter(a1, "NodeResourcesFit");
-    assert_eq!(fit["pass"], Value::Null);
-    assert_eq!(fit["evaluated"], false);
+    let volumes = filter(a1, "VolumeRestrictions");
+    assert_eq!(volumes["pass"], Value::Null);
+    assert_eq!(volumes["evaluated"], false);
     assert_eq!(a1["scoreComplete"], false);
+    // Resource fit is evaluated: the pod fits, with its requests shown against the node.
+    let fit = filter(a1, "NodeResourcesFit");
+    assert_eq!(fit["pass"], true);
+    assert_eq!(fit["evaluated"], true);
+    assert!(fit["details"]["pods"]["allowed"].as_i64().is_some());
+}
+
+#[test]
+fn explain_pod_short_of_resources_on_its_dedicated_node() {
+    let doc = json(&["explain", "feature-extract-kq7wz", "-n", "batch"]);
+    assert_eq!(doc["summary"]["feasible"], 0);
+    let msg = doc["summary"]["failedSchedulingMessage"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        msg.starts_with("0/7 nodes are available: 1 Insufficient cpu, 1 Insufficient memory,"),
+        "{msg}"
+    );
+    let b2 = node(&doc, "worker-b-2");
+    assert_eq!(b2["reported"]["plugin"], "NodeResourcesFit");
+    let fit = filter(b2, "NodeResourcesFit");
+    assert_eq!(fit["reason"], "Insufficient cpu, Insufficient memory");
+    // Preemption could help: the node is big enough, only its pods are in the way.
+    assert_eq!(fit["code"], "Unschedulable");
+    let cpu = &fit["details"]["resources"][0];
+    assert_eq!(cpu["resource"], "cpu");
+    assert_eq!(cpu["requested"], 6000);
+    assert_eq!(cpu["allocatable"], 8000);
+
+    let out = run(&[
+        "explain",
+        "feature-extract-kq7wz",
+        "-n",
+        "batch",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "worker-b-2",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        text.contains("the scheduler reports: Insufficient cpu, Insufficient memory (NodeResourcesFit: Unschedulable)"),
+        "{text}"
+    );
+    assert!(text.contains("      cpu                               6      2100m            8      5900m  insufficient"), "{text}");
 }
 
 #[test]

@@ -17,5 +17,6 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
+mod resources;
 mod table;
 pub use table::{TableOptions, table};

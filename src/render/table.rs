@@ -520,6 +520,7 @@ fn drill_down(
             _ => {}
         }
     }
+    super::resources::drill_down(out, n, p.on)?;
     if n.score.is_some() {
         writeln!(
             out,

@@ -214,8 +214,7 @@ mod tests {
         // cpu 3000/6000 = 0.5, memory 5000/10000 = 0.5 -> 100.
         assert_eq!(balanced_score(&[3000, 5000], &[4000, 10000]).0, 87);
         assert_eq!(balanced_score(&[3000, 5000], &[6000, 10000]).0, 100);
-        // "resources requested, pods scheduled with resources": cpu 6000/10000 = 0.6,
-        // memory 5000/20000 = 0.25 -> std 0.175 -> 82.
+        // Worked by hand: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> std 0.175 -> 82.
         assert_eq!(balanced_score(&[6000, 5000], &[10000, 20000]).0, 82);
         // Over capacity is capped at 1: cpu 6000/4000 -> 1, memory 0/10000 -> 0 -> 50.
         assert_eq!(balanced_score(&[6000, 0], &[4000, 10000]).0, 50);

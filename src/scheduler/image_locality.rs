@@ -99,7 +99,7 @@ impl Plugin for ImageLocality<'_> {
                     .resources
                     .images
                     .iter()
-                    .any(|i| i.names.iter().any(|n| *n == normalized));
+                    .any(|i| i.names.contains(&normalized));
                 let spread = present.then(|| state.images.get(&normalized)).flatten();
                 ImageCheck {
                     image: image.clone(),

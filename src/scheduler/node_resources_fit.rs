@@ -459,18 +459,28 @@ impl<'a> NodeResourcesFit<'a> {
     }
 }
 
+impl NodeResourcesFit<'_> {
+    /// PreFilter's rejection of sidecars when the SidecarContainers gate is off.
+    fn sidecar_rejection(&self) -> Option<Status> {
+        (self.gates.sidecar_containers_disabled && self.input.pod.resources.has_restartable_init)
+            .then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_SIDECARS_DISABLED))
+    }
+}
+
 impl Plugin for NodeResourcesFit<'_> {
     fn pre_filter(&mut self) -> PreFilterOutcome {
-        if self.gates.sidecar_containers_disabled && self.input.pod.resources.has_restartable_init {
-            return PreFilterOutcome::Reject(Status::new(
-                Code::UnschedulableAndUnresolvable,
-                REASON_SIDECARS_DISABLED,
-            ));
+        match self.sidecar_rejection() {
+            Some(status) => PreFilterOutcome::Reject(status),
+            None => PreFilterOutcome::Proceed(None),
         }
-        PreFilterOutcome::Proceed(None)
     }
 
     fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        // Upstream never reaches Filter after that rejection; the verdict it records for
+        // every node is the PreFilter status, so that is this plugin's verdict here too.
+        if let Some(status) = self.sidecar_rejection() {
+            return (Some(status), None);
+        }
         let usage = self.input.node_usage(ni);
         let node = &self.input.node(ni).resources;
         let req = &self.input.pod.resources.requests;
@@ -479,7 +489,7 @@ impl Plugin for NodeResourcesFit<'_> {
         let pods = PodCount {
             existing: usage.pods,
             allowed: node.allowed_pods,
-            fits: usage.pods + 1 <= node.allowed_pods,
+            fits: usage.pods < node.allowed_pods,
         };
         if !pods.fits {
             reasons.push(REASON_TOO_MANY_PODS.to_string());
@@ -526,7 +536,7 @@ impl Plugin for NodeResourcesFit<'_> {
                 });
             }
         }
-        let status = (!reasons.is_empty()).then(|| Status {
+        let status = (!reasons.is_empty()).then_some(Status {
             code: if unresolvable {
                 Code::UnschedulableAndUnresolvable
             } else {
@@ -661,6 +671,75 @@ mod tests {
         for (p, want) in cases {
             assert_eq!(broken_linear(&shape, p), want, "p={p}");
         }
+    }
+
+    fn evaluate_on(
+        pod: serde_json::Value,
+        exclude_running: bool,
+        gates: &str,
+    ) -> (Option<Status>, Option<Status>) {
+        use crate::scheduler::profile::Profile;
+        use crate::state::{FoundPod, Pod, PodRef};
+        let snapshot = json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+             "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "2"}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "running", "namespace": "d"},
+             "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i",
+               "resources": {"requests": {"cpu": "600m"}}}]}}
+        ]});
+        let state = crate::state::read_snapshot_str(&snapshot.to_string(), "s").expect("state");
+        let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+        let (pod, exclude) = if exclude_running {
+            let id = PodRef {
+                namespace: "d".into(),
+                name: "running".into(),
+            };
+            match state.find_pod(&id) {
+                Some(FoundPod::Existing(i)) => (state.pods[i].clone(), Some(i)),
+                _ => panic!("running pod missing"),
+            }
+        } else {
+            (Pod::from_api(&api), None)
+        };
+        let profile = Profile::default_profile(FeatureGates::parse(gates).expect("gates"));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude,
+        };
+        let mut fit = NodeResourcesFit::new(input, &profile.node_resources_fit, &profile.gates);
+        let pre = match fit.pre_filter() {
+            PreFilterOutcome::Reject(s) => Some(s),
+            _ => None,
+        };
+        (pre, fit.filter(0).0)
+    }
+
+    #[test]
+    fn filter_counts_existing_pods_but_not_the_explained_one() {
+        let pod = json!({"metadata": {"name": "p", "namespace": "d"}, "spec": {"containers": [
+            {"name": "c", "image": "i", "resources": {"requests": {"cpu": "600m"}}}]}});
+        let (_, status) = evaluate_on(pod.clone(), false, "");
+        let status = status.expect("rejected");
+        assert_eq!(status.reasons, ["Insufficient cpu"]);
+        assert_eq!(status.code, Code::Unschedulable);
+        // Explaining the running pod itself: its own 600m is not counted against it.
+        let (_, status) = evaluate_on(pod, true, "");
+        assert!(status.is_none(), "{status:?}");
+    }
+
+    #[test]
+    fn sidecars_rejected_in_prefilter_when_the_gate_is_off() {
+        let pod = json!({"metadata": {"name": "p", "namespace": "d"}, "spec": {
+            "initContainers": [{"name": "s", "image": "i", "restartPolicy": "Always"}],
+            "containers": [{"name": "c", "image": "i"}]}});
+        let (pre, _) = evaluate_on(pod.clone(), false, "");
+        assert!(pre.is_none());
+        let (pre, filter) = evaluate_on(pod, false, "SidecarContainers=false");
+        let pre = pre.expect("rejected");
+        assert_eq!(pre.code, Code::UnschedulableAndUnresolvable);
+        assert_eq!(pre.reasons, [REASON_SIDECARS_DISABLED]);
+        assert_eq!(filter, Some(pre));
     }
 
     #[test]

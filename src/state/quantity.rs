@@ -257,7 +257,7 @@ impl Quantity {
     }
 
     /// Exact sum, saturating at upstream's int64 bound.
-    pub fn add(self, other: Quantity) -> Quantity {
+    pub fn saturating_add(self, other: Quantity) -> Quantity {
         Quantity::from_nanos(self.nanos.saturating_add(other.nanos))
     }
 
@@ -352,6 +352,6 @@ mod tests {
         // before converting.
         let h = Quantity::parse("0.5m").expect("valid");
         assert_eq!(h.milli_value(), 1);
-        assert_eq!(h.add(h).milli_value(), 1);
+        assert_eq!(h.saturating_add(h).milli_value(), 1);
     }
 }

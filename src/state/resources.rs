@@ -245,7 +245,7 @@ fn parse_list(
 fn add_into(list: &mut ResourceList, other: &ResourceList) {
     for (name, q) in other {
         let e = list.entry(name.clone()).or_default();
-        *e = e.add(*q);
+        *e = e.saturating_add(*q);
     }
 }
 
