@@ -78,16 +78,87 @@ fn whatif_web_store_matches_the_scheduler_message() {
 
 #[test]
 fn unevaluated_plugins_never_show_as_feasible() {
+    // The docs' nginx pod uses no storage: every plugin is decided, the pod fits.
     let doc = json(&["whatif", "-f", "examples/nginx-nodeselector.yaml"]);
-    assert_eq!(doc["summary"]["feasible"], 0);
-    assert_eq!(doc["summary"]["unknown"], 2);
     let a1 = node(&doc, "worker-a-1");
-    assert_eq!(a1["feasible"], false);
-    assert_eq!(a1["verdict"], "Unknown");
+    assert_eq!(a1["verdict"], "Feasible");
+    assert_eq!(a1["scoreComplete"], true);
+    assert_eq!(filter(a1, "VolumeBinding")["skipped"], true);
+    // Resource fit is evaluated: the pod fits, with its requests shown against the node.
     let fit = filter(a1, "NodeResourcesFit");
-    assert_eq!(fit["pass"], Value::Null);
-    assert_eq!(fit["evaluated"], false);
+    assert_eq!(fit["pass"], true);
+    assert!(fit["details"]["pods"]["allowed"].as_i64().is_some());
+
+    // The same pod with a PersistentVolumeClaim: the volume plugins cannot be decided from
+    // the state we read, so no node is shown as feasible.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pvc-pod.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: data, namespace: default}\n\
+         spec:\n  nodeSelector: {disktype: ssd}\n  containers: [{name: c, image: nginx}]\n\
+         \x20 volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n",
+    )
+    .unwrap();
+    let doc = json(&["whatif", "-f", manifest.to_str().unwrap()]);
+    assert_eq!(doc["summary"]["feasible"], 0);
+    assert!(doc["summary"]["unknown"].as_i64().unwrap() > 0);
+    let a1 = node(&doc, "worker-a-1");
+    assert_eq!(a1["verdict"], "Unknown");
+    assert_eq!(a1["feasible"], false);
+    let vb = filter(a1, "VolumeBinding");
+    assert_eq!(vb["pass"], Value::Null);
+    assert_eq!(vb["evaluated"], false);
+    assert!(
+        vb["note"]
+            .as_str()
+            .unwrap()
+            .contains("persistent volume claims"),
+        "{vb}"
+    );
     assert_eq!(a1["scoreComplete"], false);
+    assert!(doc["notes"].to_string().contains("VolumeBinding"));
+}
+
+#[test]
+fn explain_pod_short_of_resources_on_its_dedicated_node() {
+    let doc = json(&["explain", "feature-extract-kq7wz", "-n", "batch"]);
+    assert_eq!(doc["summary"]["feasible"], 0);
+    let msg = doc["summary"]["failedSchedulingMessage"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        msg.starts_with("0/7 nodes are available: 1 Insufficient cpu, 1 Insufficient memory,"),
+        "{msg}"
+    );
+    let b2 = node(&doc, "worker-b-2");
+    assert_eq!(b2["reported"]["plugin"], "NodeResourcesFit");
+    let fit = filter(b2, "NodeResourcesFit");
+    assert_eq!(fit["reason"], "Insufficient cpu, Insufficient memory");
+    // Preemption could help: the node is big enough, only its pods are in the way.
+    assert_eq!(fit["code"], "Unschedulable");
+    let cpu = &fit["details"]["resources"][0];
+    assert_eq!(cpu["resource"], "cpu");
+    assert_eq!(cpu["requested"], 6000);
+    assert_eq!(cpu["allocatable"], 8000);
+
+    let out = run(&[
+        "explain",
+        "feature-extract-kq7wz",
+        "-n",
+        "batch",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "worker-b-2",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        text.contains("the scheduler reports: Insufficient cpu, Insufficient memory (NodeResourcesFit: Unschedulable)"),
+        "{text}"
+    );
+    assert!(text.contains("      cpu                               6      2100m            8      5900m  insufficient"), "{text}");
 }
 
 #[test]

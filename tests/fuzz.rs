@@ -178,3 +178,23 @@ proptest! {
         run_all(&snap, &case.doc["pod"].to_string(), &case.scheduler_config(), None);
     }
 }
+
+/// Found by `mutated_objects_never_panic`: a negative request subtracted from a huge
+/// allocatable overflowed LeastAllocated's i64 arithmetic. Negative pod quantities are now
+/// refused at reading, as the API server refuses them, with the field named.
+#[test]
+fn regression_negative_request_overflowed_least_allocated() {
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "x",
+            "resources": {"requests": {"cpu": "-9000000000000000"}}}]}}"#;
+    let err = read_pod_manifests_str(pod, "pod.json")
+        .err()
+        .expect("a negative request is refused")
+        .to_string();
+    assert!(
+        err.contains("pod.json")
+            && err.contains("spec.containers[0].resources.requests[cpu]")
+            && err.contains("greater than or equal to 0"),
+        "{err}"
+    );
+}

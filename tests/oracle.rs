@@ -15,9 +15,10 @@ const EVALUATED: &[&str] = &[
     "TaintToleration",
     "NodeName",
     "NodeUnschedulable",
+    "NodeResourcesFit",
     "PodTopologySpread",
 ];
-const NOT_YET: &[&str] = &["NodeResourcesFit"];
+const NOT_YET: &[&str] = &[];
 
 fn cases() -> Vec<Case> {
     let mut all = Vec::new();

@@ -17,6 +17,7 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
+mod resources;
 mod table;
 mod topology_spread;
 pub use table::{TableOptions, table};

@@ -231,6 +231,26 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
     (aff, anti)
 }
 
+/// "✗ short: cpu, memory" for NodeResourcesFit ("Insufficient cpu, Insufficient memory"),
+/// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
+fn short_fit_cell(f: &FilterEntry) -> Option<String> {
+    match f.plugin.as_str() {
+        "NodeResourcesFit" => {
+            let reason = f.reason.as_deref()?;
+            let short: Vec<&str> = reason
+                .split(", ")
+                .map(|r| match r {
+                    "Too many pods" => "pods",
+                    other => other.strip_prefix("Insufficient ").unwrap_or(other),
+                })
+                .collect();
+            Some(format!("✗ short: {}", short.join(", ")))
+        }
+        "NodePorts" => Some("✗ host port".to_string()),
+        _ => None,
+    }
+}
+
 fn other_cell(n: &NodeReport) -> String {
     let known = [
         "NodeAffinity",
@@ -248,6 +268,7 @@ fn other_cell(n: &NodeReport) -> String {
         match f.pass {
             Some(false) => parts.push(
                 super::topology_spread::cell(f)
+                    .or_else(|| short_fit_cell(f))
                     .unwrap_or_else(|| format!("✗ {}", f.reason.clone().unwrap_or_default())),
             ),
             None => unevaluated += 1,
@@ -381,19 +402,19 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
                 c.node
             ),
             (true, Some(Verdict::Infeasible)) => format!(
-                "Runs on: {}; {}: {} (rules are IgnoredDuringExecution, so it keeps running)",
+                "Runs on: {} (* below); {}: {} (rules are IgnoredDuringExecution, so it keeps running)",
                 c.node,
                 p.bad("would not be chosen today"),
                 c.reasons.join("; ")
             ),
             (true, Some(Verdict::Unknown)) => format!(
-                "Runs on: {}; passes every evaluated rule today, rank {} of {}",
+                "Runs on: {} (* below); passes every evaluated rule today, rank {} of {}",
                 c.node,
                 c.rank.unwrap_or_default(),
                 c.candidates
             ),
             (true, _) => format!(
-                "Runs on: {}; still satisfies every rule; rank {} of {} candidates{}",
+                "Runs on: {} (* below); still satisfies every rule; rank {} of {} candidates{}",
                 c.node,
                 c.rank.unwrap_or_default(),
                 c.candidates,
@@ -505,7 +526,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let daemon = doc.daemon_set.is_some();
     if !opts.no_headers {
         let mut head = vec![
-            "NODE", "FITS", "NODE AFF", "TAINTS", "POD AFF", "ANTI-AFF", "OTHER", "SCORE",
+            "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "OTHER", "SCORE",
         ];
         if opts.wide {
             head.extend([
@@ -527,7 +548,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             Verdict::Unknown => "? unknown",
         };
         let name = if Some(n.name.as_str()) == current {
-            format!("{} (current)", n.name)
+            format!("{}*", n.name)
         } else {
             n.name.clone()
         };
@@ -785,6 +806,7 @@ fn drill_down(
         }
     }
     super::topology_spread::drill_down(out, doc, n, p.on)?;
+    super::resources::drill_down(out, n, p.on)?;
     if n.score.is_some() {
         writeln!(
             out,

@@ -6,10 +6,14 @@
 //! reasons a node is rejected; the result still marks the one status the scheduler itself
 //! would record. Nothing here touches a client, a terminal or a clock.
 
+pub mod balanced_allocation;
 pub mod default_preemption;
+pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
+pub mod node_ports;
+pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod pod_topology_spread;
 pub mod profile;
@@ -104,6 +108,20 @@ impl<'a> Input<'a> {
     pub fn node(&self, i: usize) -> &'a Node {
         &self.state.nodes[i]
     }
+
+    /// What the existing pods of node `i` hold, without the excluded pod.
+    pub fn node_usage(&self, i: usize) -> std::borrow::Cow<'a, crate::state::NodeUsage> {
+        let state = self.state;
+        let usage = &state.node_usage[i];
+        match self.exclude {
+            Some(x) if state.pod_node.get(x) == Some(&i) => {
+                let mut u = usage.clone();
+                u.apply(&state.pods[x].resources, x, -1);
+                std::borrow::Cow::Owned(u)
+            }
+            _ => std::borrow::Cow::Borrowed(usage),
+        }
+    }
 }
 
 /// One plugin's Filter verdict on one node.
@@ -135,6 +153,8 @@ pub enum FilterDetails {
     NodeAffinity(Box<node_affinity::FilterDetails>),
     InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
     PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
+    NodeResourcesFit(Box<node_resources_fit::FilterDetails>),
+    NodePorts(node_ports::FilterDetails),
 }
 
 /// Per-plugin typed details of a score.
@@ -145,6 +165,9 @@ pub enum ScoreDetails {
     NodeAffinity(node_affinity::ScoreDetails),
     InterPodAffinity(inter_pod_affinity::ScoreDetails),
     PodTopologySpread(pod_topology_spread::ScoreDetails),
+    NodeResourcesFit(node_resources_fit::ScoreDetails),
+    BalancedAllocation(balanced_allocation::ScoreDetails),
+    ImageLocality(image_locality::ScoreDetails),
 }
 
 /// One plugin's score for one candidate node.
@@ -295,6 +318,16 @@ fn instantiate<'a>(
             input,
             profile.inter_pod_affinity,
         )),
+        "NodeResourcesFit" => Box::new(node_resources_fit::NodeResourcesFit::new(
+            input,
+            &profile.node_resources_fit,
+            &profile.gates,
+        )),
+        "NodePorts" => Box::new(node_ports::NodePorts::new(input)),
+        "NodeResourcesBalancedAllocation" => Box::new(
+            balanced_allocation::BalancedAllocation::new(input, &profile.balanced_allocation),
+        ),
+        "ImageLocality" => Box::new(image_locality::ImageLocality::new(input)),
         "PodTopologySpread" => Box::new(pod_topology_spread::PodTopologySpread::new(
             input,
             &profile.pod_topology_spread,

@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 use k8s_openapi::api::core::v1 as core;
 use serde::{Deserialize, Serialize};
 
+use super::balanced_allocation::BalancedAllocationArgs;
+use super::node_resources_fit::FitArgs;
 use super::selector::{NodeSelector, PreferredTerms, validate_label_key};
 use crate::state::SpreadConstraint;
 
@@ -72,6 +74,10 @@ pub fn is_implemented(name: &str) -> bool {
             | "NodeAffinity"
             | "InterPodAffinity"
             | "PodTopologySpread"
+            | "NodeResourcesFit"
+            | "NodePorts"
+            | "NodeResourcesBalancedAllocation"
+            | "ImageLocality"
     )
 }
 
@@ -216,6 +222,9 @@ fn validate_pod_topology_spread_args(
 pub struct FeatureGates {
     /// Alpha in 1.35, off by default: Gt/Lt tolerations.
     pub taint_toleration_comparison_operators: bool,
+    /// `SidecarContainers=false` (only releases before its GA allow it): NodeResourcesFit
+    /// rejects pods with restartable init containers in PreFilter.
+    pub sidecar_containers_disabled: bool,
     /// Every gate as given, for the report.
     pub given: BTreeMap<String, bool>,
 }
@@ -265,6 +274,9 @@ impl FeatureGates {
         if name == "TaintTolerationComparisonOperators" {
             self.taint_toleration_comparison_operators = value;
         }
+        if name == "SidecarContainers" {
+            self.sidecar_containers_disabled = !value;
+        }
         self.given.insert(name.to_string(), value);
     }
 
@@ -276,6 +288,7 @@ impl FeatureGates {
                 !matches!(
                     k.as_str(),
                     "TaintTolerationComparisonOperators"
+                        | "SidecarContainers"
                         | GATE_NODE_INCLUSION_POLICY
                         | GATE_MATCH_LABEL_KEYS
                 )
@@ -307,6 +320,8 @@ pub struct Profile {
     pub node_affinity: NodeAffinityArgs,
     pub inter_pod_affinity: InterPodAffinityArgs,
     pub pod_topology_spread: PodTopologySpreadArgs,
+    pub node_resources_fit: FitArgs,
+    pub balanced_allocation: BalancedAllocationArgs,
     /// Plugin args we keep but do not interpret yet (by plugin name).
     pub other_args: BTreeMap<String, serde_json::Value>,
     pub percentage_of_nodes_to_score: Option<i32>,
@@ -636,6 +651,8 @@ impl Profile {
             node_affinity: NodeAffinityArgs::default(),
             inter_pod_affinity: InterPodAffinityArgs::default(),
             pod_topology_spread: PodTopologySpreadArgs::default(),
+            node_resources_fit: FitArgs::default(),
+            balanced_allocation: BalancedAllocationArgs::default(),
             other_args: BTreeMap::new(),
             percentage_of_nodes_to_score,
             gates,
@@ -735,6 +752,10 @@ impl Profile {
                             .collect(),
                     }
                 };
+            }
+            "NodeResourcesFit" => self.node_resources_fit = FitArgs::parse(args, &source)?,
+            "NodeResourcesBalancedAllocation" => {
+                self.balanced_allocation = BalancedAllocationArgs::parse(args, &source)?
             }
             other => {
                 self.other_args.insert(other.to_string(), args.clone());

@@ -98,6 +98,11 @@ pub(crate) fn pods_from_objects(
                 status: None,
             }
         };
+        super::read::check_quantities(
+            obj,
+            path,
+            &super::resources::PodResources::from_api(&pod).problems,
+        )?;
         pods.push(ManifestPod {
             origin: format!("{kind}/{}", obj.name()),
             kind: kind.to_string(),

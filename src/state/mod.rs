@@ -6,7 +6,9 @@
 //! unbound pods are set aside, so the evaluation never walks raw API objects again.
 
 mod manifest;
+pub mod quantity;
 mod read;
+pub mod resources;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +26,7 @@ pub use read::{
 pub use yaml::to_yaml_string;
 
 use crate::scheduler::selector::{LabelSelector, Labels, Requirement};
+use resources::{HostPort, NodeResources, PodResources, Resources};
 
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -73,6 +76,8 @@ pub struct Node {
     pub labels: Labels,
     pub taints: Vec<Taint>,
     pub unschedulable: bool,
+    /// Allocatable resources and cached images.
+    pub resources: NodeResources,
 }
 
 impl From<&core::Node> for Node {
@@ -92,6 +97,7 @@ impl From<&core::Node> for Node {
                 })
                 .collect(),
             unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
+            resources: NodeResources::from_api(n),
         }
     }
 }
@@ -199,6 +205,8 @@ pub struct Pod {
     /// `spec.topologySpreadConstraints`, parsed; empty for most existing pods.
     pub topology_spread: Vec<SpreadConstraint>,
     pub controller: Option<Box<ControllerRef>>,
+    /// Requests, host ports and images, folded once.
+    pub resources: PodResources,
 }
 
 /// The volume kinds the storage plugins look at (their PreFilter skips pods without them).
@@ -301,6 +309,7 @@ impl Pod {
                         name: o.name.clone(),
                     })
                 }),
+            resources: PodResources::from_api(p),
         }
     }
 
@@ -442,6 +451,51 @@ pub struct ClusterState {
     /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
     /// held none of these kinds, so default spreading cannot be derived.
     pub workloads: Option<WorkloadSelectors>,
+    /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
+    /// once here so the resource plugins never walk the pods.
+    pub node_usage: Vec<NodeUsage>,
+    /// Per image name in any node's `status.images`: the size the scheduler's cache keeps
+    /// (the first node's) and on how many nodes it is.
+    pub images: HashMap<String, ImageSpread>,
+}
+
+/// What the existing pods of one node hold.
+#[derive(Debug, Clone, Default)]
+pub struct NodeUsage {
+    /// Number of existing pods.
+    pub pods: i64,
+    pub requested: Resources,
+    pub non_zero_milli_cpu: i64,
+    pub non_zero_memory: i64,
+    /// Host ports in use, with the pod index that binds each.
+    pub host_ports: Vec<(HostPort, usize)>,
+}
+
+impl NodeUsage {
+    /// Adds (`sign` 1) or takes out (`sign` -1) one pod.
+    pub fn apply(&mut self, pod: &PodResources, index: usize, sign: i64) {
+        self.pods += sign;
+        self.requested.accumulate(&pod.usage, sign);
+        self.non_zero_milli_cpu = self
+            .non_zero_milli_cpu
+            .saturating_add(pod.non_zero_milli_cpu.saturating_mul(sign));
+        self.non_zero_memory = self
+            .non_zero_memory
+            .saturating_add(pod.non_zero_memory.saturating_mul(sign));
+        if sign > 0 {
+            self.host_ports
+                .extend(pod.host_ports.iter().map(|p| (p.clone(), index)));
+        } else {
+            self.host_ports.retain(|(_, i)| *i != index);
+        }
+    }
+}
+
+/// `ImageStateSummary`: an image's size and how many nodes have it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageSpread {
+    pub size_bytes: i64,
+    pub nodes: usize,
 }
 
 impl ClusterState {
@@ -457,8 +511,28 @@ impl ClusterState {
             .enumerate()
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
+        let mut images: HashMap<String, ImageSpread> = HashMap::new();
+        for n in &nodes {
+            let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            for img in &n.resources.images {
+                for name in &img.names {
+                    if !seen.insert(name.as_str()) {
+                        continue;
+                    }
+                    images
+                        .entry(name.clone())
+                        .and_modify(|s| s.nodes += 1)
+                        .or_insert(ImageSpread {
+                            size_bytes: img.size_bytes,
+                            nodes: 1,
+                        });
+                }
+            }
+        }
         let mut state = ClusterState {
             pods_by_node: vec![Vec::new(); nodes.len()],
+            node_usage: vec![NodeUsage::default(); nodes.len()],
+            images,
             nodes,
             node_index,
             namespaces,
@@ -473,6 +547,8 @@ impl ClusterState {
     pub fn add_pod(&mut self, pod: Pod) {
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
+                let index = self.pods.len();
+                self.node_usage[n].apply(&pod.resources, index, 1);
                 self.pods_by_node[n].push(self.pods.len());
                 self.pod_node.push(n);
                 self.pods.push(pod);

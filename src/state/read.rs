@@ -156,6 +156,26 @@ fn flatten(value: serde_json::Value, document: usize, out: &mut Vec<Located>) {
     }
 }
 
+/// An invalid resource quantity fails the read, naming the object and the field, because
+/// every resource verdict would silently be wrong otherwise.
+pub(crate) fn check_quantities(
+    obj: &Located,
+    path: &str,
+    problems: &[super::resources::QuantityProblem],
+) -> Result<(), SourceError> {
+    match problems.first() {
+        None => Ok(()),
+        Some(p) => Err(SourceError::Field(Box::new(FieldProblem {
+            path: path.to_string(),
+            document: obj.document,
+            kind: obj.kind().to_string(),
+            name: obj.name().to_string(),
+            field: p.field.clone(),
+            message: p.message.clone(),
+        }))),
+    }
+}
+
 /// Reads a cluster snapshot file.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
     let name = path.display().to_string();
@@ -273,8 +293,16 @@ fn snapshot_from_objects(
                 };
                 map.insert(namespaced_name(&o.metadata), reqs);
             }
-            "Node" => nodes.push(Node::from(&obj.decode::<core::Node>(path)?)),
-            "Pod" => pods.push(Pod::from_api(&obj.decode::<core::Pod>(path)?)),
+            "Node" => {
+                let node = Node::from(&obj.decode::<core::Node>(path)?);
+                check_quantities(obj, path, &node.resources.problems)?;
+                nodes.push(node);
+            }
+            "Pod" => {
+                let pod = Pod::from_api(&obj.decode::<core::Pod>(path)?);
+                check_quantities(obj, path, &pod.resources.problems)?;
+                pods.push(pod);
+            }
             "Namespace" => {
                 let ns: core::Namespace = obj.decode(path)?;
                 namespaces.get_or_insert_with(BTreeMap::new).insert(

@@ -108,8 +108,6 @@ impl Case {
         json!({"apiVersion": "v1", "kind": "List", "items": items})
     }
 
-    /// A KubeSchedulerConfiguration enabling only the case's plugins (plus NodeUnschedulable
-    /// when nodes are cordoned), with the case's plugin args.
     /// Plugins whose expectations are only about scoring: upstream's score tests call
     /// PreScore/Score/NormalizeScore directly on the listed candidates, never Filter, so such
     /// a plugin is enabled at those extension points only (its own Filter could otherwise
@@ -126,6 +124,8 @@ impl Case {
             .collect()
     }
 
+    /// A KubeSchedulerConfiguration enabling only the case's plugins (plus NodeUnschedulable
+    /// when nodes are cordoned), with the case's plugin args.
     pub fn scheduler_config(&self) -> Value {
         let mut enabled: Vec<Value> = self.plugins().iter().map(|p| json!({"name": p})).collect();
         let score_only: Vec<Value> = self
@@ -133,6 +133,9 @@ impl Case {
             .iter()
             .map(|p| json!({"name": p}))
             .collect();
+        // Upstream's score tests call Score on every listed node without running Filter (a
+        // node may score while being too small for the pod): such a plugin is kept out of
+        // PreFilter and Filter.
         if !self.nodes_to_cordon().is_empty()
             && !self.plugins().iter().any(|p| p == "NodeUnschedulable")
         {
@@ -153,7 +156,7 @@ impl Case {
                 "schedulerName": self.doc["pod"]["spec"]["schedulerName"].as_str().unwrap_or("default-scheduler"),
                 "plugins": {
                     "multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]},
-                    "preFilter": {"disabled": score_only},
+                    "preFilter": {"disabled": score_only.clone()},
                     "filter": {"disabled": score_only},
                 },
                 "pluginConfig": plugin_config,

@@ -1,0 +1,243 @@
+//! NodeResourcesBalancedAllocation (`noderesources/balanced_allocation.go`): favours nodes
+//! whose utilisation fractions (real requests, pod included) are close to each other. Scores
+//! are final (no NormalizeScore); a pod that requests none of the resources is skipped in
+//! PreScore so best-effort pods do not all land on one node.
+
+use serde::{Deserialize, Serialize};
+
+use super::node_resources_fit::{ResourceSpec, allocatable_and_requested, default_resources};
+use super::profile::ProfileError;
+use super::{
+    FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreScoreOutcome,
+    ScoreDetails as AnyScoreDetails, Status,
+};
+
+/// `NodeResourcesBalancedAllocationArgs` after defaulting, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalancedAllocationArgs {
+    pub resources: Vec<ResourceSpec>,
+}
+
+impl Default for BalancedAllocationArgs {
+    fn default() -> Self {
+        BalancedAllocationArgs {
+            resources: default_resources(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ArgsConfig {
+    #[serde(default)]
+    resources: Vec<ResourceSpec>,
+    #[serde(default, rename = "apiVersion")]
+    _api_version: Option<String>,
+    #[serde(default, rename = "kind")]
+    _kind: Option<String>,
+}
+
+impl BalancedAllocationArgs {
+    /// Decodes, defaults and validates (`ValidateNodeResourcesBalancedAllocationArgs`: no
+    /// duplicates, every weight 1).
+    pub fn parse(
+        args: &serde_json::Value,
+        source: &str,
+    ) -> Result<BalancedAllocationArgs, ProfileError> {
+        let prefix = format!("{source}: pluginConfig NodeResourcesBalancedAllocation args");
+        let a: ArgsConfig = serde_path_to_error::deserialize(args)
+            .map_err(|e| ProfileError(format!("{prefix}: field {}: {}", e.path(), e.inner())))?;
+        if a.resources.is_empty() {
+            return Ok(BalancedAllocationArgs::default());
+        }
+        let mut errors = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        let resources: Vec<ResourceSpec> = a
+            .resources
+            .into_iter()
+            .map(|mut r| {
+                if r.weight == 0 {
+                    r.weight = 1;
+                }
+                r
+            })
+            .collect();
+        for (i, r) in resources.iter().enumerate() {
+            if seen.contains(&r.name.as_str()) {
+                errors.push(format!(
+                    "resources[{i}].name: Duplicate value: {:?}",
+                    r.name
+                ));
+            } else {
+                seen.push(&r.name);
+            }
+            if r.weight != 1 {
+                errors.push(format!(
+                    "resources[{i}].weight: Invalid value: {}: must be 1",
+                    r.weight
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(BalancedAllocationArgs { resources })
+        } else {
+            Err(ProfileError(format!("{prefix}: {}", errors.join("; "))))
+        }
+    }
+}
+
+/// One resource's utilisation after placing the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fraction {
+    pub resource: String,
+    /// Requested on the node including the pod (milli for cpu).
+    pub requested: i64,
+    pub allocatable: i64,
+    /// requested / allocatable, capped at 1; `None` when left out (allocatable 0).
+    pub fraction: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreDetails {
+    pub fractions: Vec<Fraction>,
+    pub std_dev: f64,
+}
+
+/// `balancedResourceScorer`: (1 − standard deviation of the fractions) × 100, truncated.
+pub fn balanced_score(requested: &[i64], allocatable: &[i64]) -> (i64, f64) {
+    let fractions: Vec<f64> = requested
+        .iter()
+        .zip(allocatable)
+        .filter(|(_, a)| **a != 0)
+        .map(|(r, a)| (*r as f64 / *a as f64).min(1.0))
+        .collect();
+    let std = match fractions.len() {
+        2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
+        n if n > 2 => {
+            let mean = fractions.iter().sum::<f64>() / n as f64;
+            let sum: f64 = fractions.iter().map(|f| (f - mean) * (f - mean)).sum();
+            (sum / n as f64).sqrt()
+        }
+        _ => 0.0,
+    };
+    (((1.0 - std) * MAX_NODE_SCORE as f64) as i64, std)
+}
+
+#[derive(Debug)]
+pub struct BalancedAllocation<'a> {
+    input: Input<'a>,
+    args: &'a BalancedAllocationArgs,
+    pod_requests: Vec<i64>,
+}
+
+impl<'a> BalancedAllocation<'a> {
+    pub fn new(input: Input<'a>, args: &'a BalancedAllocationArgs) -> Self {
+        let pod_requests = args
+            .resources
+            .iter()
+            .map(|r| input.pod.resources.score_request(&r.name, false))
+            .collect();
+        BalancedAllocation {
+            input,
+            args,
+            pod_requests,
+        }
+    }
+}
+
+impl Plugin for BalancedAllocation<'_> {
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        (None, None)
+    }
+
+    fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
+        if self.pod_requests.iter().all(|r| *r == 0) {
+            PreScoreOutcome::Skip
+        } else {
+            PreScoreOutcome::Proceed
+        }
+    }
+
+    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        if self.args.resources.is_empty() {
+            return Err("resources not found".to_string());
+        }
+        // Without PreScore upstream scores a best-effort pod 0.
+        if self.pod_requests.iter().all(|r| *r == 0) {
+            return Ok((0, None));
+        }
+        let usage = self.input.node_usage(ni);
+        let mut requested = Vec::new();
+        let mut allocatable = Vec::new();
+        for (r, pod_request) in self.args.resources.iter().zip(&self.pod_requests) {
+            let (a, q) =
+                allocatable_and_requested(&self.input, &usage, ni, &r.name, *pod_request, true);
+            let (a, q) = if a == 0 { (0, 0) } else { (a, q) };
+            allocatable.push(a);
+            requested.push(q);
+        }
+        let (score, std_dev) = balanced_score(&requested, &allocatable);
+        let fractions = self
+            .args
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Fraction {
+                resource: r.name.clone(),
+                requested: requested[i],
+                allocatable: allocatable[i],
+                fraction: (allocatable[i] != 0)
+                    .then(|| (requested[i] as f64 / allocatable[i] as f64).min(1.0)),
+            })
+            .collect();
+        Ok((
+            score,
+            Some(AnyScoreDetails::BalancedAllocation(ScoreDetails {
+                fractions,
+                std_dev,
+            })),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scores_match_upstream_table() {
+        // balanced_allocation_test.go, "nothing scheduled, resources requested, differently
+        // sized nodes": cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5 -> std 0.125 -> 87;
+        // cpu 3000/6000 = 0.5, memory 5000/10000 = 0.5 -> 100.
+        assert_eq!(balanced_score(&[3000, 5000], &[4000, 10000]).0, 87);
+        assert_eq!(balanced_score(&[3000, 5000], &[6000, 10000]).0, 100);
+        // Worked by hand: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> std 0.175 -> 82.
+        assert_eq!(balanced_score(&[6000, 5000], &[10000, 20000]).0, 82);
+        // Over capacity is capped at 1: cpu 6000/4000 -> 1, memory 0/10000 -> 0 -> 50.
+        assert_eq!(balanced_score(&[6000, 0], &[4000, 10000]).0, 50);
+        // Three resources: fractions 0.6, 0.25, 0.5 -> std 0.147 -> 85.
+        assert_eq!(balanced_score(&[6000, 5000, 1], &[10000, 20000, 2]).0, 85);
+        // One resource (or none) has no spread.
+        assert_eq!(balanced_score(&[1, 0], &[2, 0]).0, 100);
+    }
+
+    #[test]
+    fn args_are_validated() {
+        assert_eq!(
+            BalancedAllocationArgs::parse(&json!({}), "c").expect("ok"),
+            BalancedAllocationArgs::default()
+        );
+        let err = BalancedAllocationArgs::parse(
+            &json!({"resources": [{"name": "cpu", "weight": 2}, {"name": "cpu", "weight": 1}]}),
+            "c",
+        )
+        .expect_err("invalid");
+        assert!(
+            err.0.contains("must be 1") && err.0.contains("Duplicate"),
+            "{err}"
+        );
+    }
+}

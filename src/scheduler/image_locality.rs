@@ -1,0 +1,165 @@
+//! ImageLocality (`pkg/scheduler/framework/plugins/imagelocality`): favours nodes that already
+//! have the pod's images, by image size scaled by how many nodes have each image (so a
+//! ubiquitous image does not pull every pod to one node). Scores are final.
+
+use serde::Serialize;
+
+use super::{
+    FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin,
+    ScoreDetails as AnyScoreDetails, Status,
+};
+
+const MB: i64 = 1024 * 1024;
+/// Below this sum every node scores 0.
+pub const MIN_THRESHOLD: i64 = 23 * MB;
+/// Per container; the sum is capped at this times the number of containers.
+pub const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
+
+/// `normalizedImageName`: an image without a tag gets `:latest`.
+pub fn normalized_image_name(name: &str) -> String {
+    let colon = name.rfind(':').map_or(-1, |i| i as i64);
+    let slash = name.rfind('/').map_or(-1, |i| i as i64);
+    if colon <= slash {
+        format!("{name}:latest")
+    } else {
+        name.to_string()
+    }
+}
+
+/// `scaledImageScore`: size × (nodes with the image / all nodes), truncated.
+pub fn scaled_image_score(size: i64, nodes_with_image: usize, total_nodes: usize) -> i64 {
+    if total_nodes == 0 {
+        return 0;
+    }
+    let spread = nodes_with_image as f64 / total_nodes as f64;
+    (size as f64 * spread) as i64
+}
+
+/// `calculatePriority`.
+pub fn calculate_priority(sum: i64, containers: usize) -> i64 {
+    let max = MAX_CONTAINER_THRESHOLD.saturating_mul(containers.max(1) as i64);
+    let s = sum.clamp(MIN_THRESHOLD, max);
+    ((i128::from(MAX_NODE_SCORE) * i128::from(s - MIN_THRESHOLD)) / i128::from(max - MIN_THRESHOLD))
+        as i64
+}
+
+/// One container image and whether this node has it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageCheck {
+    pub image: String,
+    /// The name looked up in the node's `status.images`.
+    pub normalized: String,
+    pub present: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<i64>,
+    /// On how many nodes of the cluster the image is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes_with_image: Option<usize>,
+    pub scaled_score: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreDetails {
+    pub images: Vec<ImageCheck>,
+    pub total_nodes: usize,
+    pub sum: i64,
+}
+
+#[derive(Debug)]
+pub struct ImageLocality<'a> {
+    input: Input<'a>,
+}
+
+impl<'a> ImageLocality<'a> {
+    pub fn new(input: Input<'a>) -> Self {
+        ImageLocality { input }
+    }
+}
+
+impl Plugin for ImageLocality<'_> {
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        (None, None)
+    }
+
+    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        let state = self.input.state;
+        let node = self.input.node(ni);
+        let total = state.nodes.len();
+        let images: Vec<ImageCheck> = self
+            .input
+            .pod
+            .resources
+            .images
+            .iter()
+            .map(|image| {
+                let normalized = normalized_image_name(image);
+                let present = node
+                    .resources
+                    .images
+                    .iter()
+                    .any(|i| i.names.contains(&normalized));
+                let spread = present.then(|| state.images.get(&normalized)).flatten();
+                ImageCheck {
+                    image: image.clone(),
+                    present,
+                    size_bytes: spread.map(|s| s.size_bytes),
+                    nodes_with_image: spread.map(|s| s.nodes),
+                    scaled_score: spread
+                        .map_or(0, |s| scaled_image_score(s.size_bytes, s.nodes, total)),
+                    normalized,
+                }
+            })
+            .collect();
+        let sum = images
+            .iter()
+            .fold(0i64, |acc, i| acc.saturating_add(i.scaled_score));
+        let score = calculate_priority(sum, images.len());
+        Ok((
+            score,
+            Some(AnyScoreDetails::ImageLocality(ScoreDetails {
+                images,
+                total_nodes: total,
+                sum,
+            })),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_normalized() {
+        for (input, want) in [
+            ("nginx", "nginx:latest"),
+            ("nginx:1.25", "nginx:1.25"),
+            ("gcr.io/a/b", "gcr.io/a/b:latest"),
+            ("localhost:5000/app", "localhost:5000/app:latest"),
+            ("localhost:5000/app:v1", "localhost:5000/app:v1"),
+            ("app@sha256:abcd", "app@sha256:abcd"),
+        ] {
+            assert_eq!(normalized_image_name(input), want);
+        }
+    }
+
+    #[test]
+    fn scores_follow_the_formula() {
+        // Worked by hand from image_locality.go: a 40MB image on 1 of 2 nodes -> 20MB ->
+        // below 23MB -> 0; a 300MB image on 1 of 2 -> 150MB; 2 containers:
+        // 100 * (150 - 23) / (2000 - 23) = 6.
+        let s40 = scaled_image_score(40 * MB, 1, 2);
+        assert_eq!(calculate_priority(s40, 2), 0);
+        let s300 = scaled_image_score(300 * MB, 1, 2);
+        assert_eq!(calculate_priority(s300, 2), 6);
+        // 2000MB on 1 of 2 nodes for one container -> 1000MB -> the cap -> 100.
+        assert_eq!(
+            calculate_priority(scaled_image_score(2000 * MB, 1, 2), 1),
+            100
+        );
+        // Nothing present: 0.
+        assert_eq!(calculate_priority(0, 3), 0);
+    }
+}

@@ -1,0 +1,785 @@
+//! NodeResourcesFit (`pkg/scheduler/framework/plugins/noderesources/fit.go`): Filter rejects a
+//! node whose allocatable minus what its pods already request cannot hold the pod's
+//! requests, reporting every short resource; Score ranks by the configured strategy
+//! (LeastAllocated by default) over non-zero requests. There is no NormalizeScore.
+
+use serde::{Deserialize, Serialize};
+
+use super::profile::{FeatureGates, ProfileError};
+use super::{
+    Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome,
+    ScoreDetails as AnyScoreDetails, Status,
+};
+use crate::state::NodeUsage;
+use crate::state::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, is_extended, is_scalar};
+
+pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
+pub const REASON_SIDECARS_DISABLED: &str =
+    "Pod has a restartable init container and the SidecarContainers feature is disabled";
+
+/// `config.MaxCustomPriorityScore`: shape scores are 0..10, scaled to 0..100.
+const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum StrategyType {
+    LeastAllocated,
+    MostAllocated,
+    RequestedToCapacityRatio,
+}
+
+/// A `ResourceSpec` of a scoring strategy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceSpec {
+    pub name: String,
+    #[serde(default)]
+    pub weight: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapePoint {
+    pub utilization: i64,
+    pub score: i64,
+}
+
+/// `NodeResourcesFitArgs` after v1 defaulting, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FitArgs {
+    pub ignored_resources: Vec<String>,
+    pub ignored_resource_groups: Vec<String>,
+    pub strategy: StrategyType,
+    pub resources: Vec<ResourceSpec>,
+    /// RequestedToCapacityRatio only.
+    pub shape: Vec<ShapePoint>,
+}
+
+/// The default `cpu: 1, memory: 1` resource list of both resource-scoring plugins.
+pub fn default_resources() -> Vec<ResourceSpec> {
+    vec![
+        ResourceSpec {
+            name: CPU.to_string(),
+            weight: 1,
+        },
+        ResourceSpec {
+            name: MEMORY.to_string(),
+            weight: 1,
+        },
+    ]
+}
+
+impl Default for FitArgs {
+    fn default() -> Self {
+        FitArgs {
+            ignored_resources: Vec::new(),
+            ignored_resource_groups: Vec::new(),
+            strategy: StrategyType::LeastAllocated,
+            resources: default_resources(),
+            shape: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ShapeConfig {
+    #[serde(default)]
+    shape: Vec<ShapePoint>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StrategyConfig {
+    #[serde(default, rename = "type")]
+    type_: String,
+    #[serde(default)]
+    resources: Vec<ResourceSpec>,
+    #[serde(default)]
+    requested_to_capacity_ratio: Option<ShapeConfig>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FitArgsConfig {
+    #[serde(default)]
+    ignored_resources: Vec<String>,
+    #[serde(default)]
+    ignored_resource_groups: Vec<String>,
+    #[serde(default)]
+    scoring_strategy: Option<StrategyConfig>,
+    #[serde(default, rename = "apiVersion")]
+    _api_version: Option<String>,
+    #[serde(default, rename = "kind")]
+    _kind: Option<String>,
+}
+
+/// `validateResources`: weights in (0, 100].
+pub(crate) fn validate_weights(resources: &[ResourceSpec], path: &str, errors: &mut Vec<String>) {
+    for (i, r) in resources.iter().enumerate() {
+        if r.weight <= 0 || r.weight > 100 {
+            errors.push(format!(
+                "{path}[{i}].weight: Invalid value: {}: resource weight of {} not in valid range (0, 100]",
+                r.weight, r.name
+            ));
+        }
+    }
+}
+
+impl FitArgs {
+    /// Decodes, defaults (`SetDefaults_NodeResourcesFitArgs`) and validates
+    /// (`ValidateNodeResourcesFitArgs`) the args, as kube-scheduler does at start-up.
+    pub fn parse(args: &serde_json::Value, source: &str) -> Result<FitArgs, ProfileError> {
+        let prefix = format!("{source}: pluginConfig NodeResourcesFit args");
+        let a: FitArgsConfig = serde_path_to_error::deserialize(args)
+            .map_err(|e| ProfileError(format!("{prefix}: field {}: {}", e.path(), e.inner())))?;
+        let mut errors = Vec::new();
+        for (i, r) in a.ignored_resources.iter().enumerate() {
+            if !crate::state::resources::is_qualified_name(r) {
+                errors.push(format!(
+                    "ignoredResources[{i}]: Invalid value: {r:?}: must be a qualified name"
+                ));
+            }
+        }
+        for (i, g) in a.ignored_resource_groups.iter().enumerate() {
+            if g.contains('/') {
+                errors.push(format!(
+                    "ignoredResourceGroups[{i}]: Invalid value: {g:?}: resource group name can't contain '/'"
+                ));
+            } else if !crate::state::resources::is_qualified_name(g) {
+                errors.push(format!(
+                    "ignoredResourceGroups[{i}]: Invalid value: {g:?}: must be a qualified name"
+                ));
+            }
+        }
+        let mut out = FitArgs {
+            ignored_resources: a.ignored_resources,
+            ignored_resource_groups: a.ignored_resource_groups,
+            ..FitArgs::default()
+        };
+        if let Some(s) = a.scoring_strategy {
+            out.strategy = match s.type_.as_str() {
+                "LeastAllocated" => StrategyType::LeastAllocated,
+                "MostAllocated" => StrategyType::MostAllocated,
+                "RequestedToCapacityRatio" => StrategyType::RequestedToCapacityRatio,
+                other => {
+                    errors.push(format!(
+                        "scoringStrategy.type: Unsupported value: {other:?}: supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\""
+                    ));
+                    StrategyType::LeastAllocated
+                }
+            };
+            if !s.resources.is_empty() {
+                out.resources = s
+                    .resources
+                    .into_iter()
+                    .map(|mut r| {
+                        if r.weight == 0 {
+                            r.weight = 1;
+                        }
+                        r
+                    })
+                    .collect();
+            }
+            validate_weights(&out.resources, "scoringStrategy.resources", &mut errors);
+            match s.requested_to_capacity_ratio {
+                Some(shape) => {
+                    validate_shape(&shape.shape, &mut errors);
+                    out.shape = shape.shape;
+                }
+                None if out.strategy == StrategyType::RequestedToCapacityRatio => errors.push(
+                    "scoringStrategy.requestedToCapacityRatio: Required value: the RequestedToCapacityRatio strategy needs a shape".to_string(),
+                ),
+                None => {}
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(ProfileError(format!("{prefix}: {}", errors.join("; "))))
+        }
+    }
+}
+
+/// `validateFunctionShape`.
+fn validate_shape(shape: &[ShapePoint], errors: &mut Vec<String>) {
+    let path = "scoringStrategy.shape";
+    if shape.is_empty() {
+        errors.push(format!(
+            "{path}: Required value: at least one point must be specified"
+        ));
+        return;
+    }
+    for i in 1..shape.len() {
+        if shape[i - 1].utilization >= shape[i].utilization {
+            errors.push(format!(
+                "{path}[{i}].utilization: Invalid value: {}: values must be sorted in increasing order",
+                shape[i].utilization
+            ));
+            break;
+        }
+    }
+    for (i, p) in shape.iter().enumerate() {
+        if !(0..=100).contains(&p.utilization) {
+            errors.push(format!(
+                "{path}[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
+                p.utilization
+            ));
+        }
+        if !(0..=MAX_CUSTOM_PRIORITY_SCORE).contains(&p.score) {
+            errors.push(format!(
+                "{path}[{i}].score: Invalid value: {}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]",
+                p.score
+            ));
+        }
+    }
+}
+
+/// The pod-count check.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCount {
+    pub existing: i64,
+    pub allowed: i64,
+    pub fits: bool,
+}
+
+/// One resource the pod requests, against the node. cpu is in milli-cpu, the rest in units.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceCheck {
+    pub resource: String,
+    pub requested: i64,
+    /// Requested by the pods already on the node.
+    pub used: i64,
+    pub allocatable: i64,
+    pub fits: bool,
+    /// The request exceeds the node's whole allocatable: evicting pods cannot help.
+    pub unresolvable: bool,
+    /// Why the check was skipped (an ignored resource), when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterDetails {
+    pub pods: PodCount,
+    pub resources: Vec<ResourceCheck>,
+}
+
+/// One resource of the score.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceScore {
+    pub resource: String,
+    pub weight: i64,
+    /// Node total with the pod (non-zero defaults for cpu/memory where the strategy uses them).
+    pub requested: i64,
+    pub allocatable: i64,
+    /// `None` when the resource is left out (allocatable 0, or a scalar the pod does not
+    /// request).
+    pub score: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreDetails {
+    pub strategy: StrategyType,
+    pub resources: Vec<ResourceScore>,
+}
+
+/// `calculateResourceAllocatableRequest`: (allocatable, node requested + pod request), or
+/// (0, 0) when the resource does not take part.
+pub(crate) fn allocatable_and_requested(
+    input: &Input<'_>,
+    usage: &NodeUsage,
+    node: usize,
+    name: &str,
+    pod_request: i64,
+    use_requested: bool,
+) -> (i64, i64) {
+    if pod_request == 0 && is_scalar(name) {
+        return (0, 0);
+    }
+    let alloc = &input.node(node).resources.allocatable;
+    match name {
+        CPU => (
+            alloc.milli_cpu,
+            if use_requested {
+                usage.requested.milli_cpu
+            } else {
+                usage.non_zero_milli_cpu
+            }
+            .saturating_add(pod_request),
+        ),
+        MEMORY => (
+            alloc.memory,
+            if use_requested {
+                usage.requested.memory
+            } else {
+                usage.non_zero_memory
+            }
+            .saturating_add(pod_request),
+        ),
+        EPHEMERAL_STORAGE => (
+            alloc.ephemeral_storage,
+            usage
+                .requested
+                .ephemeral_storage
+                .saturating_add(pod_request),
+        ),
+        _ => match alloc.scalar(name) {
+            Some(a) => (a, usage.requested.get(name).saturating_add(pod_request)),
+            None => (0, 0),
+        },
+    }
+}
+
+fn least_requested(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 || requested > capacity {
+        return 0;
+    }
+    // In i128: a hostile manifest's quantities must not overflow.
+    ((i128::from(capacity) - i128::from(requested)) * 100 / i128::from(capacity)) as i64
+}
+
+fn most_requested(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 {
+        return 0;
+    }
+    let r = requested.min(capacity);
+    ((i128::from(r) * 100) / i128::from(capacity)) as i64
+}
+
+/// `scaledUtilization`: requested × 100 / capacity, clamped to 0..=100.
+fn utilization(requested: i64, capacity: i64) -> i64 {
+    if capacity <= 0 || requested <= 0 {
+        return 0;
+    }
+    if requested >= capacity {
+        return 100;
+    }
+    ((i128::from(requested) * 100) / i128::from(capacity)) as i64
+}
+
+/// `helper.BuildBrokenLinearFunction` over a shape already scaled to 0..100 scores.
+pub(crate) fn broken_linear(shape: &[ShapePoint], p: i64) -> i64 {
+    for i in 0..shape.len() {
+        if p <= shape[i].utilization {
+            if i == 0 {
+                return shape[0].score;
+            }
+            let (a, b) = (shape[i - 1], shape[i]);
+            let span = b.utilization - a.utilization;
+            if span == 0 {
+                return b.score;
+            }
+            return a.score + (b.score - a.score) * (p - a.utilization) / span;
+        }
+    }
+    shape.last().map_or(0, |s| s.score)
+}
+
+/// The strategy's node score from per-resource (requested, allocatable); resources with
+/// allocatable 0 are left out. Returns the score and each resource's own score.
+pub(crate) fn strategy_score(
+    args: &FitArgs,
+    requested: &[i64],
+    allocatable: &[i64],
+) -> (i64, Vec<Option<i64>>) {
+    let mut per = vec![None; requested.len()];
+    let (mut sum, mut weights) = (0i128, 0i128);
+    let scaled: Vec<ShapePoint> = args
+        .shape
+        .iter()
+        .map(|p| ShapePoint {
+            utilization: p.utilization,
+            score: p.score * (super::MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
+        })
+        .collect();
+    for i in 0..requested.len() {
+        if allocatable[i] == 0 {
+            continue;
+        }
+        let w = i128::from(args.resources.get(i).map_or(1, |r| r.weight));
+        let s = match args.strategy {
+            StrategyType::LeastAllocated => least_requested(requested[i], allocatable[i]),
+            StrategyType::MostAllocated => most_requested(requested[i], allocatable[i]),
+            StrategyType::RequestedToCapacityRatio => {
+                let u = if requested[i] > allocatable[i] {
+                    100
+                } else {
+                    utilization(requested[i], allocatable[i])
+                };
+                broken_linear(&scaled, u)
+            }
+        };
+        per[i] = Some(s);
+        // RequestedToCapacityRatio leaves zero-score resources out of the average.
+        if args.strategy == StrategyType::RequestedToCapacityRatio && s <= 0 {
+            continue;
+        }
+        sum += i128::from(s) * w;
+        weights += w;
+    }
+    let score = if weights == 0 {
+        0
+    } else if args.strategy == StrategyType::RequestedToCapacityRatio {
+        (sum as f64 / weights as f64).round() as i64
+    } else {
+        (sum / weights) as i64
+    };
+    (score, per)
+}
+
+#[derive(Debug)]
+pub struct NodeResourcesFit<'a> {
+    input: Input<'a>,
+    args: &'a FitArgs,
+    gates: &'a FeatureGates,
+}
+
+impl<'a> NodeResourcesFit<'a> {
+    pub fn new(input: Input<'a>, args: &'a FitArgs, gates: &'a FeatureGates) -> Self {
+        NodeResourcesFit { input, args, gates }
+    }
+
+    fn ignored(&self, name: &str) -> Option<String> {
+        if !is_extended(name) {
+            return None;
+        }
+        if self.args.ignored_resources.iter().any(|r| r == name) {
+            return Some("ignoredResources".to_string());
+        }
+        let group = name.split('/').next().unwrap_or_default();
+        self.args
+            .ignored_resource_groups
+            .iter()
+            .any(|g| g == group)
+            .then(|| "ignoredResourceGroups".to_string())
+    }
+}
+
+impl NodeResourcesFit<'_> {
+    /// PreFilter's rejection of sidecars when the SidecarContainers gate is off.
+    fn sidecar_rejection(&self) -> Option<Status> {
+        (self.gates.sidecar_containers_disabled && self.input.pod.resources.has_restartable_init)
+            .then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_SIDECARS_DISABLED))
+    }
+}
+
+impl Plugin for NodeResourcesFit<'_> {
+    fn pre_filter(&mut self) -> PreFilterOutcome {
+        match self.sidecar_rejection() {
+            Some(status) => PreFilterOutcome::Reject(status),
+            None => PreFilterOutcome::Proceed(None),
+        }
+    }
+
+    fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        // Upstream never reaches Filter after that rejection; the verdict it records for
+        // every node is the PreFilter status, so that is this plugin's verdict here too.
+        if let Some(status) = self.sidecar_rejection() {
+            return (Some(status), None);
+        }
+        let usage = self.input.node_usage(ni);
+        let node = &self.input.node(ni).resources;
+        let req = &self.input.pod.resources.requests;
+        let mut reasons = Vec::new();
+        let mut unresolvable = false;
+        let pods = PodCount {
+            existing: usage.pods,
+            allowed: node.allowed_pods,
+            fits: usage.pods < node.allowed_pods,
+        };
+        if !pods.fits {
+            reasons.push(REASON_TOO_MANY_PODS.to_string());
+        }
+        let mut checks = Vec::new();
+        let requests_something = req.milli_cpu != 0
+            || req.memory != 0
+            || req.ephemeral_storage != 0
+            || !req.scalars.is_empty();
+        if requests_something {
+            let fixed = [
+                (CPU, req.milli_cpu),
+                (MEMORY, req.memory),
+                (EPHEMERAL_STORAGE, req.ephemeral_storage),
+            ];
+            // Upstream walks scalar resources in Go map order; sorted by name here.
+            let scalars = req.scalars.iter().map(|(n, v)| (n.as_str(), *v));
+            for (name, requested) in fixed.into_iter().chain(scalars) {
+                if requested <= 0 {
+                    continue;
+                }
+                let used = usage.requested.get(name);
+                let allocatable = node.allocatable.get(name);
+                let ignored = if is_scalar(name) {
+                    self.ignored(name)
+                } else {
+                    None
+                };
+                let free = i128::from(allocatable) - i128::from(used);
+                let fits = ignored.is_some() || i128::from(requested) <= free;
+                let over_total = !fits && requested > allocatable;
+                if !fits {
+                    reasons.push(format!("Insufficient {name}"));
+                    unresolvable |= over_total;
+                }
+                checks.push(ResourceCheck {
+                    resource: name.to_string(),
+                    requested,
+                    used,
+                    allocatable,
+                    fits,
+                    unresolvable: over_total,
+                    ignored,
+                });
+            }
+        }
+        let status = (!reasons.is_empty()).then_some(Status {
+            code: if unresolvable {
+                Code::UnschedulableAndUnresolvable
+            } else {
+                Code::Unschedulable
+            },
+            reasons,
+        });
+        (
+            status,
+            Some(AnyFilterDetails::NodeResourcesFit(Box::new(
+                FilterDetails {
+                    pods,
+                    resources: checks,
+                },
+            ))),
+        )
+    }
+
+    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        if self.args.resources.is_empty() {
+            return Err("resources not found".to_string());
+        }
+        let usage = self.input.node_usage(ni);
+        let pod = &self.input.pod.resources;
+        let mut requested = Vec::with_capacity(self.args.resources.len());
+        let mut allocatable = Vec::with_capacity(self.args.resources.len());
+        for r in &self.args.resources {
+            let pod_request = pod.score_request(&r.name, true);
+            let (a, q) =
+                allocatable_and_requested(&self.input, &usage, ni, &r.name, pod_request, false);
+            let (a, q) = if a == 0 { (0, 0) } else { (a, q) };
+            allocatable.push(a);
+            requested.push(q);
+        }
+        let (score, per) = strategy_score(self.args, &requested, &allocatable);
+        let resources = self
+            .args
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ResourceScore {
+                resource: r.name.clone(),
+                weight: r.weight,
+                requested: requested[i],
+                allocatable: allocatable[i],
+                score: per[i],
+            })
+            .collect();
+        Ok((
+            score,
+            Some(AnyScoreDetails::NodeResourcesFit(ScoreDetails {
+                strategy: self.args.strategy,
+                resources,
+            })),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(strategy: StrategyType, shape: &[(i64, i64)]) -> FitArgs {
+        FitArgs {
+            strategy,
+            shape: shape
+                .iter()
+                .map(|&(utilization, score)| ShapePoint { utilization, score })
+                .collect(),
+            ..FitArgs::default()
+        }
+    }
+
+    #[test]
+    fn least_and_most_allocated_match_upstream_tables() {
+        // least_allocated_test.go "nothing scheduled, resources requested, differently sized
+        // nodes": cpu 3000/4000 memory 5000/10000 -> (25 + 50) / 2 = 37; cpu 3000/6000
+        // memory 5000/10000 -> (50 + 50) / 2 = 50.
+        let la = args(StrategyType::LeastAllocated, &[]);
+        assert_eq!(strategy_score(&la, &[3000, 5000], &[4000, 10000]).0, 37);
+        assert_eq!(strategy_score(&la, &[3000, 5000], &[6000, 10000]).0, 50);
+        // Over capacity scores 0 for that resource.
+        assert_eq!(strategy_score(&la, &[5000, 0], &[4000, 10000]).0, 50);
+        // most_allocated_test.go: cpu 3000/4000 memory 5000/10000 -> (75 + 50) / 2 = 62.
+        let ma = args(StrategyType::MostAllocated, &[]);
+        assert_eq!(strategy_score(&ma, &[3000, 5000], &[4000, 10000]).0, 62);
+        // Requested above capacity is capped.
+        assert_eq!(strategy_score(&ma, &[5000, 10000], &[4000, 10000]).0, 100);
+        // No allocatable at all: 0.
+        assert_eq!(strategy_score(&la, &[1, 1], &[0, 0]).0, 0);
+    }
+
+    #[test]
+    fn requested_to_capacity_ratio_matches_the_oracle() {
+        // fit_test.go TestFitScore RequestedToCapacityRatio case1/case2.
+        let down = args(StrategyType::RequestedToCapacityRatio, &[(0, 10), (100, 0)]);
+        assert_eq!(strategy_score(&down, &[5000, 9000], &[4000, 10000]).0, 10);
+        assert_eq!(strategy_score(&down, &[4000, 7000], &[6000, 10000]).0, 32);
+        let up = args(StrategyType::RequestedToCapacityRatio, &[(0, 0), (100, 10)]);
+        assert_eq!(strategy_score(&up, &[5000, 9000], &[4000, 10000]).0, 95);
+        assert_eq!(strategy_score(&up, &[4000, 7000], &[6000, 10000]).0, 68);
+    }
+
+    #[test]
+    fn broken_linear_function() {
+        // helper/shape_score_test.go style: points (10,1) (30,5) (70,2) scaled x10.
+        let shape = [
+            ShapePoint {
+                utilization: 10,
+                score: 10,
+            },
+            ShapePoint {
+                utilization: 30,
+                score: 50,
+            },
+            ShapePoint {
+                utilization: 70,
+                score: 20,
+            },
+        ];
+        let cases = [
+            (0, 10),
+            (10, 10),
+            (15, 20),
+            (20, 30),
+            (30, 50),
+            (50, 35),
+            (70, 20),
+            (100, 20),
+        ];
+        for (p, want) in cases {
+            assert_eq!(broken_linear(&shape, p), want, "p={p}");
+        }
+    }
+
+    fn evaluate_on(
+        pod: serde_json::Value,
+        exclude_running: bool,
+        gates: &str,
+    ) -> (Option<Status>, Option<Status>) {
+        use crate::scheduler::profile::Profile;
+        use crate::state::{FoundPod, Pod, PodRef};
+        let snapshot = json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+             "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "2"}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "running", "namespace": "d"},
+             "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i",
+               "resources": {"requests": {"cpu": "600m"}}}]}}
+        ]});
+        let state = crate::state::read_snapshot_str(&snapshot.to_string(), "s").expect("state");
+        let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+        let (pod, exclude) = if exclude_running {
+            let id = PodRef {
+                namespace: "d".into(),
+                name: "running".into(),
+            };
+            match state.find_pod(&id) {
+                Some(FoundPod::Existing(i)) => (state.pods[i].clone(), Some(i)),
+                _ => panic!("running pod missing"),
+            }
+        } else {
+            (Pod::from_api(&api), None)
+        };
+        let profile = Profile::default_profile(FeatureGates::parse(gates).expect("gates"));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude,
+        };
+        let mut fit = NodeResourcesFit::new(input, &profile.node_resources_fit, &profile.gates);
+        let pre = match fit.pre_filter() {
+            PreFilterOutcome::Reject(s) => Some(s),
+            _ => None,
+        };
+        (pre, fit.filter(0).0)
+    }
+
+    #[test]
+    fn filter_counts_existing_pods_but_not_the_explained_one() {
+        let pod = json!({"metadata": {"name": "p", "namespace": "d"}, "spec": {"containers": [
+            {"name": "c", "image": "i", "resources": {"requests": {"cpu": "600m"}}}]}});
+        let (_, status) = evaluate_on(pod.clone(), false, "");
+        let status = status.expect("rejected");
+        assert_eq!(status.reasons, ["Insufficient cpu"]);
+        assert_eq!(status.code, Code::Unschedulable);
+        // Explaining the running pod itself: its own 600m is not counted against it.
+        let (_, status) = evaluate_on(pod, true, "");
+        assert!(status.is_none(), "{status:?}");
+    }
+
+    #[test]
+    fn sidecars_rejected_in_prefilter_when_the_gate_is_off() {
+        let pod = json!({"metadata": {"name": "p", "namespace": "d"}, "spec": {
+            "initContainers": [{"name": "s", "image": "i", "restartPolicy": "Always"}],
+            "containers": [{"name": "c", "image": "i"}]}});
+        let (pre, _) = evaluate_on(pod.clone(), false, "");
+        assert!(pre.is_none());
+        let (pre, filter) = evaluate_on(pod, false, "SidecarContainers=false");
+        let pre = pre.expect("rejected");
+        assert_eq!(pre.code, Code::UnschedulableAndUnresolvable);
+        assert_eq!(pre.reasons, [REASON_SIDECARS_DISABLED]);
+        assert_eq!(filter, Some(pre));
+    }
+
+    #[test]
+    fn args_are_defaulted_and_validated() {
+        let a = FitArgs::parse(&json!({}), "c").expect("valid");
+        assert_eq!(a, FitArgs::default());
+        let a = FitArgs::parse(
+            &json!({"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu"}]}}),
+            "c",
+        )
+        .expect("valid");
+        assert_eq!(a.strategy, StrategyType::MostAllocated);
+        assert_eq!(a.resources[0].weight, 1);
+        for (bad, needle) in [
+            (
+                json!({"scoringStrategy": {"type": "Nope"}}),
+                "Unsupported value",
+            ),
+            (
+                json!({"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 101}]}}),
+                "not in valid range (0, 100]",
+            ),
+            (
+                json!({"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 1}, {"utilization": 10, "score": 2}]}}}),
+                "sorted in increasing order",
+            ),
+            (
+                json!({"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 11}]}}}),
+                "not in valid range [0, 10]",
+            ),
+            (
+                json!({"ignoredResourceGroups": ["example.com/x"]}),
+                "can't contain '/'",
+            ),
+            (json!({"ignoredResources": ["-bad-"]}), "qualified name"),
+            (json!({"unknownField": 1}), "unknown field"),
+        ] {
+            let err = FitArgs::parse(&bad, "c").expect_err("invalid");
+            assert!(err.0.contains(needle), "{bad}: {err}");
+        }
+    }
+}

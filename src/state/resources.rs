@@ -1,0 +1,794 @@
+//! What a pod asks for and what a node offers, folded once into integers the way the
+//! scheduler's `framework.Resource` holds them (milli-cpu, bytes, counts), so evaluating
+//! 150,000 pods never re-parses a quantity.
+//!
+//! The pod side follows `component-helpers/resource.PodRequests`: regular containers summed,
+//! restartable init containers (sidecars) added to that sum and accumulated in front of every
+//! later init container, the largest init-container phase wins, pod-level requests replace
+//! the container aggregate for cpu/memory/hugepages, and `spec.overhead` is added last. All
+//! sums are exact (nano precision) before the single round-up to integers, as upstream adds
+//! `Quantity` values before calling `Value()` / `MilliValue()`.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
+use serde::Serialize;
+
+use super::quantity::Quantity;
+
+pub const CPU: &str = "cpu";
+pub const MEMORY: &str = "memory";
+pub const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
+pub const PODS: &str = "pods";
+
+/// `schedutil.DefaultMilliCPURequest`: what scoring assumes for a container without a cpu
+/// request, so request-less pods do not all pile onto one node.
+pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+/// `schedutil.DefaultMemoryRequest` (200 MiB).
+pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+
+/// `v1helper.IsPrefixedNativeResource`.
+pub fn is_prefixed_native(name: &str) -> bool {
+    name.contains("kubernetes.io/")
+}
+
+/// `v1helper.IsNativeResource`: unprefixed or in the `kubernetes.io` namespace.
+pub fn is_native(name: &str) -> bool {
+    !name.contains('/') || is_prefixed_native(name)
+}
+
+pub fn is_hugepages(name: &str) -> bool {
+    name.starts_with("hugepages-")
+}
+
+pub fn is_attachable_volumes(name: &str) -> bool {
+    name.starts_with("attachable-volumes-")
+}
+
+/// `v1helper.IsExtendedResourceName`: not native, not `requests.`-prefixed, and
+/// `requests.<name>` is a qualified name (what ResourceQuota would need).
+pub fn is_extended(name: &str) -> bool {
+    if is_native(name) || name.starts_with("requests.") {
+        return false;
+    }
+    is_qualified_name(&format!("requests.{name}"))
+}
+
+/// `schedutil.IsScalarResourceName`: the resources kept in `ScalarResources`.
+pub fn is_scalar(name: &str) -> bool {
+    is_extended(name)
+        || is_hugepages(name)
+        || is_prefixed_native(name)
+        || is_attachable_volumes(name)
+}
+
+fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// `validation.IsDNS1123Subdomain`.
+pub fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+/// `validation.IsQualifiedName`: `[prefix/]name`, prefix a DNS subdomain, name at most 63
+/// alphanumerics with `-_.` inside.
+pub fn is_qualified_name(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() || !is_dns1123_subdomain(prefix) {
+                return false;
+            }
+            *name
+        }
+        _ => return false,
+    };
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// Resources as `framework.Resource` holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resources {
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub ephemeral_storage: i64,
+    /// Scalar resources (extended, hugepages, prefixed native, attachable volumes), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scalars: Vec<(String, i64)>,
+}
+
+impl Resources {
+    pub fn scalar(&self, name: &str) -> Option<i64> {
+        self.scalars
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| self.scalars[i].1)
+    }
+
+    /// The amount of any resource, in the unit the scheduler compares (milli for cpu).
+    pub fn get(&self, name: &str) -> i64 {
+        match name {
+            CPU => self.milli_cpu,
+            MEMORY => self.memory,
+            EPHEMERAL_STORAGE => self.ephemeral_storage,
+            _ => self.scalar(name).unwrap_or(0),
+        }
+    }
+
+    fn set_scalar(&mut self, name: &str, value: i64) {
+        match self.scalars.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+            Ok(i) => self.scalars[i].1 = value,
+            Err(i) => self.scalars.insert(i, (name.to_string(), value)),
+        }
+    }
+
+    /// `sign` × other added in; used to build node totals and to take a pod back out.
+    pub fn accumulate(&mut self, other: &Resources, sign: i64) {
+        self.milli_cpu = self
+            .milli_cpu
+            .saturating_add(other.milli_cpu.saturating_mul(sign));
+        self.memory = self
+            .memory
+            .saturating_add(other.memory.saturating_mul(sign));
+        self.ephemeral_storage = self
+            .ephemeral_storage
+            .saturating_add(other.ephemeral_storage.saturating_mul(sign));
+        for (name, v) in &other.scalars {
+            let cur = self.scalar(name).unwrap_or(0);
+            self.set_scalar(name, cur.saturating_add(v.saturating_mul(sign)));
+        }
+    }
+
+    /// `Resource.Add(ResourceList)`: each known resource converted on its own.
+    fn from_list(list: &ResourceList) -> Resources {
+        let mut r = Resources::default();
+        for (name, q) in list {
+            match name.as_str() {
+                CPU => r.milli_cpu = q.milli_value(),
+                MEMORY => r.memory = q.value(),
+                EPHEMERAL_STORAGE => r.ephemeral_storage = q.value(),
+                PODS => {}
+                n if is_scalar(n) => r.set_scalar(n, q.value()),
+                _ => {}
+            }
+        }
+        r
+    }
+
+    /// `Resource.SetMaxResource(ResourceList)` on a zero value: like `from_list`, but
+    /// negative amounts read as 0 (what NodeResourcesFit's PreFilter computes).
+    fn max_from_list(list: &ResourceList) -> Resources {
+        let mut r = Resources::from_list(list);
+        r.milli_cpu = r.milli_cpu.max(0);
+        r.memory = r.memory.max(0);
+        r.ephemeral_storage = r.ephemeral_storage.max(0);
+        for (_, v) in r.scalars.iter_mut() {
+            *v = (*v).max(0);
+        }
+        r
+    }
+}
+
+/// A host port a container binds, with upstream's defaults filled in (`0.0.0.0`, `TCP`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostPort {
+    pub host_ip: String,
+    pub protocol: String,
+    pub port: i32,
+}
+
+impl HostPort {
+    /// `HostPortInfo.CheckConflict` against one used port: same protocol and port, and the
+    /// same IP unless either side binds every address.
+    pub fn conflicts_with(&self, used: &HostPort) -> bool {
+        const ALL: &str = "0.0.0.0";
+        self.port == used.port
+            && self.protocol == used.protocol
+            && (self.host_ip == ALL || used.host_ip == ALL || self.host_ip == used.host_ip)
+    }
+}
+
+/// One `status.images` entry of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeImage {
+    pub names: Vec<String>,
+    pub size_bytes: i64,
+}
+
+/// An invalid quantity: which field, and upstream's parse error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuantityProblem {
+    pub field: String,
+    pub message: String,
+}
+
+type ResourceList = BTreeMap<String, Quantity>;
+
+fn parse_list(
+    map: Option<&BTreeMap<String, ApiQuantity>>,
+    field: &str,
+    problems: &mut Vec<QuantityProblem>,
+) -> ResourceList {
+    let mut out = ResourceList::new();
+    for (name, q) in map.into_iter().flatten() {
+        match Quantity::parse(&q.0) {
+            // Pod quantities (requests, limits, overhead) must be non-negative: the API
+            // server rejects a pod otherwise, so upstream never meets one.
+            Ok(v) if field.starts_with("spec.") && v < Quantity::default() => {
+                problems.push(QuantityProblem {
+                    field: format!("{field}[{name}]"),
+                    message: format!(
+                        "{:?} must be greater than or equal to 0 (the API server rejects negative quantities)",
+                        q.0
+                    ),
+                })
+            }
+            Ok(v) => {
+                out.insert(name.clone(), v);
+            }
+            Err(e) => problems.push(QuantityProblem {
+                field: format!("{field}[{name}]"),
+                message: format!("invalid quantity {:?}: {e}", q.0),
+            }),
+        }
+    }
+    out
+}
+
+fn add_into(list: &mut ResourceList, other: &ResourceList) {
+    for (name, q) in other {
+        let e = list.entry(name.clone()).or_default();
+        *e = e.saturating_add(*q);
+    }
+}
+
+fn max_into(list: &mut ResourceList, other: &ResourceList) {
+    for (name, q) in other {
+        match list.get_mut(name) {
+            Some(cur) if *cur >= *q => {}
+            Some(cur) => *cur = *q,
+            None => {
+                list.insert(name.clone(), *q);
+            }
+        }
+    }
+}
+
+/// One container's request lists: from the spec, and (for running pods) what the kubelet
+/// allocated and actuated after an in-place resize.
+#[derive(Debug, Clone, Default)]
+struct ContainerRequests {
+    restartable: bool,
+    spec: ResourceList,
+    allocated: Option<ResourceList>,
+    actuated: Option<ResourceList>,
+}
+
+#[derive(Clone, Copy)]
+enum Source {
+    Spec,
+    Allocated,
+    Actuated,
+}
+
+impl ContainerRequests {
+    /// `containerSpecRequests` / `containerAllocatedRequests` / `containerActuatedRequests`.
+    fn list(&self, source: Source, resize_infeasible: bool) -> ResourceList {
+        let fallback = || {
+            if resize_infeasible {
+                ResourceList::new()
+            } else {
+                self.spec.clone()
+            }
+        };
+        match source {
+            Source::Spec => self.spec.clone(),
+            Source::Allocated => self.allocated.clone().unwrap_or_else(fallback),
+            Source::Actuated => self
+                .actuated
+                .clone()
+                .or_else(|| self.allocated.clone())
+                .unwrap_or_else(fallback),
+        }
+    }
+}
+
+/// The parts of a pod spec (and status) that resource requests are computed from.
+#[derive(Debug, Clone, Default)]
+struct PodSpecRequests {
+    containers: Vec<ContainerRequests>,
+    init_containers: Vec<ContainerRequests>,
+    pod_level: ResourceList,
+    overhead: ResourceList,
+    resize_infeasible: bool,
+    has_status: bool,
+}
+
+/// `IsSupportedPodLevelResource`.
+fn pod_level_supported(name: &str) -> bool {
+    name == CPU || name == MEMORY || is_hugepages(name)
+}
+
+impl PodSpecRequests {
+    fn parse(p: &core::Pod, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
+        let Some(spec) = p.spec.as_ref() else {
+            return PodSpecRequests::default();
+        };
+        let status = p.status.as_ref();
+        let statuses: Vec<&core::ContainerStatus> = status
+            .into_iter()
+            .flat_map(|s| {
+                s.container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.init_container_statuses.iter().flatten())
+            })
+            .collect();
+        let mut has_status = false;
+        let mut one = |c: &core::Container, field: String, problems: &mut Vec<QuantityProblem>| {
+            let cs = statuses.iter().find(|s| s.name == c.name);
+            let allocated = cs.and_then(|s| s.allocated_resources.as_ref()).map(|m| {
+                parse_list(
+                    Some(m),
+                    &format!("status.containerStatuses[{}].allocatedResources", c.name),
+                    problems,
+                )
+            });
+            let actuated = cs
+                .and_then(|s| s.resources.as_ref())
+                .and_then(|r| r.requests.as_ref())
+                .map(|m| {
+                    parse_list(
+                        Some(m),
+                        &format!("status.containerStatuses[{}].resources.requests", c.name),
+                        problems,
+                    )
+                });
+            has_status |= allocated.is_some() || actuated.is_some();
+            ContainerRequests {
+                restartable: c.restart_policy.as_deref() == Some("Always"),
+                spec: parse_list(
+                    c.resources.as_ref().and_then(|r| r.requests.as_ref()),
+                    &format!("{field}.resources.requests"),
+                    problems,
+                ),
+                allocated,
+                actuated,
+            }
+        };
+        let containers = spec
+            .containers
+            .iter()
+            .enumerate()
+            .map(|(i, c)| one(c, format!("spec.containers[{i}]"), problems))
+            .collect();
+        let init_containers = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, c)| one(c, format!("spec.initContainers[{i}]"), problems))
+            .collect();
+        let resize_infeasible = status
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|cs| cs.iter().find(|c| c.type_ == "PodResizePending"))
+            .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+        PodSpecRequests {
+            containers,
+            init_containers,
+            pod_level: parse_list(
+                spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
+                "spec.resources.requests",
+                problems,
+            ),
+            overhead: parse_list(spec.overhead.as_ref(), "spec.overhead", problems),
+            resize_infeasible,
+            has_status,
+        }
+    }
+
+    /// `IsPodLevelRequestsSet`.
+    fn pod_level_set(&self) -> bool {
+        self.pod_level.keys().any(|k| pod_level_supported(k))
+    }
+
+    /// `aggregateContainerResourcesByFn`.
+    fn aggregate(&self, source: Source, non_missing: &ResourceList) -> ResourceList {
+        let get = |c: &ContainerRequests| {
+            let mut l = c.list(source, self.resize_infeasible);
+            for (name, q) in non_missing {
+                l.entry(name.clone()).or_insert(*q);
+            }
+            l
+        };
+        let mut result = ResourceList::new();
+        for c in &self.containers {
+            add_into(&mut result, &get(c));
+        }
+        let mut sidecars = ResourceList::new();
+        let mut init_peak = ResourceList::new();
+        for c in &self.init_containers {
+            let l = get(c);
+            let phase = if c.restartable {
+                add_into(&mut result, &l);
+                add_into(&mut sidecars, &l);
+                sidecars.clone()
+            } else {
+                let mut combined = l;
+                add_into(&mut combined, &sidecars);
+                combined
+            };
+            max_into(&mut init_peak, &phase);
+        }
+        max_into(&mut result, &init_peak);
+        result
+    }
+
+    /// `PodRequests` with pod-level resources on; `use_status` is kube-scheduler's
+    /// `UseStatusResources` (InPlacePodVerticalScaling, on by default).
+    fn requests(&self, use_status: bool, non_missing: &ResourceList) -> ResourceList {
+        let mut reqs = if use_status && self.has_status {
+            let spec = self.aggregate(Source::Spec, non_missing);
+            let allocated = self.aggregate(Source::Allocated, non_missing);
+            let actuated = self.aggregate(Source::Actuated, non_missing);
+            let mut out = if self.resize_infeasible {
+                ResourceList::new()
+            } else {
+                spec
+            };
+            max_into(&mut out, &actuated);
+            max_into(&mut out, &allocated);
+            out
+        } else {
+            self.aggregate(Source::Spec, non_missing)
+        };
+        if self.pod_level_set() {
+            for (name, q) in &self.pod_level {
+                if pod_level_supported(name) {
+                    reqs.insert(name.clone(), *q);
+                }
+            }
+        }
+        add_into(&mut reqs, &self.overhead);
+        reqs
+    }
+}
+
+/// Everything the resource plugins need from one pod, computed once.
+#[derive(Debug, Clone, Default)]
+pub struct PodResources {
+    /// NodeResourcesFit's PreFilter request (spec only: a pending pod has no status).
+    pub requests: Resources,
+    /// What the pod holds on its node (`NodeInfo.Requested`): the larger of spec and the
+    /// allocated/actuated resources of an in-place resize.
+    pub usage: Resources,
+    /// `NodeInfo.NonZeroRequested` share: containers without a cpu/memory request count as
+    /// 100m / 200 MiB.
+    pub non_zero_milli_cpu: i64,
+    pub non_zero_memory: i64,
+    /// Host ports of containers and sidecars (`GetHostPorts`).
+    pub host_ports: Vec<HostPort>,
+    /// Images of init containers, then containers (what ImageLocality looks up).
+    pub images: Vec<String>,
+    /// An init container with `restartPolicy: Always`.
+    pub has_restartable_init: bool,
+    /// Quantities that failed to parse (API validation rejects them; hand-written files
+    /// may not).
+    pub problems: Vec<QuantityProblem>,
+}
+
+impl PodResources {
+    pub fn from_api(p: &core::Pod) -> PodResources {
+        let mut problems = Vec::new();
+        let parsed = PodSpecRequests::parse(p, &mut problems);
+        let none = ResourceList::new();
+        let spec_requests = parsed.requests(false, &none);
+        let usage_list = parsed.requests(true, &none);
+        // getNonMissingContainerRequests: without pod-level requests both defaults apply;
+        // with them, only for a resource neither level sets.
+        let mut non_missing = ResourceList::new();
+        let pod_level = parsed.pod_level_set();
+        if !pod_level || !usage_list.contains_key(CPU) {
+            non_missing.insert(
+                CPU.to_string(),
+                Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
+            );
+        }
+        if !pod_level || !usage_list.contains_key(MEMORY) {
+            non_missing.insert(
+                MEMORY.to_string(),
+                Quantity::from_units(DEFAULT_MEMORY_REQUEST),
+            );
+        }
+        let non_zero = if non_missing.is_empty() {
+            usage_list.clone()
+        } else {
+            parsed.requests(true, &non_missing)
+        };
+        let spec = p.spec.as_ref();
+        let mut host_ports = Vec::new();
+        let mut images = Vec::new();
+        let mut has_restartable_init = false;
+        if let Some(spec) = spec {
+            for c in spec.init_containers.iter().flatten() {
+                images.push(c.image.clone().unwrap_or_default());
+                if c.restart_policy.as_deref() == Some("Always") {
+                    has_restartable_init = true;
+                    host_ports.extend(host_ports_of(c));
+                }
+            }
+            for c in &spec.containers {
+                images.push(c.image.clone().unwrap_or_default());
+                host_ports.extend(host_ports_of(c));
+            }
+        }
+        PodResources {
+            requests: Resources::max_from_list(&spec_requests),
+            usage: Resources::from_list(&usage_list),
+            non_zero_milli_cpu: non_zero.get(CPU).map_or(0, |q| q.milli_value()),
+            non_zero_memory: non_zero.get(MEMORY).map_or(0, |q| q.value()),
+            host_ports,
+            images,
+            has_restartable_init,
+            problems,
+        }
+    }
+
+    /// The pod's own request for one resource as the scoring plugins compute it
+    /// (`calculatePodResourceRequest`): with the 100m / 200 MiB defaults when `non_zero`
+    /// (NodeResourcesFit), with real requests otherwise (BalancedAllocation).
+    pub fn score_request(&self, name: &str, non_zero: bool) -> i64 {
+        match name {
+            CPU if non_zero => self.non_zero_milli_cpu,
+            MEMORY if non_zero => self.non_zero_memory,
+            _ => self.usage.get(name),
+        }
+    }
+}
+
+fn host_ports_of(c: &core::Container) -> impl Iterator<Item = HostPort> + '_ {
+    c.ports
+        .iter()
+        .flatten()
+        .filter(|p| p.host_port.unwrap_or(0) > 0)
+        .map(|p| HostPort {
+            host_ip: p
+                .host_ip
+                .clone()
+                .filter(|ip| !ip.is_empty())
+                .unwrap_or_else(|| "0.0.0.0".to_string()),
+            protocol: p
+                .protocol
+                .clone()
+                .filter(|x| !x.is_empty())
+                .unwrap_or_else(|| "TCP".to_string()),
+            port: p.host_port.unwrap_or(0),
+        })
+}
+
+/// What a node offers, from `status.allocatable` (never `capacity`) and `status.images`.
+#[derive(Debug, Clone, Default)]
+pub struct NodeResources {
+    pub allocatable: Resources,
+    /// `allocatable.pods`; 0 when missing, as upstream reads it.
+    pub allowed_pods: i64,
+    pub images: Vec<NodeImage>,
+    pub problems: Vec<QuantityProblem>,
+}
+
+impl NodeResources {
+    pub fn from_api(n: &core::Node) -> NodeResources {
+        let mut problems = Vec::new();
+        let status = n.status.as_ref();
+        let list = parse_list(
+            status.and_then(|s| s.allocatable.as_ref()),
+            "status.allocatable",
+            &mut problems,
+        );
+        let images = status
+            .and_then(|s| s.images.as_ref())
+            .into_iter()
+            .flatten()
+            .map(|i| NodeImage {
+                names: i.names.clone().unwrap_or_default(),
+                size_bytes: i.size_bytes.unwrap_or(0),
+            })
+            .collect();
+        NodeResources {
+            allocatable: Resources::from_list(&list),
+            allowed_pods: list.get(PODS).map_or(0, |q| q.value()),
+            images,
+            problems,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(spec: serde_json::Value) -> PodResources {
+        let p: core::Pod = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec
+        }))
+        .expect("pod");
+        PodResources::from_api(&p)
+    }
+
+    fn c(name: &str, req: serde_json::Value) -> serde_json::Value {
+        json!({"name": name, "image": "i", "resources": {"requests": req}})
+    }
+
+    #[test]
+    fn resource_names() {
+        assert!(is_extended("example.com/aaa"));
+        assert!(is_extended("nvidia.com/gpu"));
+        assert!(!is_extended("kubernetes.io/something"));
+        assert!(!is_extended("cpu"));
+        assert!(!is_extended("requests.example.com/x"));
+        assert!(!is_extended("Example.com/x"));
+        assert!(is_scalar("hugepages-2Mi"));
+        assert!(is_scalar("kubernetes.io/batch-cpu"));
+        assert!(is_scalar("attachable-volumes-aws-ebs"));
+        assert!(!is_scalar("pods"));
+        assert!(!is_scalar("storage"));
+        assert!(is_qualified_name("example.com/a_b.c"));
+        assert!(!is_qualified_name("example.com/"));
+        assert!(!is_qualified_name("a/b/c"));
+    }
+
+    #[test]
+    fn pod_requests_follow_upstream() {
+        // (what, spec, milli-cpu, memory, non-zero milli-cpu, non-zero memory)
+        let cases: Vec<(&str, serde_json::Value, i64, i64, i64, i64)> = vec![
+            (
+                "containers are summed",
+                json!({"containers": [c("a", json!({"cpu": "1", "memory": "1Gi"})), c("b", json!({"cpu": "500m"}))]}),
+                1500,
+                1 << 30,
+                1500,
+                (1 << 30) + DEFAULT_MEMORY_REQUEST,
+            ),
+            (
+                "init containers take the max, not the sum (upstream doc example)",
+                json!({
+                    "initContainers": [c("i1", json!({"cpu": "2", "memory": "1G"})), c("i2", json!({"cpu": "2", "memory": "3G"}))],
+                    "containers": [c("c1", json!({"cpu": "2", "memory": "1G"})), c("c2", json!({"cpu": "1", "memory": "1G"}))]
+                }),
+                3000,
+                3_000_000_000,
+                3000,
+                3_000_000_000,
+            ),
+            (
+                "sidecars add to the sum and to every later init container",
+                json!({
+                    "initContainers": [
+                        {"name": "s", "image": "i", "restartPolicy": "Always", "resources": {"requests": {"cpu": "2m"}}},
+                        c("i", json!({"cpu": "5m"}))
+                    ],
+                    "containers": [c("c", json!({"cpu": "1m"}))]
+                }),
+                7,
+                0,
+                7,
+                // c, s and i lack memory: 200Mi each; peak = max(c+s, s+i) = 400Mi.
+                2 * DEFAULT_MEMORY_REQUEST,
+            ),
+            (
+                "explicit zero stays zero for scoring",
+                json!({"containers": [c("a", json!({"cpu": "0", "memory": "0"}))]}),
+                0,
+                0,
+                0,
+                0,
+            ),
+            (
+                "no requests at all",
+                json!({"containers": [{"name": "a", "image": "i"}]}),
+                0,
+                0,
+                DEFAULT_MILLI_CPU_REQUEST,
+                DEFAULT_MEMORY_REQUEST,
+            ),
+            (
+                "overhead is added",
+                json!({"overhead": {"cpu": "250m", "memory": "120Mi"}, "containers": [c("a", json!({"cpu": "1"}))]}),
+                1250,
+                120 << 20,
+                1250,
+                DEFAULT_MEMORY_REQUEST + (120 << 20),
+            ),
+            (
+                "pod-level requests replace cpu/memory; defaults only where neither level sets it",
+                json!({"resources": {"requests": {"cpu": "3"}}, "containers": [c("a", json!({"cpu": "1", "ephemeral-storage": "1"}))]}),
+                3000,
+                0,
+                3000,
+                DEFAULT_MEMORY_REQUEST,
+            ),
+        ];
+        for (what, spec, cpu, mem, nz_cpu, nz_mem) in cases {
+            let r = pod(spec);
+            assert!(r.problems.is_empty(), "{what}: {:?}", r.problems);
+            assert_eq!(
+                (r.requests.milli_cpu, r.requests.memory),
+                (cpu, mem),
+                "{what}"
+            );
+            assert_eq!(
+                (r.non_zero_milli_cpu, r.non_zero_memory),
+                (nz_cpu, nz_mem),
+                "{what}: non-zero"
+            );
+        }
+    }
+
+    #[test]
+    fn in_place_resize_counts_the_larger_value() {
+        let p: core::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "spec": {"containers": [c("a", json!({"cpu": "1"}))]},
+            "status": {"containerStatuses": [{
+                "name": "a", "image": "i", "imageID": "", "ready": true, "restartCount": 0,
+                "allocatedResources": {"cpu": "2"}
+            }]}
+        }))
+        .expect("pod");
+        let r = PodResources::from_api(&p);
+        assert_eq!(r.requests.milli_cpu, 1000);
+        assert_eq!(r.usage.milli_cpu, 2000);
+    }
+
+    #[test]
+    fn bad_quantities_name_the_field() {
+        let r = pod(json!({"containers": [c("a", json!({"cpu": "lots"}))]}));
+        assert_eq!(r.problems.len(), 1);
+        assert_eq!(
+            r.problems[0].field,
+            "spec.containers[0].resources.requests[cpu]"
+        );
+        assert!(r.problems[0].message.contains("\"lots\""));
+    }
+
+    #[test]
+    fn host_ports_and_images() {
+        let r = pod(json!({
+            "initContainers": [
+                {"name": "s", "image": "side:1", "restartPolicy": "Always", "ports": [{"containerPort": 1, "hostPort": 9000}]},
+                {"name": "i", "image": "init", "ports": [{"containerPort": 1, "hostPort": 9001}]}
+            ],
+            "containers": [{"name": "a", "image": "app", "ports": [
+                {"containerPort": 80, "hostPort": 8080, "protocol": "UDP", "hostIP": "10.0.0.1"},
+                {"containerPort": 81}
+            ]}]
+        }));
+        assert_eq!(r.images, ["side:1", "init", "app"]);
+        let ports: Vec<(&str, &str, i32)> = r
+            .host_ports
+            .iter()
+            .map(|p| (p.host_ip.as_str(), p.protocol.as_str(), p.port))
+            .collect();
+        assert_eq!(ports, [("0.0.0.0", "TCP", 9000), ("10.0.0.1", "UDP", 8080)]);
+        assert!(r.has_restartable_init);
+    }
+}
