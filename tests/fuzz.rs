@@ -188,8 +188,7 @@ fn regression_negative_request_overflowed_least_allocated() {
         "spec": {"containers": [{"name": "c", "image": "x",
             "resources": {"requests": {"cpu": "-9000000000000000"}}}]}}"#;
     let err = read_pod_manifests_str(pod, "pod.json")
-        .err()
-        .expect("a negative request is refused")
+        .expect_err("a negative request is refused")
         .to_string();
     assert!(
         err.contains("pod.json")
