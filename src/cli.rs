@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::cluster::KubeArgs;
+
 /// Explain why a pod can or cannot run on each node, exactly as kube-scheduler decides:
 /// node selectors and affinity, taints and tolerations, inter-pod affinity and anti-affinity,
 /// with the per-node score.
@@ -36,6 +38,21 @@ pub enum Command {
         # Only NodeAffinity, with a custom profile, as JSON\n  \
         kubectl affinity whatif -f pod.yaml --snapshot cluster.yaml --scheduler-config sched.yaml -o json")]
     Whatif(WhatifArgs),
+    /// Save the cluster's nodes, pods and namespaces in the file format --snapshot reads, to
+    /// analyse offline, share in a bug report, or replay in tests.
+    #[command(after_help = "Examples:\n  \
+        kubectl affinity snapshot -o cluster.yaml --context prod\n  \
+        kubectl affinity explain web-7d9c -n shop --snapshot cluster.yaml")]
+    Snapshot(SnapshotArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The file to write ("-" or absent: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -58,11 +75,12 @@ pub struct WhatifArgs {
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Namespace of the pod (default: the manifest's, else "default").
+    /// Namespace of the pod (default: the manifest's, else the kubeconfig context's, else
+    /// "default").
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
-    /// Read the cluster from a file written by `kubectl get nodes,pods,namespaces -A -o yaml`
-    /// (or -o json) instead of a live cluster.
+    /// Read the cluster from a file written by `kubectl affinity snapshot` or
+    /// `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of the live cluster.
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose
@@ -89,6 +107,8 @@ pub struct CommonArgs {
     /// Leave out the header lines and the column headers.
     #[arg(long)]
     pub no_headers: bool,
+    #[command(flatten)]
+    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

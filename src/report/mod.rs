@@ -25,6 +25,9 @@ pub struct Explanation {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub pod: PodRef,
+    /// Where the cluster state came from: `snapshot FILE` or `context NAME (SERVER)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub scheduler: SchedulerInfo,
     pub summary: Summary,
     pub pre_filter: Vec<PreFilterReport>,
@@ -38,6 +41,36 @@ pub struct Explanation {
     pub notes: Vec<String>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
     pub errors: Vec<String>,
+    /// The scheduler's own last FailedScheduling event for the pod (explain, live), to set
+    /// beside `summary.failedSchedulingMessage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_event: Option<SchedulerEvent>,
+}
+
+/// What the scheduler itself last wrote about the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerEvent {
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported_by: Option<String>,
+    /// Whether it says what we computed (its "preemption: ..." tail left aside).
+    pub matches_computed: bool,
+}
+
+/// Whether the scheduler's event message says the same as ours. The event appends the
+/// preemption outcome (". preemption: ..."), which we do not compute.
+pub fn same_failure(event: &str, computed: Option<&str>) -> bool {
+    let event = event.trim();
+    let event = match event.find(" preemption: ") {
+        Some(i) => &event[..i],
+        None => event,
+    };
+    computed.is_some_and(|c| c.trim() == event)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -264,6 +297,7 @@ impl Explanation {
             api_version: API_VERSION,
             kind: KIND,
             pod: ctx.pod,
+            source: None,
             scheduler: ctx.scheduler,
             summary: Summary {
                 nodes: nodes.len(),
@@ -284,6 +318,7 @@ impl Explanation {
             pod_terms: eval.pod_terms,
             notes: ctx.notes,
             errors: eval.errors,
+            scheduler_event: None,
         }
     }
 }

@@ -113,6 +113,13 @@ impl AffinityTerm {
             || self.namespace_selector.matches(ns_labels))
             && self.selector.matches(labels)
     }
+
+    /// Whether matching this term needs namespace labels: its namespaceSelector is neither
+    /// absent (no namespace) nor `{}` (every namespace).
+    pub fn needs_namespace_labels(&self) -> bool {
+        !matches!(self.namespace_selector, LabelSelector::Nothing)
+            && !self.namespace_selector.is_everything()
+    }
 }
 
 /// The four term lists of a pod's `podAffinity` / `podAntiAffinity`.
@@ -190,6 +197,17 @@ impl Pod {
     /// pod informer.
     pub fn is_terminal(&self) -> bool {
         self.phase == "Succeeded" || self.phase == "Failed"
+    }
+
+    /// Every (anti-)affinity term of the pod, required and preferred.
+    pub fn affinity_terms(&self) -> impl Iterator<Item = &AffinityTerm> {
+        self.pod_affinity.as_deref().into_iter().flat_map(|a| {
+            a.required_affinity
+                .iter()
+                .chain(&a.required_anti_affinity)
+                .chain(&a.preferred_affinity)
+                .chain(&a.preferred_anti_affinity)
+        })
     }
 }
 
