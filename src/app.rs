@@ -199,7 +199,9 @@ pub fn explain_pod(
         .chain(profile.score.iter().map(|(n, _)| n))
         .any(|n| n == "InterPodAffinity");
     if uses_ipa && let Some(why) = crate::scheduler::inter_pod_affinity::namespaces_unknown(input) {
-        notes.push(format!("{why}; its verdicts show as unknown, never as passed"));
+        notes.push(format!(
+            "{why}; its verdicts show as unknown, never as passed"
+        ));
     }
     let eval = evaluate(input, profile);
     Explanation::new(eval, context(pod, profile, notes))
@@ -345,7 +347,10 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
                  possible causes: another scheduler or a custom profile (pass --scheduler-config), \
                  a scheduler version other than {}, plugins this version does not evaluate, or the \
                  cluster changed since the event",
-                e.last_seen.as_deref().map(|t| format!(" ({t})")).unwrap_or_default(),
+                e.last_seen
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default(),
                 crate::report::KUBERNETES_VERSION
             ));
         }

@@ -220,7 +220,10 @@ fn no_cluster_source_names_the_ways_to_give_one() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no cluster configured"), "{err}");
-    assert!(err.contains("--kubeconfig") && err.contains("--snapshot"), "{err}");
+    assert!(
+        err.contains("--kubeconfig") && err.contains("--snapshot"),
+        "{err}"
+    );
 }
 
 #[test]

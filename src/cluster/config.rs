@@ -246,7 +246,9 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
         None => {
             let config = kube::Config::incluster().map_err(|_| ClusterError::NoConfig {
                 looked: match default_path() {
-                    Some(p) => format!("--kubeconfig and KUBECONFIG unset, {} missing", p.display()),
+                    Some(p) => {
+                        format!("--kubeconfig and KUBECONFIG unset, {} missing", p.display())
+                    }
                     None => "--kubeconfig, KUBECONFIG and HOME unset".to_string(),
                 },
             })?;

@@ -12,7 +12,9 @@ pub enum ClusterError {
     )]
     NoConfig { looked: String },
     /// The kubeconfig could not be read or does not name a usable context/cluster/user.
-    #[error("kubeconfig {origin}: {message}; check it with `kubectl config view` and the --context/--cluster/--user flags")]
+    #[error(
+        "kubeconfig {origin}: {message}; check it with `kubectl config view` and the --context/--cluster/--user flags"
+    )]
     Kubeconfig { origin: String, message: String },
     /// The server's address, a CA bundle or a flag value cannot be turned into a client.
     #[error("cannot set up a client for context {context}: {message}")]
@@ -71,21 +73,8 @@ pub enum ClusterError {
         detail: String,
     },
     /// 403 on a request the answer cannot do without.
-    #[error(
-        "{request}: forbidden for user {user} in context {context}: {message}; kubectl-affinity needs \
-         RBAC permission to {verb} {resource} ({scope}); see README \"RBAC\", or check with \
-         `kubectl auth can-i {verb} {resource}{can_i_scope} --context {context}`"
-    )]
-    Forbidden {
-        request: String,
-        verb: String,
-        resource: String,
-        scope: String,
-        can_i_scope: String,
-        user: String,
-        context: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Forbidden(Box<Forbidden>),
     /// A list kept losing its continue token (410 Gone) while paging.
     #[error(
         "{request}: the list changed faster than it could be read (continue token expired {times} \
@@ -93,7 +82,9 @@ pub enum ClusterError {
     )]
     Expired { request: String, times: usize },
     /// Any other error status, after the retries for 429/500/503/504.
-    #[error("{request}: the API server answered {code} {reason}: {message}; retry later, or check the API server's health")]
+    #[error(
+        "{request}: the API server answered {code} {reason}: {message}; retry later, or check the API server's health"
+    )]
     Api {
         request: String,
         code: u16,
@@ -101,7 +92,9 @@ pub enum ClusterError {
         message: String,
     },
     /// The answer was not what the API promises (a proxy in the way, a non-Kubernetes server).
-    #[error("{request}: unexpected answer from {server}: {detail}; check that the kubeconfig points at a Kubernetes API server")]
+    #[error(
+        "{request}: unexpected answer from {server}: {detail}; check that the kubeconfig points at a Kubernetes API server"
+    )]
     Protocol {
         request: String,
         server: String,
@@ -110,4 +103,25 @@ pub enum ClusterError {
     /// Writing the snapshot failed.
     #[error("writing the snapshot: {0}")]
     Write(#[from] std::io::Error),
+}
+
+/// A missing permission: the request, the verb and resource to grant, and who lacks it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{request}: forbidden for user {user} in context {context}: {message}; kubectl-affinity needs \
+     RBAC permission to {verb} {resource} ({scope}); see README \"RBAC\", or check with \
+     `kubectl auth can-i {verb} {resource}{can_i_scope} --context {context}`"
+)]
+pub struct Forbidden {
+    pub request: String,
+    pub verb: String,
+    pub resource: String,
+    /// "cluster scope", "in all namespaces", "in namespace NS".
+    pub scope: String,
+    /// The `kubectl auth can-i` flags for that scope.
+    pub can_i_scope: String,
+    pub user: String,
+    pub context: String,
+    /// The API server's own message.
+    pub message: String,
 }

@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
+use super::error::Forbidden;
 use crate::state::{ClusterState, Node, Pod, to_yaml_string};
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -138,13 +139,21 @@ impl Live {
             let _guard = rt.enter();
             kube::Client::try_from(config)
         }
-        .map_err(|e| ClusterError::Setup {
-            context: target.context.clone(),
-            message: match e {
-                // TLS set-up errors name files and formats, never key material.
-                kube::Error::RustlsTls(e) => e.to_string(),
-                kube::Error::InferKubeconfig(e) => e.to_string(),
-                _ => "invalid client configuration".to_string(),
+        .map_err(|e| match e {
+            // Credential sources are set up here (a token file, an exec plugin's first run).
+            kube::Error::Auth(a) => ClusterError::Credentials {
+                user: target.user.clone(),
+                context: target.context.clone(),
+                detail: auth_detail(&a, target.exec_command.as_deref()),
+            },
+            other => ClusterError::Setup {
+                context: target.context.clone(),
+                message: match other {
+                    // TLS set-up errors name files and formats, never key material.
+                    kube::Error::RustlsTls(e) => e.to_string(),
+                    kube::Error::InferKubeconfig(e) => e.to_string(),
+                    _ => "invalid client configuration".to_string(),
+                },
             },
         })?;
         Ok(Live {
@@ -243,7 +252,9 @@ impl Live {
     }
 
     /// Namespace labels by name; `None` when listing namespaces is forbidden.
-    async fn namespaces(&self) -> Result<Option<BTreeMap<String, crate::scheduler::selector::Labels>>, ClusterError> {
+    async fn namespaces(
+        &self,
+    ) -> Result<Option<BTreeMap<String, crate::scheduler::selector::Labels>>, ClusterError> {
         let api: Api<core::Namespace> = Api::all(self.client.clone());
         let mut all = BTreeMap::new();
         let result = self
@@ -269,7 +280,7 @@ impl Live {
             .await;
         match result {
             Ok(()) => Ok(Some(all)),
-            Err(ClusterError::Forbidden { .. }) => Ok(None),
+            Err(ClusterError::Forbidden(_)) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -279,26 +290,21 @@ impl Live {
     pub fn scheduling_event(&self, pod: &core::Pod) -> Result<EventLookup, ClusterError> {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
         let name = pod.metadata.name.clone().unwrap_or_default();
-        let uid = pod.metadata.uid.clone();
+        let uid = pod.metadata.uid.clone().filter(|u| !u.is_empty());
         let api: Api<core::Event> = Api::namespaced(self.client.clone(), &namespace);
-        let selector = format!(
-            "involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling"
-        );
+        let selector =
+            format!("involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling");
         let req = Request::new("list", "events", true).namespace(&namespace);
         let mut latest: Option<(k8s_openapi::jiff::Timestamp, LastEvent)> = None;
-        let result = self.rt.block_on(self.list_paged(
-            &api,
-            &req,
-            Some(&selector),
-            &mut |page| {
+        let result = self
+            .rt
+            .block_on(self.list_paged(&api, &req, Some(&selector), &mut |page| {
                 match page {
                     Page::Restart => latest = None,
                     Page::Items(items) => {
                         for e in items {
-                            if uid.is_some()
-                                && e.involved_object.uid.is_some()
-                                && e.involved_object.uid != uid
-                            {
+                            let other = e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
+                            if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
                                 continue;
                             }
                             let when = event_time(&e);
@@ -313,18 +319,19 @@ impl Live {
                                     .reporting_component
                                     .clone()
                                     .filter(|c| !c.is_empty())
-                                    .or_else(|| e.source.as_ref().and_then(|s| s.component.clone())),
+                                    .or_else(|| {
+                                        e.source.as_ref().and_then(|s| s.component.clone())
+                                    }),
                             };
                             latest = Some((when.unwrap_or_default(), event));
                         }
                     }
                 }
                 Ok(())
-            },
-        ));
+            }));
         match result {
             Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
-            Err(ClusterError::Forbidden { .. }) => Ok(EventLookup::Unavailable(format!(
+            Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(format!(
                 "cannot list events in namespace {namespace} (403 Forbidden for user {} in context {}): \
                  the scheduler's own FailedScheduling message is not shown; grant list on events to see it",
                 self.target.user, self.target.context
@@ -358,11 +365,16 @@ impl Live {
         .await?;
         let namespaces: Api<core::Namespace> = Api::all(self.client.clone());
         match self
-            .snapshot_resource(&namespaces, Request::new("list", "namespaces", false), None, out)
+            .snapshot_resource(
+                &namespaces,
+                Request::new("list", "namespaces", false),
+                None,
+                out,
+            )
             .await
         {
             Ok(()) => {}
-            Err(ClusterError::Forbidden { .. }) => notes.push(format!(
+            Err(ClusterError::Forbidden(_)) => notes.push(format!(
                 "namespaces left out: list namespaces is forbidden for user {} in context {}; \
                  namespaceSelector terms will show as not evaluated",
                 self.target.user, self.target.context
@@ -535,7 +547,7 @@ impl Live {
                     (None, true) => ("in all namespaces".to_string(), " -A".to_string()),
                     (None, false) => ("cluster scope".to_string(), String::new()),
                 };
-                ClusterError::Forbidden {
+                ClusterError::Forbidden(Box::new(Forbidden {
                     request: req.to_string(),
                     verb: req.verb.to_string(),
                     resource: req.resource.to_string(),
@@ -544,7 +556,7 @@ impl Live {
                     user: t.user.clone(),
                     context: t.context.clone(),
                     message: one_line(&s.message),
-                }
+                }))
             }
             code => ClusterError::Api {
                 request: req.to_string(),
@@ -647,7 +659,9 @@ fn auth_detail(e: &kube::client::AuthError, exec: Option<&str>) -> String {
         format!("credential plugin {c:?}")
     });
     match e {
-        A::AuthExecStart(io) => format!("{plugin} could not be started: {io} (is it installed and on PATH?)"),
+        A::AuthExecStart(io) => {
+            format!("{plugin} could not be started: {io} (is it installed and on PATH?)")
+        }
         A::AuthExecRun { out, .. } => format!("{plugin} exited with {}", out.status),
         A::AuthExecParse(_) | A::ExecPluginFailed => {
             format!("{plugin} did not print a valid ExecCredential")

@@ -278,7 +278,11 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             writeln!(out, "FailedScheduling: {}", p.bad(msg))?;
         }
         if let Some(e) = &doc.scheduler_event {
-            let verdict = if e.matches_computed { "same as computed" } else { "DIFFERS from computed, see note" };
+            let verdict = if e.matches_computed {
+                "same as computed"
+            } else {
+                "DIFFERS from computed, see note"
+            };
             writeln!(out, "Scheduler's last event ({verdict}): {}", e.message)?;
         }
         for note in &doc.notes {
