@@ -1,16 +1,17 @@
 //! One function per subcommand: source -> state -> evaluate -> report -> render.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output};
+use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output, SnapshotArgs};
+use crate::cluster::{EventLookup, Live, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
-use crate::report::{Context, Explanation, SchedulerInfo};
+use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
 use crate::scheduler::profile::{FeatureGates, Profile, is_implemented};
 use crate::scheduler::{Input, evaluate};
 use crate::state::{
-    ClusterState, FoundPod, Pod, PodRef, add_daemon_tolerations, merge_match_label_keys,
-    read_objects, read_pod_manifests, read_snapshot,
+    ClusterState, FoundPod, Pod, PodRef, SourceError, add_daemon_tolerations,
+    merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -24,6 +25,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
             Ok(0)
         }
         Command::Complete(args) => complete(&args.words, out),
+        Command::Snapshot(args) => snapshot(&args, out),
     }
 }
 
@@ -96,15 +98,79 @@ fn completion_state(plan: &crate::complete::Plan) -> Result<ClusterState, Error>
     }
 }
 
-fn load_state(common: &CommonArgs) -> Result<(ClusterState, String), Error> {
-    match &common.snapshot {
-        Some(path) => Ok((read_snapshot(path)?, format!("snapshot {}", path.display()))),
-        None => Err(Error::Usage(
-            "no cluster source: live cluster access is not available in this build yet; pass --snapshot FILE \
-             (write one with `kubectl get nodes,pods,namespaces -A -o yaml > cluster.yaml`)"
-                .to_string(),
-        )),
+/// Where the cluster comes from: a file, or the cluster the kubeconfig flags name.
+#[derive(Debug)]
+enum Source {
+    Snapshot(PathBuf),
+    Live(Box<Live>),
+}
+
+impl Source {
+    fn open(common: &CommonArgs) -> Result<Source, Error> {
+        Ok(match &common.snapshot {
+            Some(path) => Source::Snapshot(path.clone()),
+            None => Source::Live(Box::new(Live::connect(&common.kube)?)),
+        })
     }
+
+    /// `snapshot FILE` or `context NAME (SERVER)`, for the report.
+    fn name(&self) -> String {
+        match self {
+            Source::Snapshot(path) => format!("snapshot {}", path.display()),
+            Source::Live(live) => live.source(),
+        }
+    }
+
+    /// The namespace when neither -n nor the manifest gives one: the kubeconfig context's
+    /// (also offline, when a kubeconfig is readable), else "default", as kubectl does.
+    fn default_namespace(&self, common: &CommonArgs) -> String {
+        match self {
+            Source::Live(live) => live.default_namespace.clone(),
+            Source::Snapshot(_) => {
+                context_namespace(&common.kube).unwrap_or_else(|| "default".to_string())
+            }
+        }
+    }
+}
+
+/// The cluster state from `source`, with notes on what could not be read. Live, namespaces
+/// are read only when a term of `incoming` or of an existing pod needs their labels.
+fn load_state(source: &Source, incoming: &[&Pod]) -> Result<(ClusterState, Vec<String>), Error> {
+    match source {
+        Source::Snapshot(path) => Ok((read_snapshot(path)?, Vec::new())),
+        Source::Live(live) => {
+            let fetched = live.fetch_state(incoming)?;
+            Ok((fetched.state, fetched.notes))
+        }
+    }
+}
+
+/// `kubectl affinity snapshot`: the live cluster, in the format `--snapshot` reads.
+fn snapshot(args: &SnapshotArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    let live = Live::connect(&args.kube)?;
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        None => {
+            live.write_snapshot(out)?;
+        }
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|source| SourceError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+            let mut w = std::io::BufWriter::new(file);
+            let written = live
+                .write_snapshot(&mut w)
+                .map_err(Error::from)
+                .and_then(|_| w.flush().map_err(Error::from));
+            if let Err(e) = written {
+                // A partial snapshot would read as a smaller cluster: leave none.
+                drop(w);
+                let _ = std::fs::remove_file(path);
+                return Err(e);
+            }
+        }
+    }
+    Ok(0)
 }
 
 /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
@@ -225,14 +291,23 @@ pub fn explain_pod(
     {
         notes.push(note);
     }
-    let eval = evaluate(
-        Input {
-            pod,
-            state,
-            exclude,
-        },
-        profile,
-    );
+    let input = Input {
+        pod,
+        state,
+        exclude,
+    };
+    let mut notes = notes;
+    let uses_ipa = profile
+        .filter
+        .iter()
+        .chain(profile.score.iter().map(|(n, _)| n))
+        .any(|n| n == "InterPodAffinity");
+    if uses_ipa && let Some(why) = crate::scheduler::inter_pod_affinity::namespaces_unknown(input) {
+        notes.push(format!(
+            "{why}; its verdicts show as unknown, never as passed"
+        ));
+    }
+    let eval = evaluate(input, profile);
     Explanation::new(eval, context(pod, profile, notes, placement))
 }
 
@@ -274,34 +349,42 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
 
 fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
     let manifests = read_pod_manifests(file)?;
-    let (state, _source) = load_state(common)?;
-    let mut code = 0;
+    let source = Source::open(common)?;
+    let default_ns = common
+        .namespace
+        .clone()
+        .unwrap_or_else(|| source.default_namespace(common));
+    let mut pods = Vec::new();
     for m in manifests {
         let mut api_pod = m.pod;
-        if let Some(ns) = &common.namespace
-            && api_pod.metadata.namespace.is_none()
-        {
-            api_pod.metadata.namespace = Some(ns.clone());
+        if api_pod.metadata.namespace.is_none() {
+            api_pod.metadata.namespace = Some(default_ns.clone());
         }
         let merged = merge_match_label_keys(&mut api_pod);
         let daemon_set = m.kind == "DaemonSet";
-        let added = if daemon_set {
-            add_daemon_tolerations(&mut api_pod)
-        } else {
-            0
-        };
-        let pod = Pod::from_api(&api_pod);
+        let daemon = daemon_set.then(|| {
+            let added = add_daemon_tolerations(&mut api_pod);
+            let host_network = api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
+            (added, host_network)
+        });
+        pods.push((Pod::from_api(&api_pod), merged, m.origin, daemon));
+    }
+    let incoming: Vec<&Pod> = pods.iter().map(|(p, ..)| p).collect();
+    let (state, load_notes) = load_state(&source, &incoming)?;
+    let mut code = 0;
+    for (pod, merged, origin, daemon) in &pods {
         let profile = load_profile(common, &pod.scheduler_name)?;
-        let mut notes = vec![format!("what-if for {} ({})", pod.id, m.origin)];
-        if merged > 0 {
+        let mut notes = vec![format!("what-if for {} ({})", pod.id, origin)];
+        notes.extend(load_notes.iter().cloned());
+        if *merged > 0 {
             notes.push(format!(
                 "matchLabelKeys/mismatchLabelKeys merged into {merged} label selector requirement(s), as the API server does at pod creation"
             ));
         }
-        if daemon_set {
+        if let Some((added, host_network)) = daemon {
             notes.push(format!(
                 "DaemonSet: its controller creates one pod per node, pinned to the node; {added} daemon toleration(s) added as the controller does (not-ready, unreachable, disk/memory/pid-pressure, unschedulable{})",
-                if api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true) { ", network-unavailable" } else { "" }
+                if *host_network { ", network-unavailable" } else { "" }
             ));
         }
         if !pod.node_name.is_empty() {
@@ -310,17 +393,18 @@ fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
                 pod.node_name
             ));
         }
-        let doc = explain_pod(
-            &pod,
+        let mut doc = explain_pod(
+            pod,
             &state,
             None,
             &profile,
             notes,
             Placement {
                 current_node: None,
-                daemon_set,
+                daemon_set: daemon.is_some(),
             },
         );
+        doc.source = Some(source.name());
         code = code.max(render(&doc, common, out)?);
     }
     Ok(code)
@@ -331,27 +415,39 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
+    let source = Source::open(common)?;
     let namespace = common
         .namespace
         .clone()
-        .unwrap_or_else(|| "default".to_string());
-    let (state, source) = load_state(common)?;
+        .unwrap_or_else(|| source.default_namespace(common));
+    let not_found = |origin: String| Error::PodNotFound {
+        namespace: namespace.clone(),
+        name: name.to_string(),
+        origin,
+    };
+    // Live, the pod is read first: a wrong name fails before the big lists, and the API
+    // object is what the events are looked up for.
+    let api_pod = match &source {
+        Source::Live(live) => Some(
+            live.get_pod(&namespace, name)?
+                .ok_or_else(|| not_found(live.context()))?,
+        ),
+        Source::Snapshot(_) => None,
+    };
+    let fetched = api_pod.as_ref().map(Pod::from_api);
+    let (state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
     let id = PodRef {
         namespace: namespace.clone(),
         name: name.to_string(),
     };
-    let (mut pod, exclude) = match state.find_pod(&id) {
-        Some(FoundPod::Existing(i)) => (state.pods[i].clone(), Some(i)),
-        Some(FoundPod::Other(p)) => (p.clone(), None),
-        None => {
-            return Err(Error::PodNotFound {
-                namespace,
-                name: name.to_string(),
-                origin: source,
-            });
-        }
+    let (mut pod, exclude) = match (state.find_pod(&id), fetched) {
+        (Some(FoundPod::Existing(i)), _) => (state.pods[i].clone(), Some(i)),
+        (Some(FoundPod::Other(p)), _) => (p.clone(), None),
+        // Live, a pod that went terminal is not in the (non-terminal) list.
+        (None, Some(p)) => (p, None),
+        (None, None) => return Err(not_found(source.name())),
     };
-    let mut notes = Vec::new();
+    let pending = pod.node_name.is_empty() && pod.phase == "Pending";
     let mut current_node = None;
     if !pod.node_name.is_empty() {
         notes.push(format!(
@@ -360,8 +456,19 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
         ));
         current_node = Some(std::mem::take(&mut pod.node_name));
     }
+    let event = match (&source, &api_pod) {
+        (Source::Live(live), Some(p)) if pending => match live.scheduling_event(p)? {
+            EventLookup::Found(e) => Some(e),
+            EventLookup::NoEvent => None,
+            EventLookup::Unavailable(note) => {
+                notes.push(note);
+                None
+            }
+        },
+        _ => None,
+    };
     let profile = load_profile(common, &pod.scheduler_name)?;
-    let doc = explain_pod(
+    let mut doc = explain_pod(
         &pod,
         &state,
         exclude,
@@ -372,5 +479,33 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
             daemon_set: false,
         },
     );
+    doc.source = Some(source.name());
+    if let Some(e) = event {
+        let matches_computed = same_failure(
+            &e.message,
+            doc.summary.failed_scheduling_message.as_deref(),
+            doc.summary.failed_scheduling_message_complete != Some(false),
+        );
+        if !matches_computed {
+            doc.notes.push(format!(
+                "the scheduler's last FailedScheduling event{} differs from the computed message; \
+                 possible causes: another scheduler or a custom profile (pass --scheduler-config), \
+                 a scheduler version other than {}, plugins this version does not evaluate, or the \
+                 cluster changed since the event",
+                e.last_seen
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default(),
+                crate::report::KUBERNETES_VERSION
+            ));
+        }
+        doc.scheduler_event = Some(SchedulerEvent {
+            message: e.message,
+            last_seen: e.last_seen,
+            count: e.count,
+            reported_by: e.reported_by,
+            matches_computed,
+        });
+    }
     render(&doc, common, out)
 }

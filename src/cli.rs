@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::cluster::KubeArgs;
+
 /// Explain why a pod can or cannot run on each node, exactly as kube-scheduler decides:
 /// node selectors and affinity, taints and tolerations, inter-pod affinity and anti-affinity,
 /// with the per-node score.
@@ -48,6 +50,12 @@ pub enum Command {
         # From standard input\n  \
         kubectl get deploy web -o yaml | kubectl affinity whatif -f -")]
     Whatif(WhatifArgs),
+    /// Save the cluster's nodes, pods and namespaces in the file format --snapshot reads, to
+    /// analyse offline, share in a bug report, or replay in tests.
+    #[command(after_help = "Examples:\n  \
+        kubectl affinity snapshot -o cluster.yaml --context prod\n  \
+        kubectl affinity explain web-7d9c -n shop --snapshot cluster.yaml")]
+    Snapshot(SnapshotArgs),
     /// Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell).
     #[command(after_help = "Examples:\n  \
         # bash, for this shell\n  \
@@ -76,6 +84,15 @@ pub struct CompleteArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The file to write ("-" or absent: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub kube: KubeArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The pod: NAME or pod/NAME.
     pub pod: String,
@@ -95,11 +112,12 @@ pub struct WhatifArgs {
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Namespace of the pod (default: the manifest's, else "default").
+    /// Namespace of the pod (default: the manifest's, else the kubeconfig context's, else
+    /// "default").
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
-    /// Read the cluster from a file written by `kubectl get nodes,pods,namespaces -A -o yaml`
-    /// (or -o json) instead of a live cluster.
+    /// Read the cluster from a file written by `kubectl affinity snapshot` or
+    /// `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of the live cluster.
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose
@@ -130,6 +148,8 @@ pub struct CommonArgs {
     /// shows the best candidates and groups the rest by reason).
     #[arg(long)]
     pub all_nodes: bool,
+    #[command(flatten)]
+    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,5 +1,6 @@
 //! The errors a run can end with. Every message names what failed and what to do next.
 
+use crate::cluster::ClusterError;
 use crate::scheduler::profile::ProfileError;
 use crate::state::SourceError;
 
@@ -21,7 +22,12 @@ pub enum Error {
     /// The manifest holds nothing we can turn into a pod.
     #[error("{path}: {message}")]
     Manifest { path: String, message: String },
-    /// The pod to explain is not in the cluster state.
+    /// The live cluster could not be configured or read (unreachable, TLS, timeout, 401, a
+    /// missing permission...).
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    /// The pod to explain is not in the cluster state (`origin`: the snapshot file, or the
+    /// kubeconfig context).
     #[error(
         "pod {namespace}/{name} not found in {origin}; check the name and namespace (-n), or list pods with `kubectl get pods -n {namespace}`"
     )]

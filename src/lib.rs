@@ -22,6 +22,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod cluster;
 pub mod complete;
 pub mod error;
 pub mod render;

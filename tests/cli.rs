@@ -9,6 +9,8 @@ fn run(args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .env("NO_COLOR", "1")
+        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
         .output()
         .expect("run binary")
 }
@@ -286,10 +288,24 @@ fn missing_snapshot_file_is_named() {
 }
 
 #[test]
-fn no_cluster_source_is_a_usage_error() {
-    let out = run(&["whatif", "-f", "examples/web-store.yaml"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--snapshot"));
+fn no_cluster_source_names_the_ways_to_give_one() {
+    // No --snapshot, no kubeconfig anywhere, not in a pod: live access has nothing to use.
+    let home = tempfile::tempdir().expect("tmp");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["whatif", "-f", "examples/web-store.yaml"])
+        .env("HOME", home.path())
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .expect("run binary");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no cluster configured"), "{err}");
+    assert!(
+        err.contains("--kubeconfig") && err.contains("--snapshot"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -14,6 +14,8 @@ fn transcript(args: &[&str]) -> String {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .env("NO_COLOR", "1")
+        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
         .output()
         .expect("run binary");
     let mut text = format!("$ kubectl affinity {}\n", args.join(" "));

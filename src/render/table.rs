@@ -441,6 +441,14 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
             writeln!(out, "Note: {}: {note}", pf.plugin)?;
         }
     }
+    if let Some(e) = &doc.scheduler_event {
+        let verdict = if e.matches_computed {
+            "same as computed"
+        } else {
+            "DIFFERS from computed, see note"
+        };
+        writeln!(out, "Scheduler's last event ({verdict}): {}", e.message)?;
+    }
     for note in &doc.notes {
         writeln!(out, "Note: {note}")?;
     }

@@ -27,6 +27,9 @@ pub struct Explanation {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub pod: PodRef,
+    /// Where the cluster state came from: `snapshot FILE` or `context NAME (SERVER)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub scheduler: SchedulerInfo,
     pub summary: Summary,
     pub pre_filter: Vec<PreFilterReport>,
@@ -52,6 +55,41 @@ pub struct Explanation {
     pub notes: Vec<String>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
     pub errors: Vec<String>,
+    /// The scheduler's own last FailedScheduling event for the pod (explain, live), to set
+    /// beside `summary.failedSchedulingMessage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_event: Option<SchedulerEvent>,
+}
+
+/// What the scheduler itself last wrote about the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerEvent {
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported_by: Option<String>,
+    /// Whether it says what we computed (to the end where our message is complete, else as
+    /// far as ours goes).
+    pub matches_computed: bool,
+}
+
+/// Whether the scheduler's event message says the same as ours. Where our message is
+/// incomplete (preemption's dry run not simulated), the event only has to start with it.
+pub fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
+    let event = event.trim();
+    computed.is_some_and(|c| {
+        let c = c.trim();
+        // An incomplete message lacks the preemption tail the scheduler appended.
+        if complete {
+            event == c
+        } else {
+            event.starts_with(c)
+        }
+    })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -364,6 +402,7 @@ impl Explanation {
             api_version: API_VERSION,
             kind: KIND,
             pod: ctx.pod,
+            source: None,
             scheduler: ctx.scheduler,
             summary: Summary {
                 nodes: nodes.len(),
@@ -393,6 +432,7 @@ impl Explanation {
             topology_spread: eval.topology_spread,
             notes: ctx.notes,
             errors: eval.errors,
+            scheduler_event: None,
         }
     }
 }

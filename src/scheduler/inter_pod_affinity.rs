@@ -177,6 +177,36 @@ impl Counts {
     }
 }
 
+/// Why the plugin cannot be evaluated honestly, if it cannot: a term with a namespaceSelector
+/// needs namespace labels, and namespaces were not read. Without them such a term would select
+/// nothing (or match nothing), and the verdict would look certain while it is not.
+pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
+    if input.state.namespaces.is_some() {
+        return None;
+    }
+    let pod = input.pod;
+    let incoming = pod.affinity_terms().any(|t| t.needs_namespace_labels());
+    let existing = input.existing_pods().any(|(_, p, _)| {
+        p.affinity_terms().any(|t| {
+            t.needs_namespace_labels()
+                && !t.namespaces.contains(&pod.id.namespace)
+                && t.selector.matches(&pod.labels)
+        })
+    });
+    (incoming || existing).then(|| {
+        format!(
+            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
+             and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
+             forbidden)",
+            if incoming {
+                "a term of the pod has"
+            } else {
+                "an existing pod's term that may match the pod has"
+            }
+        )
+    })
+}
+
 #[derive(Debug)]
 pub struct InterPodAffinity<'a> {
     input: Input<'a>,
@@ -326,6 +356,10 @@ impl<'a> InterPodAffinity<'a> {
 }
 
 impl Plugin for InterPodAffinity<'_> {
+    fn unavailable(&self) -> Option<String> {
+        namespaces_unknown(self.input)
+    }
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         self.pre_filtered = true;
         if let Some(e) = self.parse_error() {

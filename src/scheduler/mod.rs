@@ -273,6 +273,11 @@ pub struct Evaluation {
 /// The scheduler-side interface every modelled plugin implements. Defaults describe a plugin
 /// without that extension point.
 pub(crate) trait Plugin {
+    /// `Some(why)` when the plugin cannot be evaluated on this input (missing data): it is then
+    /// reported as not evaluated, never as passed.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
     fn pre_filter(&mut self) -> PreFilterOutcome {
         PreFilterOutcome::Proceed(None)
     }
@@ -365,10 +370,24 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             names.push(n);
         }
     }
+    let mut unavailable: std::collections::BTreeMap<String, String> = Default::default();
     let mut plugins: Vec<(&str, Box<dyn Plugin + '_>)> = names
         .iter()
         .filter_map(|n| instantiate(n, input, profile).map(|p| (*n, p)))
+        .filter(|(n, p)| match p.unavailable() {
+            Some(why) => {
+                unavailable.insert(n.to_string(), why);
+                false
+            }
+            None => true,
+        })
         .collect();
+    let why_not_evaluated = |name: &str| {
+        unavailable
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| not_evaluated_reason(name, input.pod))
+    };
     let plugin = |plugins: &[(&str, Box<dyn Plugin + '_>)], name: &str| {
         plugins.iter().position(|(n, _)| *n == name)
     };
@@ -465,7 +484,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                         pass: None,
                         status: None,
                         skipped: false,
-                        not_evaluated: Some(not_evaluated_reason(name, input.pod)),
+                        not_evaluated: Some(why_not_evaluated(name)),
                         details: None,
                     }
                 }
@@ -593,7 +612,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             for &c in &candidates {
                 nodes[c]
                     .scores
-                    .push(blank(Some(not_evaluated_reason(name, input.pod)), false));
+                    .push(blank(Some(why_not_evaluated(name)), false));
             }
             continue;
         };

@@ -122,6 +122,13 @@ impl AffinityTerm {
             || self.namespace_selector.matches(ns_labels))
             && self.selector.matches(labels)
     }
+
+    /// Whether matching this term needs namespace labels: its namespaceSelector is neither
+    /// absent (no namespace) nor `{}` (every namespace).
+    pub fn needs_namespace_labels(&self) -> bool {
+        !matches!(self.namespace_selector, LabelSelector::Nothing)
+            && !self.namespace_selector.is_everything()
+    }
 }
 
 /// The four term lists of a pod's `podAffinity` / `podAntiAffinity`.
@@ -317,6 +324,17 @@ impl Pod {
     /// pod informer.
     pub fn is_terminal(&self) -> bool {
         self.phase == "Succeeded" || self.phase == "Failed"
+    }
+
+    /// Every (anti-)affinity term of the pod, required and preferred.
+    pub fn affinity_terms(&self) -> impl Iterator<Item = &AffinityTerm> {
+        self.pod_affinity.as_deref().into_iter().flat_map(|a| {
+            a.required_affinity
+                .iter()
+                .chain(&a.required_anti_affinity)
+                .chain(&a.preferred_affinity)
+                .chain(&a.preferred_anti_affinity)
+        })
     }
 }
 
@@ -570,13 +588,13 @@ impl ClusterState {
             .unwrap_or_default()
     }
 
-    /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
-    /// that is not an existing pod.
     /// Every pod read, existing or not.
     pub fn all_pods(&self) -> impl Iterator<Item = &Pod> {
         self.pods.iter().chain(&self.other_pods)
     }
 
+    /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
+    /// that is not an existing pod.
     pub fn find_pod(&self, id: &PodRef) -> Option<FoundPod<'_>> {
         if let Some(i) = self.pods.iter().position(|p| &p.id == id) {
             return Some(FoundPod::Existing(i));

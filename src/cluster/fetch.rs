@@ -1,0 +1,702 @@
+//! Reading the cluster: GET requests only, lists in pages folded into the compact state as
+//! they arrive, bounded retries, and errors that say which permission is missing.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::io::Write;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1 as core;
+use kube::api::{Api, ListParams, ObjectList};
+use kube::core::Status;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::ClusterError;
+use super::config::{self, KubeArgs, Target, Timeout};
+use super::error::Forbidden;
+use crate::state::{ClusterState, Node, Pod, to_yaml_string};
+
+/// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
+pub const NON_TERMINAL_PODS: &str = "status.phase!=Succeeded,status.phase!=Failed";
+/// Retries of one request answered 429/500/503/504.
+const MAX_RETRIES: u32 = 4;
+/// Restarts of one list whose continue token expired.
+const MAX_RESTARTS: usize = 3;
+
+/// One request, as messages and RBAC hints name it.
+#[derive(Debug, Clone)]
+struct Request {
+    verb: &'static str,
+    resource: &'static str,
+    /// `None`: cluster-scoped, or all namespaces for namespaced resources.
+    namespace: Option<String>,
+    name: Option<String>,
+    namespaced: bool,
+}
+
+impl fmt::Display for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.name, &self.namespace) {
+            (Some(n), Some(ns)) => write!(f, "{} {} {ns}/{n}", self.verb, self.resource),
+            (Some(n), None) => write!(f, "{} {} {n}", self.verb, self.resource),
+            (None, Some(ns)) => write!(f, "{} {} in namespace {ns}", self.verb, self.resource),
+            (None, None) if self.namespaced => {
+                write!(f, "{} {} in all namespaces", self.verb, self.resource)
+            }
+            (None, None) => write!(f, "{} {}", self.verb, self.resource),
+        }
+    }
+}
+
+impl Request {
+    fn new(verb: &'static str, resource: &'static str, namespaced: bool) -> Request {
+        Request {
+            verb,
+            resource,
+            namespace: None,
+            name: None,
+            namespaced,
+        }
+    }
+    fn namespace(mut self, ns: &str) -> Request {
+        self.namespace = Some(ns.to_string());
+        self
+    }
+    fn name(mut self, name: &str) -> Request {
+        self.name = Some(name.to_string());
+        self
+    }
+}
+
+/// Why a call did not return a value.
+#[derive(Debug)]
+enum Failure {
+    /// An error Status the caller may want to handle (403, 404, 410), already past retries.
+    Status(Box<Status>),
+    Other(ClusterError),
+}
+
+/// What the scheduler last said about a pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastEvent {
+    pub message: String,
+    pub last_seen: Option<String>,
+    pub count: Option<i32>,
+    pub reported_by: Option<String>,
+}
+
+/// The outcome of looking for the scheduler's FailedScheduling event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventLookup {
+    Found(LastEvent),
+    NoEvent,
+    /// Events could not be read; the note says why and what it costs.
+    Unavailable(String),
+}
+
+/// Cluster state read live, with what the reading could not do.
+#[derive(Debug)]
+pub struct Fetched {
+    pub state: ClusterState,
+    pub notes: Vec<String>,
+}
+
+/// A connection to one cluster, with its own small runtime: the rest of the program stays
+/// synchronous and never sees the client.
+pub struct Live {
+    rt: tokio::runtime::Runtime,
+    client: kube::Client,
+    target: Target,
+    timeout: Timeout,
+    chunk_size: u32,
+    /// The context's namespace (or the service account's), "default" when it names none.
+    pub default_namespace: String,
+}
+
+impl fmt::Debug for Live {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Live")
+            .field("target", &self.target)
+            .field("chunk_size", &self.chunk_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Live {
+    pub fn connect(args: &KubeArgs) -> Result<Live, ClusterError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| ClusterError::Setup {
+                context: args.context.clone().unwrap_or_default(),
+                message: format!("starting the I/O runtime: {e}"),
+            })?;
+        let (config, target) = rt.block_on(config::load(args))?;
+        let default_namespace = config.default_namespace.clone();
+        let client = {
+            let _guard = rt.enter();
+            kube::Client::try_from(config)
+        }
+        .map_err(|e| match e {
+            // Credential sources are set up here (a token file, an exec plugin's first run).
+            kube::Error::Auth(a) => ClusterError::Credentials {
+                user: target.user.clone(),
+                context: target.context.clone(),
+                detail: auth_detail(&a, target.exec_command.as_deref()),
+            },
+            other => ClusterError::Setup {
+                context: target.context.clone(),
+                message: match other {
+                    // TLS set-up errors name files and formats, never key material.
+                    kube::Error::RustlsTls(e) => e.to_string(),
+                    kube::Error::InferKubeconfig(e) => e.to_string(),
+                    _ => "invalid client configuration".to_string(),
+                },
+            },
+        })?;
+        Ok(Live {
+            rt,
+            client,
+            target,
+            timeout: args.request_timeout.clone(),
+            chunk_size: args.chunk_size,
+            default_namespace,
+        })
+    }
+
+    /// How outputs name this source: `context NAME (SERVER)`.
+    pub fn source(&self) -> String {
+        format!("context {} ({})", self.target.context, self.target.server)
+    }
+
+    /// `context NAME`, for "not found in ..." messages.
+    pub fn context(&self) -> String {
+        format!("context {}", self.target.context)
+    }
+
+    /// Gets one pod; `None` when it does not exist.
+    pub fn get_pod(&self, namespace: &str, name: &str) -> Result<Option<core::Pod>, ClusterError> {
+        let api: Api<core::Pod> = Api::namespaced(self.client.clone(), namespace);
+        let req = Request::new("get", "pods", true)
+            .namespace(namespace)
+            .name(name);
+        match self.rt.block_on(self.call(&req, || api.get(name))) {
+            Ok(p) => Ok(Some(p)),
+            Err(Failure::Status(s)) if s.code == 404 => Ok(None),
+            Err(f) => Err(self.fail(&req, f)),
+        }
+    }
+
+    /// Nodes, non-terminal pods, and namespaces when `incoming` pods or existing pods have a
+    /// term that needs namespace labels.
+    pub fn fetch_state(&self, incoming: &[&Pod]) -> Result<Fetched, ClusterError> {
+        self.rt.block_on(self.fetch_state_async(incoming))
+    }
+
+    async fn fetch_state_async(&self, incoming: &[&Pod]) -> Result<Fetched, ClusterError> {
+        let mut notes = Vec::new();
+        let nodes_api: Api<core::Node> = Api::all(self.client.clone());
+        let mut nodes: Vec<Node> = Vec::new();
+        self.list_paged(
+            &nodes_api,
+            &Request::new("list", "nodes", false),
+            None,
+            &mut |page| {
+                match page {
+                    Page::Restart => nodes.clear(),
+                    Page::Items(items) => nodes.extend(items.iter().map(Node::from)),
+                }
+                Ok(())
+            },
+        )
+        .await?;
+        let pods_api: Api<core::Pod> = Api::all(self.client.clone());
+        let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
+        self.list_paged(
+            &pods_api,
+            &Request::new("list", "pods", true),
+            Some(NON_TERMINAL_PODS),
+            &mut |page| {
+                match page {
+                    Page::Restart => state = ClusterState::new(nodes.clone(), Vec::new(), None),
+                    Page::Items(items) => {
+                        for p in &items {
+                            state.add_pod(Pod::from_api(p));
+                        }
+                    }
+                }
+                Ok(())
+            },
+        )
+        .await?;
+        let needed = incoming
+            .iter()
+            .copied()
+            .chain(&state.pods)
+            .chain(&state.other_pods)
+            .any(|p| p.affinity_terms().any(|t| t.needs_namespace_labels()));
+        if needed {
+            match self.namespaces().await? {
+                Some(ns) => state.namespaces = Some(ns),
+                None => notes.push(format!(
+                    "cannot list namespaces (403 Forbidden for user {} in context {}): terms with a \
+                     namespaceSelector cannot be evaluated, so InterPodAffinity is shown as not \
+                     evaluated; grant list on namespaces (cluster scope) to evaluate them",
+                    self.target.user, self.target.context
+                )),
+            }
+        }
+        Ok(Fetched { state, notes })
+    }
+
+    /// Namespace labels by name; `None` when listing namespaces is forbidden.
+    async fn namespaces(
+        &self,
+    ) -> Result<Option<BTreeMap<String, crate::scheduler::selector::Labels>>, ClusterError> {
+        let api: Api<core::Namespace> = Api::all(self.client.clone());
+        let mut all = BTreeMap::new();
+        let result = self
+            .list_paged(
+                &api,
+                &Request::new("list", "namespaces", false),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => all.clear(),
+                        Page::Items(items) => {
+                            for ns in items {
+                                all.insert(
+                                    ns.metadata.name.unwrap_or_default(),
+                                    ns.metadata.labels.unwrap_or_default(),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await;
+        match result {
+            Ok(()) => Ok(Some(all)),
+            Err(ClusterError::Forbidden(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The latest FailedScheduling event of the pod (matched by UID when the pod has one, so
+    /// a deleted namesake's events do not count).
+    pub fn scheduling_event(&self, pod: &core::Pod) -> Result<EventLookup, ClusterError> {
+        let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let uid = pod.metadata.uid.clone().filter(|u| !u.is_empty());
+        let api: Api<core::Event> = Api::namespaced(self.client.clone(), &namespace);
+        let selector =
+            format!("involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling");
+        let req = Request::new("list", "events", true).namespace(&namespace);
+        let mut latest: Option<(k8s_openapi::jiff::Timestamp, LastEvent)> = None;
+        let result = self
+            .rt
+            .block_on(self.list_paged(&api, &req, Some(&selector), &mut |page| {
+                match page {
+                    Page::Restart => latest = None,
+                    Page::Items(items) => {
+                        for e in items {
+                            let other = e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
+                            if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
+                                continue;
+                            }
+                            let when = event_time(&e);
+                            if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
+                                continue;
+                            }
+                            let event = LastEvent {
+                                message: e.message.clone().unwrap_or_default(),
+                                last_seen: when.map(|t| t.to_string()),
+                                count: e.series.as_ref().and_then(|s| s.count).or(e.count),
+                                reported_by: e
+                                    .reporting_component
+                                    .clone()
+                                    .filter(|c| !c.is_empty())
+                                    .or_else(|| {
+                                        e.source.as_ref().and_then(|s| s.component.clone())
+                                    }),
+                            };
+                            latest = Some((when.unwrap_or_default(), event));
+                        }
+                    }
+                }
+                Ok(())
+            }));
+        match result {
+            Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
+            Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(format!(
+                "cannot list events in namespace {namespace} (403 Forbidden for user {} in context {}): \
+                 the scheduler's own FailedScheduling message is not shown; grant list on events to see it",
+                self.target.user, self.target.context
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Writes nodes, non-terminal pods and namespaces as one `v1 List` in YAML, as
+    /// `kubectl get -o yaml` does, page by page. Returns notes on what was left out.
+    pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
+        self.rt.block_on(self.write_snapshot_async(out))
+    }
+
+    async fn write_snapshot_async(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
+        // A restarted list would repeat objects already written, so collect per resource in
+        // their YAML form (compact next to the typed objects), then write.
+        let mut notes = Vec::new();
+        writeln!(out, "apiVersion: v1")?;
+        writeln!(out, "items:")?;
+        let nodes: Api<core::Node> = Api::all(self.client.clone());
+        self.snapshot_resource(&nodes, Request::new("list", "nodes", false), None, out)
+            .await?;
+        let pods: Api<core::Pod> = Api::all(self.client.clone());
+        self.snapshot_resource(
+            &pods,
+            Request::new("list", "pods", true),
+            Some(NON_TERMINAL_PODS),
+            out,
+        )
+        .await?;
+        let namespaces: Api<core::Namespace> = Api::all(self.client.clone());
+        match self
+            .snapshot_resource(
+                &namespaces,
+                Request::new("list", "namespaces", false),
+                None,
+                out,
+            )
+            .await
+        {
+            Ok(()) => {}
+            Err(ClusterError::Forbidden(_)) => notes.push(format!(
+                "namespaces left out: list namespaces is forbidden for user {} in context {}; \
+                 namespaceSelector terms will show as not evaluated",
+                self.target.user, self.target.context
+            )),
+            Err(e) => return Err(e),
+        }
+        writeln!(out, "kind: List")?;
+        writeln!(out, "metadata:")?;
+        writeln!(out, "  resourceVersion: \"\"")?;
+        for n in &notes {
+            writeln!(out, "# {n}")?;
+        }
+        Ok(notes)
+    }
+
+    async fn snapshot_resource<K>(
+        &self,
+        api: &Api<K>,
+        req: Request,
+        fields: Option<&str>,
+        out: &mut dyn Write,
+    ) -> Result<(), ClusterError>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + Serialize + fmt::Debug,
+    {
+        let mut chunks: Vec<String> = Vec::new();
+        let mut failed: Option<String> = None;
+        self.list_paged(api, &req, fields, &mut |page| {
+            match page {
+                Page::Restart => chunks.clear(),
+                Page::Items(items) => {
+                    for mut item in items {
+                        // kubectl hides managedFields by default; they are large and unused.
+                        item.meta_mut().managed_fields = None;
+                        match to_yaml_string(&item) {
+                            Ok(text) => chunks.push(list_item(&text)),
+                            Err(e) => failed = Some(e),
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })
+        .await?;
+        if let Some(e) = failed {
+            return Err(ClusterError::Protocol {
+                request: req.to_string(),
+                server: self.target.server.clone(),
+                detail: format!("cannot write an object as YAML: {e}"),
+            });
+        }
+        for c in chunks {
+            out.write_all(c.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Lists in pages of `--chunk-size`, handing each page over as it arrives. An expired
+    /// continue token restarts the list (the consumer drops what it folded so far).
+    async fn list_paged<K>(
+        &self,
+        api: &Api<K>,
+        req: &Request,
+        fields: Option<&str>,
+        on_page: &mut dyn FnMut(Page<K>) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError>
+    where
+        K: Clone + DeserializeOwned + fmt::Debug,
+    {
+        let mut restarts = 0;
+        'list: loop {
+            let mut token: Option<String> = None;
+            loop {
+                let mut lp = ListParams::default();
+                if self.chunk_size > 0 {
+                    lp = lp.limit(self.chunk_size);
+                }
+                if let Some(f) = fields {
+                    lp = lp.fields(f);
+                }
+                if let Some(t) = &token {
+                    lp = lp.continue_token(t);
+                }
+                let page: Result<ObjectList<K>, Failure> = self.call(req, || api.list(&lp)).await;
+                match page {
+                    Ok(list) => {
+                        let next = list.metadata.continue_.clone().filter(|c| !c.is_empty());
+                        on_page(Page::Items(list.items))?;
+                        match next {
+                            Some(t) => token = Some(t),
+                            None => return Ok(()),
+                        }
+                    }
+                    Err(Failure::Status(s)) if s.code == 410 && token.is_some() => {
+                        if restarts >= MAX_RESTARTS {
+                            return Err(ClusterError::Expired {
+                                request: req.to_string(),
+                                times: restarts + 1,
+                            });
+                        }
+                        restarts += 1;
+                        on_page(Page::Restart)?;
+                        continue 'list;
+                    }
+                    Err(f) => return Err(self.fail(req, f)),
+                }
+            }
+        }
+    }
+
+    /// One request with the timeout and bounded retries for transient statuses.
+    async fn call<T, F, Fut>(&self, req: &Request, mut f: F) -> Result<T, Failure>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, kube::Error>>,
+    {
+        let mut attempt = 0;
+        loop {
+            let result = match self.timeout.duration {
+                Some(d) => match tokio::time::timeout(d, f()).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        return Err(Failure::Other(ClusterError::Timeout {
+                            request: req.to_string(),
+                            server: self.target.server.clone(),
+                            timeout: self.timeout.text.clone(),
+                        }));
+                    }
+                },
+                None => f().await,
+            };
+            match result {
+                Ok(v) => return Ok(v),
+                Err(kube::Error::Api(s))
+                    if matches!(s.code, 429 | 500 | 503 | 504) && attempt < MAX_RETRIES =>
+                {
+                    let hint = s
+                        .details
+                        .as_ref()
+                        .map(|d| Duration::from_secs(u64::from(d.retry_after_seconds)))
+                        .unwrap_or_default();
+                    let backoff = Duration::from_millis(100 << attempt);
+                    tokio::time::sleep(backoff.max(hint).min(Duration::from_secs(5))).await;
+                    attempt += 1;
+                }
+                Err(kube::Error::Api(s)) => return Err(Failure::Status(s)),
+                Err(e) => return Err(Failure::Other(self.classify(req, e))),
+            }
+        }
+    }
+
+    fn fail(&self, req: &Request, f: Failure) -> ClusterError {
+        match f {
+            Failure::Other(e) => e,
+            Failure::Status(s) => self.status_error(req, &s),
+        }
+    }
+
+    fn status_error(&self, req: &Request, s: &Status) -> ClusterError {
+        let t = &self.target;
+        match s.code {
+            401 => ClusterError::Unauthorized {
+                request: req.to_string(),
+                user: t.user.clone(),
+                context: t.context.clone(),
+            },
+            403 => {
+                let (scope, can_i_scope) = match (&req.namespace, req.namespaced) {
+                    (Some(ns), _) => (format!("in namespace {ns}"), format!(" -n {ns}")),
+                    (None, true) => ("in all namespaces".to_string(), " -A".to_string()),
+                    (None, false) => ("cluster scope".to_string(), String::new()),
+                };
+                ClusterError::Forbidden(Box::new(Forbidden {
+                    request: req.to_string(),
+                    verb: req.verb.to_string(),
+                    resource: req.resource.to_string(),
+                    scope,
+                    can_i_scope,
+                    user: t.user.clone(),
+                    context: t.context.clone(),
+                    message: one_line(&s.message),
+                }))
+            }
+            code => ClusterError::Api {
+                request: req.to_string(),
+                code,
+                reason: if s.reason.is_empty() {
+                    "(no reason)".to_string()
+                } else {
+                    s.reason.clone()
+                },
+                message: one_line(&s.message),
+            },
+        }
+    }
+
+    /// Sorts transport and credential failures into messages with a next step.
+    fn classify(&self, req: &Request, e: kube::Error) -> ClusterError {
+        let t = &self.target;
+        if let kube::Error::Auth(auth) = &e {
+            return ClusterError::Credentials {
+                user: t.user.clone(),
+                context: t.context.clone(),
+                detail: auth_detail(auth, t.exec_command.as_deref()),
+            };
+        }
+        if let kube::Error::SerdeError(err) = &e {
+            return ClusterError::Protocol {
+                request: req.to_string(),
+                server: t.server.clone(),
+                detail: format!("the body is not the expected JSON object: {err}"),
+            };
+        }
+        let chain = error_chain(&e);
+        let lower = chain.to_lowercase();
+        if lower.contains("certificate")
+            || lower.contains("tls")
+            || lower.contains("handshake")
+            || lower.contains("invalidcontenttype")
+            || lower.contains("corrupt message")
+        {
+            return ClusterError::Tls {
+                server: t.server.clone(),
+                context: t.context.clone(),
+                detail: chain,
+            };
+        }
+        if lower.contains("timed out") || lower.contains("timeout") {
+            return ClusterError::Timeout {
+                request: req.to_string(),
+                server: t.server.clone(),
+                timeout: self.timeout.text.clone(),
+            };
+        }
+        if matches!(e, kube::Error::HyperError(_) | kube::Error::Service(_)) {
+            return ClusterError::Unreachable {
+                server: t.server.clone(),
+                context: t.context.clone(),
+                detail: chain,
+            };
+        }
+        ClusterError::Protocol {
+            request: req.to_string(),
+            server: t.server.clone(),
+            detail: chain,
+        }
+    }
+}
+
+enum Page<K> {
+    Items(Vec<K>),
+    /// The list restarts from the beginning: drop what the earlier pages gave.
+    Restart,
+}
+
+/// The innermost distinct messages of an error chain: transport errors nest the useful part
+/// ("Connection refused") several levels down.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    // The last two levels say what happened; the outer ones only wrap.
+    let keep = parts.len().saturating_sub(2);
+    one_line(&parts[keep..].join(": "))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What went wrong getting credentials, without the plugin's output or arguments (they may
+/// hold tokens, and kube's own messages include them).
+fn auth_detail(e: &kube::client::AuthError, exec: Option<&str>) -> String {
+    use kube::client::AuthError as A;
+    let plugin = exec.map_or("the credential plugin".to_string(), |c| {
+        format!("credential plugin {c:?}")
+    });
+    match e {
+        A::AuthExecStart(io) => {
+            format!("{plugin} could not be started: {io} (is it installed and on PATH?)")
+        }
+        A::AuthExecRun { out, .. } => format!("{plugin} exited with {}", out.status),
+        A::AuthExecParse(_) | A::ExecPluginFailed => {
+            format!("{plugin} did not print a valid ExecCredential")
+        }
+        A::ReadTokenFile(io, path) => format!("cannot read token file {}: {io}", path.display()),
+        A::MissingCommand => "the user's exec section names no command".to_string(),
+        A::UnrefreshableTokenResponse => {
+            "the token expired and the auth provider cannot refresh it".to_string()
+        }
+        _ => format!("{plugin} or the auth provider failed"),
+    }
+}
+
+fn event_time(e: &core::Event) -> Option<k8s_openapi::jiff::Timestamp> {
+    [
+        e.series
+            .as_ref()
+            .and_then(|s| s.last_observed_time.as_ref())
+            .map(|t| t.0),
+        e.last_timestamp.as_ref().map(|t| t.0),
+        e.event_time.as_ref().map(|t| t.0),
+        e.metadata.creation_timestamp.as_ref().map(|t| t.0),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+}
+
+/// A YAML document as an item of the `items:` sequence.
+fn list_item(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + 64);
+    for (i, line) in yaml.trim_start_matches("---\n").lines().enumerate() {
+        out.push_str(if i == 0 { "- " } else { "  " });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,767 @@
+//! The live path end to end: the binary, run as a user runs it, reaches the in-process fake API
+//! server (tests/support/fake_api.rs) through a kubeconfig file in a temporary directory.
+
+// Tests may unwrap: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+use support::fake_api::{FakeApi, TOKEN, user_token, write_kubeconfig};
+
+struct Env {
+    fake: FakeApi,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+fn setup() -> Env {
+    setup_ns(None)
+}
+
+fn setup_ns(namespace: Option<&str>) -> Env {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fake = FakeApi::start(&root.join("examples/cluster.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.kubeconfig(dir.path(), namespace);
+    Env {
+        fake,
+        dir,
+        kubeconfig,
+    }
+}
+
+/// The binary with a clean environment: no kubeconfig but the one given, no in-cluster set-up.
+fn bin(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("HOME", home)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST");
+    c
+}
+
+impl Env {
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with(&self.kubeconfig, args)
+    }
+
+    fn run_with(&self, kubeconfig: &Path, args: &[&str]) -> Output {
+        bin(self.dir.path())
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .output()
+            .unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let out = self.run(&all);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// Every request so far was a GET.
+    fn assert_read_only(&self) {
+        let seen = self.fake.seen();
+        assert!(!seen.is_empty());
+        for s in &seen {
+            assert_eq!(s.method, "GET", "{} {}?{}", s.method, s.path, s.query);
+        }
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs with `--snapshot examples/cluster.yaml` (no cluster at all).
+fn offline_json(args: &[&str]) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let out = bin(home.path())
+        .args(args)
+        .args(["--snapshot", "examples/cluster.yaml", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Parses one or more concatenated JSON documents (whatif prints one per manifest).
+fn documents(bytes: &[u8]) -> Vec<Value> {
+    serde_json::Deserializer::from_slice(bytes)
+        .into_iter::<Value>()
+        .map(|d| d.unwrap())
+        .collect()
+}
+
+fn without_source(mut v: Value) -> Value {
+    v.as_object_mut().unwrap().remove("source");
+    v
+}
+
+fn examples() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".yaml") && f != "cluster.yaml")
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn live_answers_equal_the_snapshot_answers() {
+    let env = setup();
+    // Small pages so that every list goes through continue tokens.
+    let paging = ["--chunk-size", "4"];
+    for example in examples() {
+        let file = format!("examples/{example}");
+        let mut args = vec!["whatif", "-f", file.as_str(), "-o", "json"];
+        args.extend(paging);
+        let out = env.run(&args);
+        assert!(out.status.success(), "{example}: {}", stderr(&out));
+        let live = documents(&out.stdout);
+        let home = tempfile::tempdir().unwrap();
+        let out = bin(home.path())
+            .args(["whatif", "-f", &file, "-o", "json"])
+            .args(["--snapshot", "examples/cluster.yaml"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{example}: {}", stderr(&out));
+        let offline = documents(&out.stdout);
+        assert_eq!(live.len(), offline.len(), "{example}");
+        for (l, o) in live.into_iter().zip(offline) {
+            assert!(
+                l["source"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("context fake (http://127.0.0.1:"),
+                "{}",
+                l["source"]
+            );
+            assert_eq!(o["source"], "snapshot examples/cluster.yaml");
+            assert_eq!(without_source(l), without_source(o), "{example}");
+        }
+    }
+    for pod in ["pending-gpu", "api-7d9c"] {
+        let mut args = vec!["explain", pod, "-n", "default"];
+        args.extend(paging);
+        let live = env.json(&args);
+        let offline = offline_json(&["explain", pod, "-n", "default"]);
+        assert_eq!(
+            without_source(live),
+            without_source(offline),
+            "explain {pod}"
+        );
+    }
+    env.assert_read_only();
+    let seen = env.fake.seen();
+    // Paged, with the scheduler's own pod filter, and no namespaces list (no term needs it).
+    assert!(
+        seen.iter()
+            .any(|s| s.query.contains("continue=fake-continue-"))
+    );
+    assert!(seen.iter().filter(|s| s.path == "/api/v1/pods").all(|s| {
+        s.query.contains("limit=4")
+            && s.query
+                .contains("fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed")
+    }));
+    assert!(!seen.iter().any(|s| s.path == "/api/v1/namespaces"));
+}
+
+#[test]
+fn kubectl_itself_reads_the_fake() {
+    let Ok(version) = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+    else {
+        eprintln!("kubectl not installed; skipping");
+        return;
+    };
+    assert!(version.status.success());
+    let env = setup();
+    // client-go does not send a bearer token to a plain-HTTP server.
+    env.fake.allow_anonymous();
+    let kubectl = |args: &[&str]| {
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&env.kubeconfig)
+            .args(args)
+            .env("HOME", env.dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "kubectl {args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let nodes = kubectl(&["get", "nodes"]);
+    assert!(
+        nodes.contains("NAME") && nodes.contains("worker-a-1"),
+        "{nodes}"
+    );
+    assert!(nodes.contains("SchedulingDisabled"), "{nodes}");
+    let pods = kubectl(&["get", "pods", "-A", "--chunk-size", "5"]);
+    assert!(
+        pods.contains("NAMESPACE") && pods.contains("kube-system"),
+        "{pods}"
+    );
+    assert!(
+        pods.contains("pending-gpu") && pods.contains("prometheus-k8s-0"),
+        "{pods}"
+    );
+    let one = kubectl(&["get", "pod", "api-7d9c", "-n", "default", "-o", "json"]);
+    let one: Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(one["spec"]["nodeName"], "worker-b-1");
+    let selected = kubectl(&[
+        "get",
+        "pods",
+        "-A",
+        "-l",
+        "app.kubernetes.io/name in (node-exporter)",
+        "--field-selector",
+        "spec.nodeName=worker-a-1",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(selected.trim(), "pod/node-exporter-6rdzv", "{selected}");
+    env.assert_read_only();
+}
+
+#[test]
+fn snapshot_writes_what_snapshot_mode_reads() {
+    let env = setup();
+    let file = env.dir.path().join("saved.yaml");
+    let out = env.run(&[
+        "snapshot",
+        "-o",
+        file.to_str().unwrap(),
+        "--chunk-size",
+        "7",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("apiVersion: v1\nitems:\n"),
+        "{}",
+        &text[..80]
+    );
+    assert!(!text.contains("managedFields"));
+    // Standard output when -o is absent.
+    let out = env.run(&["snapshot"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text);
+    // The saved file gives the same answer as the cluster it came from.
+    let live = env.json(&["whatif", "-f", "examples/web-store.yaml"]);
+    let home = tempfile::tempdir().unwrap();
+    let out = bin(home.path())
+        .args(["whatif", "-f", "examples/web-store.yaml", "-o", "json"])
+        .arg("--snapshot")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let saved: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(without_source(live), without_source(saved));
+    env.assert_read_only();
+}
+
+#[test]
+fn an_expired_continue_token_restarts_the_list() {
+    let env = setup();
+    env.fake.expire_continue("pods", 2);
+    let live = env.json(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--chunk-size",
+        "5",
+    ]);
+    let offline = offline_json(&["explain", "pending-gpu", "-n", "default"]);
+    assert_eq!(without_source(live), without_source(offline));
+    let first_pages = env
+        .fake
+        .seen()
+        .iter()
+        .filter(|s| s.path == "/api/v1/pods" && !s.query.contains("continue="))
+        .count();
+    assert_eq!(first_pages, 3, "two restarts");
+
+    env.fake.expire_continue("pods", 100);
+    let out = env.run(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--chunk-size",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("list pods in all namespaces"), "{err}");
+    assert!(
+        err.contains("continue token expired 4 times, 410 Gone"),
+        "{err}"
+    );
+    assert!(err.contains("--chunk-size"), "{err}");
+}
+
+#[test]
+fn transient_errors_are_retried() {
+    let env = setup();
+    env.fake.fail("nodes", 429, 1);
+    env.fake.fail("pods", 500, 1);
+    env.fake.fail("pods", 503, 1);
+    let live = env.json(&["explain", "api-7d9c", "-n", "default"]);
+    let offline = offline_json(&["explain", "api-7d9c", "-n", "default"]);
+    assert_eq!(without_source(live), without_source(offline));
+
+    // Not forever: a server that keeps failing is reported with its answer.
+    env.fake.fail("nodes", 500, 100);
+    let out = env.run(&["explain", "api-7d9c", "-n", "default"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("list nodes: the API server answered 500 InternalError"),
+        "{err}"
+    );
+    assert!(err.contains("retry later"), "{err}");
+}
+
+#[test]
+fn forbidden_nodes_or_pods_is_an_error_naming_the_permission() {
+    let env = setup();
+    env.fake.forbid("nodes");
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: list nodes: forbidden for user tester in context fake"),
+        "{err}"
+    );
+    assert!(
+        err.contains("RBAC permission to list nodes (cluster scope)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("kubectl auth can-i list nodes --context fake"),
+        "{err}"
+    );
+    assert!(!err.contains(TOKEN));
+
+    let env = setup();
+    env.fake.forbid("pods");
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("list pods in all namespaces: forbidden"),
+        "{err}"
+    );
+    assert!(err.contains("kubectl auth can-i list pods -A"), "{err}");
+
+    // explain gets the pod first: a forbidden get says so, in the pod's namespace.
+    let out = env.run(&["explain", "api-7d9c", "-n", "default"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("get pods default/api-7d9c: forbidden"),
+        "{err}"
+    );
+    assert!(
+        err.contains("kubectl auth can-i get pods -n default"),
+        "{err}"
+    );
+}
+
+/// A pod whose anti-affinity selects namespaces by label: it needs the namespaces list.
+fn namespace_selector_pod(dir: &Path) -> PathBuf {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "spread-from-monitoring", "namespace": "default", "labels": {"app": "x"}},
+        "spec": {
+            "containers": [{"name": "c", "image": "pause"}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+                "topologyKey": "kubernetes.io/hostname"
+            }]}}
+        }
+    });
+    let path = dir.join("nssel.json");
+    std::fs::write(&path, pod.to_string()).unwrap();
+    path
+}
+
+fn filter<'a>(doc: &'a Value, node: &str, plugin: &str) -> &'a Value {
+    doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == node)
+        .and_then(|n| n["filters"].as_array())
+        .and_then(|f| f.iter().find(|f| f["plugin"] == plugin))
+        .unwrap()
+}
+
+#[test]
+fn namespaces_are_read_only_when_a_term_needs_them_and_unknown_when_forbidden() {
+    let env = setup();
+    let pod = namespace_selector_pod(env.dir.path());
+    let pod = pod.to_str().unwrap();
+    let live = env.json(&["whatif", "-f", pod]);
+    let offline = offline_json(&["whatif", "-f", pod]);
+    assert_eq!(without_source(live.clone()), without_source(offline));
+    assert!(
+        env.fake
+            .seen()
+            .iter()
+            .any(|s| s.path == "/api/v1/namespaces")
+    );
+    // prometheus-k8s-0 (monitoring) runs on worker-b-1: the anti-affinity rejects that node.
+    assert_eq!(
+        filter(&live, "worker-b-1", "InterPodAffinity")["pass"],
+        false
+    );
+
+    env.fake.forbid("namespaces");
+    let doc = env.json(&["whatif", "-f", pod]);
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("cannot list namespaces (403 Forbidden"),
+        "{notes}"
+    );
+    assert!(notes.contains("never as passed"), "{notes}");
+    for node in ["worker-b-1", "worker-a-1"] {
+        let f = filter(&doc, node, "InterPodAffinity");
+        assert_eq!(f["pass"], Value::Null, "{node}: {f}");
+        assert_eq!(f["evaluated"], false);
+    }
+    assert_eq!(doc["summary"]["feasible"], 0);
+    assert!(
+        doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["verdict"] != "Feasible")
+    );
+}
+
+#[test]
+fn a_missing_pod_names_the_context() {
+    let env = setup();
+    let out = env.run(&["explain", "nope", "-n", "shop"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: pod shop/nope not found in context fake;"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_default_namespace_comes_from_the_context() {
+    let env = setup_ns(Some("batch"));
+    let doc = env.json(&["whatif", "-f", "examples/pod-with-node-affinity.yaml"]);
+    assert_eq!(doc["pod"]["namespace"], "batch");
+    // -n still wins, and explain looks the pod up there.
+    let doc = env.json(&["explain", "pending-gpu", "-n", "default"]);
+    assert_eq!(doc["pod"]["name"], "pending-gpu");
+    // Offline too, when a kubeconfig is readable.
+    let out = bin(env.dir.path())
+        .args([
+            "whatif",
+            "-f",
+            "examples/pod-with-node-affinity.yaml",
+            "-o",
+            "json",
+        ])
+        .args(["--snapshot", "examples/cluster.yaml"])
+        .env("KUBECONFIG", &env.kubeconfig)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["pod"]["namespace"], "batch");
+}
+
+#[test]
+fn kubeconfig_env_is_a_merged_list_and_missing_files_are_skipped() {
+    let env = setup_ns(Some("shop"));
+    let other = env.dir.path().join("second");
+    std::fs::write(
+        &other,
+        "apiVersion: v1\nkind: Config\ncurrent-context: elsewhere\ncontexts: []\nclusters: []\nusers: []\n",
+    )
+    .unwrap();
+    let list = std::env::join_paths([
+        env.dir.path().join("does-not-exist"),
+        env.kubeconfig.clone(),
+        other,
+    ])
+    .unwrap();
+    let out = bin(env.dir.path())
+        .args([
+            "whatif",
+            "-f",
+            "examples/pod-with-node-affinity.yaml",
+            "-o",
+            "json",
+        ])
+        .env("KUBECONFIG", list)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["pod"]["namespace"], "shop");
+    assert!(doc["source"].as_str().unwrap().starts_with("context fake"));
+}
+
+#[test]
+fn impersonation_flags_are_sent() {
+    let env = setup();
+    env.json(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--as",
+        "jane",
+        "--as-group",
+        "devs",
+    ]);
+    let seen = env.fake.seen();
+    assert!(
+        seen.iter()
+            .all(|s| s.headers.get("impersonate-user").map(String::as_str) == Some("jane"))
+    );
+    assert!(
+        seen.iter()
+            .all(|s| s.headers.get("impersonate-group").map(String::as_str) == Some("devs"))
+    );
+}
+
+#[test]
+fn bad_credentials_are_a_401_message_without_the_token() {
+    let env = setup();
+    let wrong = write_kubeconfig(
+        env.dir.path(),
+        "wrong",
+        &env.fake.url(),
+        None,
+        &user_token("not-the-token-SECRET2"),
+    );
+    let out = env.run_with(&wrong, &["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("rejected the credentials of user tester in context fake"),
+        "{err}"
+    );
+    assert!(err.contains("401 Unauthorized"), "{err}");
+    assert!(!err.contains("SECRET"), "{err}");
+}
+
+#[test]
+fn a_failing_credential_plugin_is_named_without_its_output() {
+    let env = setup();
+    let user = "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      \
+                args: [\"-c\", \"echo TOKEN-SECRET-OUT; echo TOKEN-SECRET-ERR >&2; exit 3\"]\n      \
+                interactiveMode: Never\n";
+    let kc = write_kubeconfig(env.dir.path(), "exec", &env.fake.url(), None, user);
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("getting credentials for user tester in context fake failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("credential plugin \"sh\" exited with"),
+        "{err}"
+    );
+    assert!(!err.contains("SECRET"), "{err}");
+}
+
+#[test]
+fn an_unreachable_server_is_named() {
+    let env = setup();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // The listener is dropped: nothing listens on the port any more.
+    let kc = write_kubeconfig(
+        env.dir.path(),
+        "closed",
+        &format!("http://127.0.0.1:{port}"),
+        None,
+        &user_token(TOKEN),
+    );
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot reach the API server http://127.0.0.1:{port}/ of context fake"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("kubectl cluster-info --context fake"), "{err}");
+    assert!(!err.contains(TOKEN));
+}
+
+#[test]
+fn a_tls_failure_is_named() {
+    let env = setup();
+    // The fake speaks plain HTTP: a TLS client gets no handshake from it.
+    let kc = write_kubeconfig(
+        env.dir.path(),
+        "tls",
+        &format!("https://{}", env.fake.addr),
+        None,
+        &user_token(TOKEN),
+    );
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: TLS handshake with https://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("certificate-authority"), "{err}");
+    assert!(!err.contains(TOKEN));
+}
+
+#[test]
+fn a_request_timeout_is_named() {
+    let env = setup();
+    env.fake.fail("nodes", 0, 1);
+    let start = std::time::Instant::now();
+    let out = env.run(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--request-timeout",
+        "300ms",
+    ]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: list nodes: no answer from http://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("within 300ms (--request-timeout)"), "{err}");
+
+    let out = env.run(&["whatif", "-f", "x.yaml", "--request-timeout", "soon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a duration"));
+}
+
+fn failed_scheduling(message: &str, uid: &str, time: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("pending-gpu.{time}"), "namespace": "default",
+                     "creationTimestamp": time},
+        "involvedObject": {"kind": "Pod", "name": "pending-gpu", "namespace": "default", "uid": uid},
+        "reason": "FailedScheduling", "type": "Warning", "message": message,
+        "reportingComponent": "default-scheduler", "count": 3,
+        "lastTimestamp": time,
+    })
+}
+
+#[test]
+fn the_scheduler_event_is_shown_beside_the_computed_message() {
+    let env = setup();
+    let computed = offline_json(&["explain", "pending-gpu", "-n", "default"])["summary"]
+        ["failedSchedulingMessage"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let uid = env.json(&["explain", "pending-gpu", "-n", "default"]);
+    assert!(uid.get("schedulerEvent").is_none());
+    // An older, different message, then the latest one, which matches ours to the end (the
+    // PostFilter tail included); an event of another pod of the same name (other uid) is
+    // ignored.
+    env.fake.add(
+        "events",
+        failed_scheduling(
+            "0/7 nodes are available: old news.",
+            "",
+            "2025-01-01T00:00:00Z",
+        ),
+    );
+    env.fake.add(
+        "events",
+        failed_scheduling(&computed, "", "2025-01-02T00:00:00Z"),
+    );
+    env.fake.add(
+        "events",
+        failed_scheduling(
+            "0/7 nodes are available: a namesake.",
+            "other-uid",
+            "2025-01-03T00:00:00Z",
+        ),
+    );
+    let doc = env.json(&["explain", "pending-gpu", "-n", "default"]);
+    let ev = &doc["schedulerEvent"];
+    assert!(
+        ev["message"].as_str().unwrap().contains("preemption:"),
+        "{ev}"
+    );
+    assert_eq!(ev["matchesComputed"], true, "{ev}");
+    assert_eq!(ev["reportedBy"], "default-scheduler");
+    assert_eq!(ev["lastSeen"], "2025-01-02T00:00:00Z");
+    let seen = env.fake.seen();
+    let q = seen
+        .iter()
+        .find(|s| s.path == "/api/v1/namespaces/default/events")
+        .unwrap();
+    assert!(
+        q.query.contains(
+            "fieldSelector=involvedObject.name%3Dpending-gpu%2CinvolvedObject.kind%3DPod%2Creason%3DFailedScheduling"
+        ),
+        "{}",
+        q.query
+    );
+
+    env.fake.add(
+        "events",
+        failed_scheduling(
+            "0/7 nodes are available: 7 Insufficient nvidia.com/gpu.",
+            "",
+            "2025-02-01T00:00:00Z",
+        ),
+    );
+    let doc = env.json(&["explain", "pending-gpu", "-n", "default"]);
+    assert_eq!(doc["schedulerEvent"]["matchesComputed"], false);
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("differs from the computed message")
+    );
+    let out = env.run(&["explain", "pending-gpu", "-n", "default"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("Scheduler's last event (DIFFERS from computed, see note): 0/7 nodes are available: 7 Insufficient"),
+        "{table}"
+    );
+
+    env.fake.forbid("events");
+    let doc = env.json(&["explain", "pending-gpu", "-n", "default"]);
+    assert!(doc.get("schedulerEvent").is_none());
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("cannot list events in namespace default")
+    );
+    env.assert_read_only();
+}

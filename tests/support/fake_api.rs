@@ -1,0 +1,655 @@
+//! An in-process fake Kubernetes API server, real enough for kube-rs and kubectl: discovery
+//! (/version, /api, /api/v1, /apis), get and paged list (limit/continue) of nodes, pods,
+//! namespaces and events, label and field selectors, server-side Tables for kubectl, and
+//! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401) are injected per resource.
+//! Objects come from a snapshot file such as examples/cluster.yaml.
+//!
+//! It runs on its own tokio runtime, so tests stay synchronous and run the binary as a
+//! subprocess, reaching the fake through a kubeconfig file as a user reaches a cluster.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+
+/// The token the fake's kubeconfig user presents (tests check it never shows in messages).
+pub const TOKEN: &str = "fake-token-Zx9qSECRET";
+
+/// Resources the fake serves: (plural, kind, namespaced).
+const RESOURCES: &[(&str, &str, bool)] = &[
+    ("nodes", "Node", false),
+    ("pods", "Pod", true),
+    ("namespaces", "Namespace", false),
+    ("events", "Event", true),
+];
+
+/// A request as the fake saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone)]
+struct Fault {
+    resource: String,
+    /// 0 means: never answer (a hang).
+    status: u16,
+    remaining: usize,
+    /// Only requests that carry a continue token.
+    continue_only: bool,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    objects: BTreeMap<String, Vec<Value>>,
+    seen: Vec<Seen>,
+    faults: Vec<Fault>,
+    token: Option<String>,
+}
+
+/// A running fake; it stops when dropped.
+#[derive(Debug)]
+pub struct FakeApi {
+    pub addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl FakeApi {
+    /// Starts a fake serving the objects of a snapshot file (a v1 List or documents).
+    pub fn start(snapshot: &Path) -> FakeApi {
+        let text = std::fs::read_to_string(snapshot).expect("read snapshot");
+        let docs =
+            kubectl_affinity::state::parse_documents(&text, "snapshot").expect("parse snapshot");
+        let mut objects: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        for (plural, _, _) in RESOURCES {
+            objects.insert(plural.to_string(), Vec::new());
+        }
+        let mut stack = docs;
+        while let Some(doc) = stack.pop() {
+            if let Some(items) = doc.get("items").and_then(|i| i.as_array()) {
+                stack.extend(items.iter().cloned());
+                continue;
+            }
+            let kind = doc["kind"].as_str().unwrap_or_default();
+            if let Some((plural, _, _)) = RESOURCES.iter().find(|(_, k, _)| *k == kind) {
+                objects.get_mut(*plural).unwrap().push(doc);
+            }
+        }
+        let shared = Arc::new(Mutex::new(Shared {
+            objects,
+            token: Some(TOKEN.to_string()),
+            ..Default::default()
+        }));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let s = shared.clone();
+        rt.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let s = s.clone();
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req| {
+                        let s = s.clone();
+                        async move { Ok::<_, Infallible>(handle(&s, req).await) }
+                    });
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), svc)
+                        .await;
+                });
+            }
+        });
+        FakeApi {
+            addr,
+            shared,
+            rt: Some(rt),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The next `times` requests on `resource` are answered `status` (0: never answered).
+    pub fn fail(&self, resource: &str, status: u16, times: usize) {
+        self.shared.lock().unwrap().faults.push(Fault {
+            resource: resource.to_string(),
+            status,
+            remaining: times,
+            continue_only: false,
+        });
+    }
+
+    /// Serves requests without credentials too (kubectl sends no bearer token over plain
+    /// HTTP).
+    pub fn allow_anonymous(&self) {
+        self.shared.lock().unwrap().token = None;
+    }
+
+    /// Every request on `resource` is forbidden.
+    pub fn forbid(&self, resource: &str) {
+        self.fail(resource, 403, usize::MAX);
+    }
+
+    /// The next `times` continue tokens of `resource` have expired (410 Gone).
+    pub fn expire_continue(&self, resource: &str, times: usize) {
+        self.shared.lock().unwrap().faults.push(Fault {
+            resource: resource.to_string(),
+            status: 410,
+            remaining: times,
+            continue_only: true,
+        });
+    }
+
+    /// Adds an object (e.g. an Event) under its plural resource name.
+    pub fn add(&self, resource: &str, object: Value) {
+        self.shared
+            .lock()
+            .unwrap()
+            .objects
+            .entry(resource.to_string())
+            .or_default()
+            .push(object);
+    }
+
+    /// Every request received so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.shared.lock().unwrap().seen.clone()
+    }
+
+    pub fn clear_seen(&self) {
+        self.shared.lock().unwrap().seen.clear();
+    }
+
+    /// Writes a kubeconfig for this fake into `dir`, as a user's would be: one cluster, one
+    /// token user, one context (named "fake") with an optional namespace.
+    pub fn kubeconfig(&self, dir: &Path, namespace: Option<&str>) -> PathBuf {
+        write_kubeconfig(dir, "config", &self.url(), namespace, &user_token(TOKEN))
+    }
+}
+
+/// The YAML of a token user.
+pub fn user_token(token: &str) -> String {
+    format!("    token: {token}\n")
+}
+
+/// Writes a one-context kubeconfig; `user` is the YAML body of the user entry.
+pub fn write_kubeconfig(
+    dir: &Path,
+    file: &str,
+    server: &str,
+    namespace: Option<&str>,
+    user: &str,
+) -> PathBuf {
+    let ns = namespace
+        .map(|n| format!("    namespace: {n}\n"))
+        .unwrap_or_default();
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {server}\n\
+         contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: tester\n{ns}\
+         current-context: fake\nusers:\n- name: tester\n  user:\n{user}preferences: {{}}\n"
+    );
+    let path = dir.join(file);
+    std::fs::write(&path, text).expect("write kubeconfig");
+    path
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Response<Full<Bytes>> {
+    let body = json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {},
+        "status": "Failure", "message": message, "reason": reason, "code": code,
+    });
+    respond(code, &body)
+}
+
+fn respond(code: u16, body: &Value) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(StatusCode::from_u16(code).unwrap())
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(serde_json::to_vec(body).unwrap())))
+        .unwrap()
+}
+
+fn query_params(query: &str) -> BTreeMap<String, String> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+/// Percent-decoding (and '+' as space) of a query component.
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                match u8::from_str_radix(hex, 16) {
+                    Ok(b) => out.push(b),
+                    Err(_) => out.extend_from_slice(&bytes[i..i + 3]),
+                }
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let method = req.method().to_string();
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let headers: BTreeMap<String, String> = req
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let params = query_params(&query);
+    let accept_table = headers
+        .get("accept")
+        .is_some_and(|a| a.contains("as=Table"));
+    let (token_ok, fault) = {
+        let mut s = shared.lock().unwrap();
+        s.seen.push(Seen {
+            method: method.clone(),
+            path: path.clone(),
+            query: query.clone(),
+            headers: headers.clone(),
+        });
+        let token_ok = match &s.token {
+            None => true,
+            Some(t) => headers.get("authorization") == Some(&format!("Bearer {t}")),
+        };
+        let resource = resource_of(&path);
+        let has_continue = params.get("continue").is_some_and(|c| !c.is_empty());
+        let fault = s
+            .faults
+            .iter_mut()
+            .find(|f| {
+                f.remaining > 0
+                    && Some(f.resource.as_str()) == resource.as_deref()
+                    && (!f.continue_only || has_continue)
+            })
+            .map(|f| {
+                f.remaining = f.remaining.saturating_sub(1);
+                f.status
+            });
+        (token_ok, fault)
+    };
+    if !token_ok {
+        return status(401, "Unauthorized", "Unauthorized");
+    }
+    if method != "GET" {
+        return status(
+            405,
+            "MethodNotAllowed",
+            &format!("the fake API server only serves GET, got {method}"),
+        );
+    }
+    if let Some(code) = fault {
+        let resource = resource_of(&path).unwrap_or_default();
+        return match code {
+            0 => {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                status(504, "Timeout", "too late")
+            }
+            403 => status(
+                403,
+                "Forbidden",
+                &format!(
+                    "{resource} is forbidden: User \"tester\" cannot list resource \"{resource}\" in API group \"\" at the cluster scope"
+                ),
+            ),
+            410 => status(
+                410,
+                "Expired",
+                "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+            ),
+            429 => status(
+                429,
+                "TooManyRequests",
+                "too many requests, please try again later",
+            ),
+            500 => status(
+                500,
+                "InternalError",
+                "Internal error occurred: etcdserver: leader changed",
+            ),
+            503 => status(
+                503,
+                "ServiceUnavailable",
+                "the server is currently unable to handle the request",
+            ),
+            other => status(other, "Unknown", "injected fault"),
+        };
+    }
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match segs.as_slice() {
+        ["version"] => respond(
+            200,
+            &json!({"major": "1", "minor": "35", "gitVersion": "v1.35.0", "platform": "linux/amd64"}),
+        ),
+        ["api"] => respond(
+            200,
+            &json!({"kind": "APIVersions", "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}),
+        ),
+        ["apis"] => respond(
+            200,
+            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
+        ),
+        ["api", "v1"] => respond(200, &discovery_v1()),
+        ["api", "v1", "namespaces", ns, plural] => {
+            list(shared, plural, Some(ns), &params, accept_table)
+        }
+        ["api", "v1", "namespaces", ns, plural, name] => get(shared, plural, Some(ns), name),
+        ["api", "v1", plural] => list(shared, plural, None, &params, accept_table),
+        ["api", "v1", plural, name] => get(shared, plural, None, name),
+        _ => status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ),
+    }
+}
+
+/// The resource a path names, for fault matching.
+fn resource_of(path: &str) -> Option<String> {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match segs.as_slice() {
+        ["api", "v1", "namespaces", _, plural, ..] => Some(plural.to_string()),
+        ["api", "v1", plural, ..] => Some(plural.to_string()),
+        _ => None,
+    }
+}
+
+fn discovery_v1() -> Value {
+    let resources: Vec<Value> = RESOURCES
+        .iter()
+        .map(|(plural, kind, namespaced)| {
+            let short: Vec<&str> = match *plural {
+                "nodes" => vec!["no"],
+                "pods" => vec!["po"],
+                "namespaces" => vec!["ns"],
+                "events" => vec!["ev"],
+                _ => vec![],
+            };
+            json!({"name": plural, "singularName": kind.to_lowercase(), "namespaced": namespaced,
+                   "kind": kind, "verbs": ["get", "list"], "shortNames": short})
+        })
+        .collect();
+    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "v1", "resources": resources})
+}
+
+fn field(obj: &Value, path: &str) -> String {
+    let mut cur = obj;
+    for part in path.split('.') {
+        cur = &cur[part];
+    }
+    match cur {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Field selectors as the API server takes them: `path=value`, `path==value`, `path!=value`,
+/// comma-separated and ANDed.
+fn field_selector_matches(obj: &Value, selector: &str) -> bool {
+    selector.split(',').filter(|p| !p.is_empty()).all(|req| {
+        if let Some((k, v)) = req.split_once("!=") {
+            field(obj, k.trim()) != v.trim()
+        } else if let Some((k, v)) = req.split_once("==").or_else(|| req.split_once('=')) {
+            field(obj, k.trim()) == v.trim()
+        } else {
+            false
+        }
+    })
+}
+
+/// Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`.
+fn label_selector_matches(obj: &Value, selector: &str) -> bool {
+    let labels = obj["metadata"]["labels"].as_object();
+    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(|v| v.as_str());
+    // Split on commas outside parentheses.
+    let mut reqs = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in selector.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                reqs.push(&selector[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    reqs.push(&selector[start..]);
+    reqs.into_iter()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .all(|r| {
+            let set = |s: &str| -> Vec<String> {
+                s.trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .collect()
+            };
+            if let Some((k, vs)) = r.split_once(" notin ") {
+                !get(k.trim()).is_some_and(|v| set(vs).iter().any(|x| x == v))
+            } else if let Some((k, vs)) = r.split_once(" in ") {
+                get(k.trim()).is_some_and(|v| set(vs).iter().any(|x| x == v))
+            } else if let Some((k, v)) = r.split_once("!=") {
+                get(k.trim()) != Some(v.trim())
+            } else if let Some((k, v)) = r.split_once("==").or_else(|| r.split_once('=')) {
+                get(k.trim()) == Some(v.trim())
+            } else if let Some(k) = r.strip_prefix('!') {
+                get(k.trim()).is_none()
+            } else {
+                get(r).is_some()
+            }
+        })
+}
+
+fn kind_of(plural: &str) -> Option<&'static str> {
+    RESOURCES
+        .iter()
+        .find(|(p, _, _)| *p == plural)
+        .map(|(_, k, _)| *k)
+}
+
+/// An item as a list carries it: without apiVersion and kind, as the API server sends them.
+fn as_item(obj: &Value) -> Value {
+    let mut o = obj.clone();
+    if let Some(m) = o.as_object_mut() {
+        m.remove("apiVersion");
+        m.remove("kind");
+    }
+    o
+}
+
+fn list(
+    shared: &Mutex<Shared>,
+    plural: &str,
+    namespace: Option<&str>,
+    params: &BTreeMap<String, String>,
+    table: bool,
+) -> Response<Full<Bytes>> {
+    let Some(kind) = kind_of(plural) else {
+        return status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    };
+    let mut items: Vec<Value> = {
+        let s = shared.lock().unwrap();
+        s.objects.get(plural).cloned().unwrap_or_default()
+    };
+    items.retain(|o| {
+        namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))
+            && params
+                .get("fieldSelector")
+                .is_none_or(|f| field_selector_matches(o, f))
+            && params
+                .get("labelSelector")
+                .is_none_or(|l| label_selector_matches(o, l))
+    });
+    items.sort_by_key(|o| (field(o, "metadata.namespace"), field(o, "metadata.name")));
+    let offset: usize = match params.get("continue").filter(|c| !c.is_empty()) {
+        Some(c) => match c
+            .strip_prefix("fake-continue-")
+            .and_then(|n| n.parse().ok())
+        {
+            Some(n) => n,
+            None => return status(400, "BadRequest", "invalid continue token"),
+        },
+        None => 0,
+    };
+    let limit: usize = params
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .filter(|l| *l > 0)
+        .unwrap_or(usize::MAX);
+    let total = items.len();
+    let page: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
+    let end = offset + page.len();
+    let mut metadata = json!({"resourceVersion": "1000"});
+    if end < total {
+        metadata["continue"] = json!(format!("fake-continue-{end}"));
+        metadata["remainingItemCount"] = json!(total - end);
+    }
+    if table {
+        return respond(200, &table_of(plural, &page, metadata));
+    }
+    respond(
+        200,
+        &json!({"kind": format!("{kind}List"), "apiVersion": "v1", "metadata": metadata,
+                "items": page.iter().map(as_item).collect::<Vec<_>>()}),
+    )
+}
+
+/// A meta.k8s.io/v1 Table, the form kubectl asks for to print columns.
+fn table_of(plural: &str, page: &[Value], metadata: Value) -> Value {
+    let col = |name: &str, format: &str| json!({"name": name, "type": "string", "format": format, "description": name, "priority": 0});
+    type Cells = Box<dyn Fn(&Value) -> Vec<Value>>;
+    let (columns, cells): (Vec<Value>, Cells) = match plural {
+        "pods" => (
+            vec![col("Name", "name"), col("Status", ""), col("Node", "")],
+            Box::new(|o: &Value| {
+                vec![
+                    json!(field(o, "metadata.name")),
+                    json!(field(o, "status.phase")),
+                    json!(field(o, "spec.nodeName")),
+                ]
+            }),
+        ),
+        "nodes" => (
+            vec![col("Name", "name"), col("Status", "")],
+            Box::new(|o: &Value| {
+                let unsched = o["spec"]["unschedulable"].as_bool().unwrap_or(false);
+                vec![
+                    json!(field(o, "metadata.name")),
+                    json!(if unsched {
+                        "Ready,SchedulingDisabled"
+                    } else {
+                        "Ready"
+                    }),
+                ]
+            }),
+        ),
+        _ => (
+            vec![col("Name", "name")],
+            Box::new(|o: &Value| vec![json!(field(o, "metadata.name"))]),
+        ),
+    };
+    let rows: Vec<Value> = page
+        .iter()
+        .map(|o| {
+            json!({"cells": cells(o), "object": {"kind": "PartialObjectMetadata",
+                   "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]}})
+        })
+        .collect();
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata,
+           "columnDefinitions": columns, "rows": rows})
+}
+
+fn get(
+    shared: &Mutex<Shared>,
+    plural: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Response<Full<Bytes>> {
+    let Some(kind) = kind_of(plural) else {
+        return status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    };
+    let s = shared.lock().unwrap();
+    let found = s.objects.get(plural).and_then(|l| {
+        l.iter().find(|o| {
+            o["metadata"]["name"].as_str() == Some(name)
+                && namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))
+        })
+    });
+    match found {
+        Some(o) => {
+            let mut o = o.clone();
+            o["apiVersion"] = json!("v1");
+            o["kind"] = json!(kind);
+            respond(200, &o)
+        }
+        None => status(404, "NotFound", &format!("{plural} \"{name}\" not found")),
+    }
+}

@@ -1,0 +1,3 @@
+//! Test support shared by the live-cluster tests.
+
+pub mod fake_api;
