@@ -32,7 +32,7 @@ const WORKLOADS: &[&str] = &[
 
 /// Reads every Pod or workload of a file (`-` for stdin) as the pod it would create.
 pub fn read_pod_manifests(path: &Path) -> Result<Vec<ManifestPod>, SourceError> {
-    let name = path.display().to_string();
+    let name = super::read::source_name(path);
     let objects = read_objects(path)?;
     pods_from_objects(&objects, &name)
 }

@@ -23,7 +23,7 @@ pub enum SourceError {
         source: std::io::Error,
     },
     /// The text is not valid YAML or JSON.
-    #[error("{path}: not valid YAML or JSON: {message}")]
+    #[error("{path}: not valid YAML or JSON: {message}; {}", syntax_hint(message))]
     Syntax { path: String, message: String },
     /// An object does not have the shape its kind requires.
     #[error(transparent)]
@@ -31,6 +31,17 @@ pub enum SourceError {
     /// The input holds nothing usable.
     #[error("{path}: {message}")]
     Content { path: String, message: String },
+}
+
+/// The next step after a syntax error.
+fn syntax_hint(message: &str) -> &'static str {
+    if message.contains("recursion limit exceeded") || message.contains("levels deep") {
+        "Kubernetes objects nest about 20 levels deep: check that this is the file you meant"
+    } else if message.contains("alias") {
+        "give the YAML or JSON that kubectl prints"
+    } else {
+        "fix the text at that position, or write the file again with `kubectl get ... -o yaml`"
+    }
 }
 
 /// Where in which object a field is wrong, and how.
@@ -108,17 +119,109 @@ impl Located {
 
 /// Reads a file (`-` for stdin) into objects, unwrapping `List` kinds (`v1 List`, `PodList`...).
 pub fn read_objects(path: &Path) -> Result<Vec<Located>, SourceError> {
-    let name = path.display().to_string();
-    let text = if name == "-" {
-        std::io::read_to_string(std::io::stdin())
+    let name = source_name(path);
+    let text = read_text(path)?;
+    objects_from_str(&text, &name)
+}
+
+/// How errors name an input: its path, or "standard input" for `-`.
+pub fn source_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard input".to_string()
     } else {
-        std::fs::read_to_string(path)
+        path.display().to_string()
     }
-    .map_err(|source| SourceError::Io {
+}
+
+/// The default for [`input_limit`]: 1 GiB, far above any cluster's `kubectl get -o yaml`.
+pub const DEFAULT_INPUT_LIMIT: u64 = 1 << 30;
+
+/// The environment variable that overrides [`DEFAULT_INPUT_LIMIT`] (a number of bytes).
+pub const INPUT_LIMIT_ENV: &str = "KUBECTL_AFFINITY_MAX_INPUT_BYTES";
+
+/// The largest input (file or stdin) read, in bytes: `KUBECTL_AFFINITY_MAX_INPUT_BYTES` when
+/// set to a number, else 1 GiB. Anything longer (a wrong file, an endless pipe) is refused
+/// before it is held in memory.
+pub fn input_limit() -> u64 {
+    std::env::var(INPUT_LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_INPUT_LIMIT)
+}
+
+/// `1.5 GiB`, `12 MiB`, `300 bytes`.
+fn human_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if bytes >= size {
+            let whole = bytes / size;
+            let tenth = (bytes % size) * 10 / size;
+            return if tenth == 0 {
+                format!("{whole} {unit}")
+            } else {
+                format!("{whole}.{tenth} {unit}")
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Reads a whole input file (`-`: standard input) as UTF-8 text, at most [`input_limit`]
+/// bytes: a regular file that is larger is refused from its size alone, and a stream (a pipe,
+/// a device) is read until one byte past the limit, so memory stays bounded either way.
+pub fn read_text(path: &Path) -> Result<String, SourceError> {
+    use std::io::Read;
+    let name = source_name(path);
+    let limit = input_limit();
+    let too_large = |size: String| SourceError::Content {
+        path: name.clone(),
+        message: format!(
+            "{size} the input limit of {}; give a file with only what is needed \
+             (`kubectl get nodes,pods,namespaces -A -o yaml`), or raise the limit with \
+             {INPUT_LIMIT_ENV}=BYTES",
+            human_size(limit)
+        ),
+    };
+    let io = |source: std::io::Error| SourceError::Io {
         path: name.clone(),
         source,
-    })?;
-    objects_from_str(&text, &name)
+    };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+    } else {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(SourceError::Content {
+                path: name.clone(),
+                message: "is a directory; give a YAML or JSON file".to_string(),
+            });
+        }
+        if meta.is_file() && meta.len() > limit {
+            return Err(too_large(format!(
+                "{} on disk, more than",
+                human_size(meta.len())
+            )));
+        }
+        file.take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+    }
+    if bytes.len() as u64 > limit {
+        return Err(too_large("reading stopped at".to_string()));
+    }
+    String::from_utf8(bytes).map_err(|e| SourceError::Content {
+        path: name.clone(),
+        message: format!(
+            "not UTF-8 text (invalid byte at offset {}); give the YAML or JSON that kubectl prints",
+            e.utf8_error().valid_up_to()
+        ),
+    })
 }
 
 pub(crate) fn objects_from_str(text: &str, path: &str) -> Result<Vec<Located>, SourceError> {
@@ -178,16 +281,8 @@ pub(crate) fn check_quantities(
 
 /// Reads a cluster snapshot file.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    let name = path.display().to_string();
-    let text = if name == "-" {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(path)
-    }
-    .map_err(|source| SourceError::Io {
-        path: name.clone(),
-        source,
-    })?;
+    let name = source_name(path);
+    let text = read_text(path)?;
     read_snapshot_str(&text, &name)
 }
 
