@@ -343,7 +343,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -n -o -h -V --filename --namespace --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -n -o -h -V --filename --validate --namespace --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -355,6 +355,10 @@ _kubectl__affinity() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
                 --namespace)

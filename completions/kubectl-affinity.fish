@@ -60,6 +60,9 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s f -l filename -d 'The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or PodTemplate ("-" reads standard input)' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l validate -d 'Check the manifest\'s scheduling fields as the API server does: strict (or true) stops at a field the API server would reject (kubectl apply would fail); warn evaluates such a pod anyway, as the scheduler would read it, with a note per field; ignore (or false) evaluates it without those notes' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s n -l namespace -d 'Namespace of the pod (default: the manifest\'s, else the kubeconfig context\'s, else "default")' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F

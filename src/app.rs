@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output, SnapshotArgs};
+use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output, SnapshotArgs, Validate};
 use crate::cluster::{EventLookup, Live, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
@@ -18,7 +18,7 @@ use crate::state::{
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
         Command::Explain(args) => explain(&args.pod, &args.common, out),
-        Command::Whatif(args) => whatif(&args.file, &args.common, out),
+        Command::Whatif(args) => whatif(&args.file, args.validate, &args.common, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
@@ -347,8 +347,18 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
     })
 }
 
-fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
+fn whatif(
+    file: &Path,
+    validate: Validate,
+    common: &CommonArgs,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let manifests = read_pod_manifests(file)?;
+    if validate == Validate::Strict
+        && let Some(e) = manifests.iter().find_map(|m| m.rejection())
+    {
+        return Err(e.into());
+    }
     let source = Source::open(common)?;
     let default_ns = common
         .namespace
@@ -356,6 +366,7 @@ fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
         .unwrap_or_else(|| source.default_namespace(common));
     let mut pods = Vec::new();
     for m in manifests {
+        let validation = m.validation_notes(validate == Validate::Warn);
         let mut api_pod = m.pod;
         if api_pod.metadata.namespace.is_none() {
             api_pod.metadata.namespace = Some(default_ns.clone());
@@ -367,15 +378,22 @@ fn whatif(file: &Path, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
             let host_network = api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
             (added, host_network)
         });
-        pods.push((Pod::from_api(&api_pod), merged, m.origin, daemon));
+        pods.push((
+            Pod::from_api(&api_pod),
+            merged,
+            m.origin,
+            daemon,
+            validation,
+        ));
     }
     let incoming: Vec<&Pod> = pods.iter().map(|(p, ..)| p).collect();
     let (state, load_notes) = load_state(&source, &incoming)?;
     let mut code = 0;
-    for (pod, merged, origin, daemon) in &pods {
+    for (pod, merged, origin, daemon, validation) in &pods {
         let profile = load_profile(common, &pod.scheduler_name)?;
         let mut notes = vec![format!("what-if for {} ({})", pod.id, origin)];
         notes.extend(load_notes.iter().cloned());
+        notes.extend(validation.iter().cloned());
         if *merged > 0 {
             notes.push(format!(
                 "matchLabelKeys/mismatchLabelKeys merged into {merged} label selector requirement(s), as the API server does at pod creation"

@@ -106,8 +106,31 @@ pub struct WhatifArgs {
     /// PodTemplate ("-" reads standard input).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub file: PathBuf,
+    /// Check the manifest's scheduling fields as the API server does: strict (or true) stops
+    /// at a field the API server would reject (kubectl apply would fail); warn evaluates such a
+    /// pod anyway, as the scheduler would read it, with a note per field; ignore (or false)
+    /// evaluates it without those notes.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        default_value_t = Validate::Strict,
+        num_args = 0..=1,
+        default_missing_value = "strict"
+    )]
+    pub validate: Validate,
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `--validate`, with kubectl's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Validate {
+    #[value(alias = "true")]
+    Strict,
+    Warn,
+    #[value(alias = "false")]
+    Ignore,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
 use super::read::{FieldProblem, Located, SourceError, read_objects};
+use super::validate::{Finding, pod_spec};
 
 /// A pod built from a manifest, with where it came from.
 #[derive(Debug, Clone)]
@@ -16,6 +17,100 @@ pub struct ManifestPod {
     pub origin: String,
     /// The workload kind (`Pod`, `Deployment`, `DaemonSet`...).
     pub kind: String,
+    /// The file (or "standard input") and the document number, for messages.
+    pub source: String,
+    pub document: usize,
+    /// What the API server's validation says about the pod's scheduling fields.
+    pub findings: Vec<Finding>,
+}
+
+impl ManifestPod {
+    /// The error `whatif` stops with when the API server would reject the pod: the first
+    /// such field, how many more there are, and what to do.
+    pub fn rejection(&self) -> Option<SourceError> {
+        let mut rejected = self.findings.iter().filter(|f| f.rejected);
+        let first = rejected.next()?;
+        let more = rejected.count();
+        Some(SourceError::Field(Box::new(FieldProblem {
+            path: self.source.clone(),
+            document: self.document,
+            kind: self.kind.clone(),
+            name: self
+                .origin
+                .split_once('/')
+                .map(|(_, n)| n)
+                .unwrap_or("")
+                .to_string(),
+            field: first.field.clone(),
+            message: format!(
+                "{}{}; the API server would reject this pod (`kubectl apply` would fail): fix \
+                 the field, or pass --validate=warn to see how the scheduler would treat it anyway",
+                first.message,
+                match more {
+                    0 => String::new(),
+                    n => format!(
+                        " (and {n} more invalid field{})",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                }
+            ),
+        })))
+    }
+
+    /// The notes for the output: with `rejected` (`--validate=warn`), every finding; else
+    /// only what the API server accepts and the scheduler reads specially.
+    pub fn validation_notes(&self, rejected: bool) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|f| rejected || !f.rejected)
+            .map(Finding::note)
+            .collect()
+    }
+}
+
+/// A decoding error of (part of) `obj`, told from the object's root (`at`: the path of the
+/// decoded part), with the next step: the field's documentation.
+fn in_object(e: SourceError, obj: &Located, at: &str) -> SourceError {
+    let SourceError::Field(mut p) = e else {
+        return e;
+    };
+    p.kind = obj.kind().to_string();
+    p.name = obj.name().to_string();
+    if !at.is_empty() {
+        p.field = if p.field.is_empty() || p.field == "." {
+            at.to_string()
+        } else {
+            format!("{at}.{}", p.field)
+        };
+    }
+    // `kubectl explain` takes the path without list indices or map keys.
+    let mut explain = String::new();
+    let mut depth = 0;
+    for c in p.field.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            c if depth == 0 => explain.push(c),
+            _ => {}
+        }
+    }
+    p.message = format!(
+        "{}; the API server would reject this object: fix the field (`kubectl explain {}.{}` \
+         describes it)",
+        p.message,
+        p.kind.to_lowercase(),
+        explain
+    );
+    SourceError::Field(p)
+}
+
+/// The apiVersion the API server (1.35) serves each kind under.
+fn served_api_version(kind: &str) -> &'static str {
+    match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "apps/v1",
+        "Job" | "CronJob" => "batch/v1",
+        _ => "v1",
+    }
 }
 
 const WORKLOADS: &[&str] = &[
@@ -50,6 +145,16 @@ pub(crate) fn pods_from_objects(
     let mut pods = Vec::new();
     for obj in objects {
         let kind = obj.kind();
+        if kind.is_empty() {
+            return Err(SourceError::Content {
+                path: path.to_string(),
+                message: format!(
+                    "document {}: an object without kind; give a Pod or a workload manifest \
+                     (kind: Pod, apiVersion: v1; kind: Deployment, apiVersion: apps/v1...)",
+                    obj.document
+                ),
+            });
+        }
         if !WORKLOADS.contains(&kind) {
             return Err(SourceError::Content {
                 path: path.to_string(),
@@ -59,8 +164,27 @@ pub(crate) fn pods_from_objects(
                 ),
             });
         }
+        let served = served_api_version(kind);
+        if obj.api_version() != served {
+            return Err(SourceError::Field(Box::new(FieldProblem {
+                path: path.to_string(),
+                document: obj.document,
+                kind: kind.to_string(),
+                name: obj.name().to_string(),
+                field: "apiVersion".to_string(),
+                message: if obj.api_version().is_empty() {
+                    format!("missing; a {kind} is `apiVersion: {served}`")
+                } else {
+                    format!(
+                        "{:?} is not served by Kubernetes 1.35 for {kind}; use `apiVersion: {served}`",
+                        obj.api_version()
+                    )
+                },
+            })));
+        }
         let pod = if kind == "Pod" {
-            obj.decode::<core::Pod>(path)?
+            obj.decode::<core::Pod>(path)
+                .map_err(|e| in_object(e, obj, ""))?
         } else {
             let pointer = match kind {
                 "CronJob" => "/spec/jobTemplate/spec/template",
@@ -81,7 +205,9 @@ pub(crate) fn pods_from_objects(
                 document: obj.document,
                 value: template,
             };
-            let template: core::PodTemplateSpec = t.decode(path)?;
+            let template: core::PodTemplateSpec = t
+                .decode(path)
+                .map_err(|e| in_object(e, obj, &pointer[1..].replace('/', ".")))?;
             let mut metadata = template.metadata.unwrap_or_default();
             metadata.namespace = metadata.namespace.or_else(|| {
                 obj.value
@@ -98,14 +224,38 @@ pub(crate) fn pods_from_objects(
                 status: None,
             }
         };
+        let spec_path = match kind {
+            "Pod" => "spec",
+            "CronJob" => "spec.jobTemplate.spec.template.spec",
+            "PodTemplate" => "template.spec",
+            _ => "spec.template.spec",
+        };
         super::read::check_quantities(
             obj,
             path,
             &super::resources::PodResources::from_api(&pod).problems,
-        )?;
+        )
+        .map_err(|e| match e {
+            // The problems are told from the pod: `spec.containers[0]...`.
+            SourceError::Field(mut p) if kind != "Pod" => {
+                if let Some(rest) = p.field.strip_prefix("spec") {
+                    p.field = format!("{spec_path}{rest}");
+                }
+                SourceError::Field(p)
+            }
+            other => other,
+        })?;
+        let findings = pod
+            .spec
+            .as_ref()
+            .map(|s| pod_spec(s, spec_path))
+            .unwrap_or_default();
         pods.push(ManifestPod {
             origin: format!("{kind}/{}", obj.name()),
             kind: kind.to_string(),
+            source: path.to_string(),
+            document: obj.document,
+            findings,
             pod,
         });
     }

@@ -9,6 +9,7 @@ mod manifest;
 pub mod quantity;
 mod read;
 pub mod resources;
+pub mod validate;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};

@@ -283,7 +283,16 @@ pub(crate) fn check_quantities(
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
     let name = source_name(path);
     let text = read_text(path)?;
-    read_snapshot_str(&text, &name)
+    read_snapshot_str(&text, &name).map_err(|e| match e {
+        SourceError::Field(mut p) => {
+            p.message = format!(
+                "{}; fix the field, or write the snapshot again with `kubectl affinity snapshot`",
+                p.message
+            );
+            SourceError::Field(p)
+        }
+        other => other,
+    })
 }
 
 /// Parses a cluster snapshot from text (tests, fixtures).
