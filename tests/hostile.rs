@@ -104,10 +104,10 @@ fn malformed_yaml_and_json_name_the_position_and_the_next_step() {
         ],
         &[
             &format!(
-                "{}: not valid YAML or JSON: EOF while parsing",
+                "{}: not valid YAML or JSON: EOF while parsing a list",
                 json.display()
             ),
-            "line 1 column 28",
+            "line 1 column 27",
             "kubectl get ... -o yaml",
         ],
     );
