@@ -34,55 +34,26 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
 fn complete(words: &[String], out: &mut dyn Write) -> Result<u8, Error> {
     use crate::complete::{Candidate, Want, answer, directive, plan};
     let plan = plan(&<Cli as clap::CommandFactory>::command(), words);
-    let names = |what: &dyn Fn(&ClusterState) -> Vec<String>| -> Option<Vec<Candidate>> {
-        let state = completion_state(&plan).ok()?;
-        Some(
-            what(&state)
-                .into_iter()
-                .map(|value| Candidate {
-                    value,
-                    description: String::new(),
-                })
-                .collect(),
-        )
-    };
-    let (candidates, dir) = match &plan.want {
-        Want::Fixed(c) => (Some(c.clone()), directive::NO_FILE_COMP),
-        Want::Files => (Some(Vec::new()), directive::DEFAULT),
-        Want::Nothing => (Some(Vec::new()), directive::NO_FILE_COMP),
-        Want::Nodes => (
-            names(&|s| s.nodes.iter().map(|n| n.name.clone()).collect()),
-            directive::NO_FILE_COMP,
-        ),
-        Want::Namespaces => (
-            names(&|s| {
-                let mut v: Vec<String> = match &s.namespaces {
-                    Some(ns) => ns.keys().cloned().collect(),
-                    None => s.all_pods().map(|p| p.id.namespace.clone()).collect(),
-                };
-                v.sort();
-                v.dedup();
-                v
-            }),
-            directive::NO_FILE_COMP,
-        ),
-        Want::Pods { namespace } => {
-            let ns = namespace.clone().unwrap_or_else(|| "default".to_string());
-            (
-                names(&|s| {
-                    let mut v: Vec<String> = s
-                        .all_pods()
-                        .filter(|p| p.id.namespace == ns)
-                        .map(|p| p.id.name.clone())
-                        .collect();
-                    v.sort();
-                    v
-                }),
-                directive::NO_FILE_COMP,
-            )
+    let names = match &plan.want {
+        Want::Fixed(c) => Some(c.clone()),
+        Want::Files | Want::Nothing => Some(Vec::new()),
+        Want::Nodes | Want::Namespaces | Want::Pods { .. } => {
+            completion_names(&plan).ok().map(|names| {
+                names
+                    .into_iter()
+                    .map(|value| Candidate {
+                        value,
+                        description: String::new(),
+                    })
+                    .collect()
+            })
         }
     };
-    let text = match candidates {
+    let dir = match plan.want {
+        Want::Files => directive::DEFAULT,
+        _ => directive::NO_FILE_COMP,
+    };
+    let text = match names {
         Some(c) => answer(&plan, &c, dir),
         None => answer(&plan, &[], directive::ERROR),
     };
@@ -90,12 +61,69 @@ fn complete(words: &[String], out: &mut dyn Write) -> Result<u8, Error> {
     Ok(0)
 }
 
-/// The cluster state names are completed from: the `--snapshot` on the line.
-fn completion_state(plan: &crate::complete::Plan) -> Result<ClusterState, Error> {
-    match &plan.snapshot {
-        Some(path) => Ok(read_snapshot(Path::new(path))?),
-        None => Err(Error::Usage("no cluster source for completion".to_string())),
+/// Names for completion, from the `--snapshot` on the line, else from the cluster the line's
+/// kubeconfig flags name (only the one list needed, never the whole cluster).
+fn completion_names(plan: &crate::complete::Plan) -> Result<Vec<String>, Error> {
+    use crate::cluster::Names;
+    use crate::complete::Want;
+    if let Some(path) = &plan.snapshot {
+        let state = read_snapshot(Path::new(path))?;
+        let mut v: Vec<String> = match &plan.want {
+            Want::Nodes => state.nodes.iter().map(|n| n.name.clone()).collect(),
+            Want::Namespaces => match &state.namespaces {
+                Some(ns) => ns.keys().cloned().collect(),
+                None => state.all_pods().map(|p| p.id.namespace.clone()).collect(),
+            },
+            Want::Pods { namespace } => {
+                let ns = match namespace {
+                    Some(ns) => ns.clone(),
+                    None => context_namespace(&completion_kube_args(plan)?)
+                        .unwrap_or_else(|| "default".to_string()),
+                };
+                state
+                    .all_pods()
+                    .filter(|p| p.id.namespace == ns)
+                    .map(|p| p.id.name.clone())
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        v.sort();
+        v.dedup();
+        return Ok(v);
     }
+    let live = Live::connect(&completion_kube_args(plan)?)?;
+    let names = match &plan.want {
+        Want::Nodes => live.names(Names::Nodes)?,
+        Want::Namespaces => live.names(Names::Namespaces)?,
+        Want::Pods { namespace } => {
+            let ns = namespace
+                .clone()
+                .unwrap_or_else(|| live.default_namespace.clone());
+            live.names(Names::Pods(&ns))?
+        }
+        _ => Vec::new(),
+    };
+    Ok(names)
+}
+
+/// The kubeconfig flags typed on the line being completed (other flags left aside).
+fn completion_kube_args(plan: &crate::complete::Plan) -> Result<crate::cluster::KubeArgs, Error> {
+    #[derive(clap::Parser)]
+    struct Only {
+        #[command(flatten)]
+        kube: crate::cluster::KubeArgs,
+    }
+    let known = <Only as clap::CommandFactory>::command();
+    let mut argv = vec!["kubectl-affinity".to_string()];
+    for (flag, value) in &plan.flags {
+        if known.get_arguments().any(|a| a.get_long() == Some(flag)) {
+            argv.push(format!("--{flag}={value}"));
+        }
+    }
+    <Only as clap::Parser>::try_parse_from(&argv)
+        .map(|o| o.kube)
+        .map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// Where the cluster comes from: a file, or the cluster the kubeconfig flags name.

@@ -140,7 +140,7 @@ pub struct CommonArgs {
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
     /// Read the cluster from a file written by `kubectl affinity snapshot` or
-    /// `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) instead of the live cluster.
+    /// `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster.
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose

@@ -765,3 +765,86 @@ fn the_scheduler_event_is_shown_beside_the_computed_message() {
     );
     env.assert_read_only();
 }
+
+/// Default topology spreading selects by the Services and controllers that select the pod:
+/// they are listed live (core and apps groups) and change the spread score exactly as the
+/// snapshot's copies do; without permission the default constraints are left out, said in a
+/// note, never an error.
+#[test]
+fn workloads_for_default_spreading_are_listed_and_a_refusal_is_a_note() {
+    let env = setup();
+    let args = ["whatif", "-f", "examples/web-store.yaml"];
+    let live = env.json(&args);
+    assert_eq!(
+        without_source(live.clone()),
+        without_source(offline_json(&args))
+    );
+    let paths: Vec<String> = env.fake.seen().iter().map(|s| s.path.clone()).collect();
+    for p in [
+        "/api/v1/services",
+        "/api/v1/replicationcontrollers",
+        "/apis/apps/v1/replicasets",
+        "/apis/apps/v1/statefulsets",
+    ] {
+        assert!(paths.iter().any(|x| x == p), "{p} not listed: {paths:?}");
+    }
+    env.assert_read_only();
+    // The web-store Service selects the what-if pod: default spreading has a selector, so
+    // no note says it was left out.
+    assert!(!live["notes"].to_string().contains("default constraints"));
+
+    env.fake.forbid("replicasets");
+    let doc = env.json(&args);
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("cannot list replicasets (403 Forbidden")
+            && notes.contains("grant list on services, replicasets"),
+        "{notes}"
+    );
+}
+
+/// `kubectl affinity explain <TAB>` against a live cluster: names come from the cluster the
+/// line's kubeconfig flags name, with one small list per completion.
+#[test]
+fn completion_names_come_from_the_live_cluster() {
+    let env = setup();
+    let kubeconfig = env.kubeconfig.to_str().unwrap();
+    let complete = |words: &[&str]| -> Vec<String> {
+        let out = bin(env.dir.path())
+            .arg("__complete")
+            .args(words)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let pods = complete(&["explain", "--kubeconfig", kubeconfig, "-n", "shop", "check"]);
+    assert_eq!(pods.last().map(String::as_str), Some(":4"));
+    assert!(
+        pods.iter().any(|p| p == "checkout-6b9d4c7f58-x2v9k"),
+        "{pods:?}"
+    );
+    assert!(
+        pods[..pods.len() - 1]
+            .iter()
+            .all(|p| p.starts_with("check"))
+    );
+    let namespaces = complete(&["whatif", "--kubeconfig", kubeconfig, "-n", ""]);
+    assert!(
+        namespaces.iter().any(|n| n == "monitoring"),
+        "{namespaces:?}"
+    );
+    let nodes = complete(&["whatif", "--kubeconfig", kubeconfig, "--node", "gpu"]);
+    assert_eq!(nodes, ["gpu-c-1", ":4"]);
+    let seen = env.fake.seen();
+    assert!(
+        seen.iter()
+            .any(|s| s.path == "/api/v1/namespaces/shop/pods")
+    );
+    // Only the lists asked for: never all pods of the cluster.
+    assert!(!seen.iter().any(|s| s.path == "/api/v1/pods"));
+    env.assert_read_only();
+}

@@ -80,6 +80,11 @@ fn explain_pending_pods() {
         &["gpu-c-1", "worker-a-1"],
     );
     all_outputs(
+        "explain-pending-spread",
+        &["explain", "checkout-6b9d4c7f58-x2v9k", "-n", "shop"],
+        &["worker-c-1", "worker-a-1"],
+    );
+    all_outputs(
         "explain-pending-batch",
         &["explain", "pod/feature-extract-kq7wz", "-n", "batch"],
         &["worker-b-2"],

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::io::Write;
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use kube::api::{Api, ListParams, ObjectList};
 use kube::core::Status;
@@ -16,7 +17,7 @@ use serde::de::DeserializeOwned;
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
-use crate::state::{ClusterState, Node, Pod, to_yaml_string};
+use crate::state::{ClusterState, Node, Pod, WorkloadSelectors, to_yaml_string};
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
 pub const NON_TERMINAL_PODS: &str = "status.phase!=Succeeded,status.phase!=Failed";
@@ -101,6 +102,14 @@ pub enum EventLookup {
 pub struct Fetched {
     pub state: ClusterState,
     pub notes: Vec<String>,
+}
+
+/// What shell completion wants names of.
+#[derive(Debug, Clone, Copy)]
+pub enum Names<'a> {
+    Namespaces,
+    Nodes,
+    Pods(&'a str),
 }
 
 /// A connection to one cluster, with its own small runtime: the rest of the program stays
@@ -248,7 +257,133 @@ impl Live {
                 )),
             }
         }
+        // Default topology spreading applies to pods without their own constraints and
+        // selects by the Services and controllers that select the pod.
+        if incoming.iter().any(|p| p.topology_spread.is_empty()) {
+            match self.workloads().await? {
+                Ok(w) => state.workloads = Some(w),
+                Err(resource) => notes.push(format!(
+                    "cannot list {resource} (403 Forbidden for user {} in context {}): \
+                     PodTopologySpread's default constraints cannot derive the pod's selector \
+                     and are left out; grant list on services, replicasets, \
+                     replicationcontrollers and statefulsets (all namespaces) to evaluate them",
+                    self.target.user, self.target.context
+                )),
+            }
+        }
         Ok(Fetched { state, notes })
+    }
+
+    /// The selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets of all
+    /// namespaces; `Err(resource)` when listing one of them is forbidden.
+    async fn workloads(&self) -> Result<Result<WorkloadSelectors, &'static str>, ClusterError> {
+        fn key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
+            (
+                m.namespace.clone().unwrap_or_default(),
+                m.name.clone().unwrap_or_default(),
+            )
+        }
+        let mut w = WorkloadSelectors::default();
+        let services: Api<core::Service> = Api::all(self.client.clone());
+        let rcs: Api<core::ReplicationController> = Api::all(self.client.clone());
+        let rss: Api<apps::ReplicaSet> = Api::all(self.client.clone());
+        let sss: Api<apps::StatefulSet> = Api::all(self.client.clone());
+        let results = [
+            self.list_paged(
+                &services,
+                &Request::new("list", "services", true),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => w.services.clear(),
+                        Page::Items(items) => {
+                            for o in items {
+                                w.add_service(
+                                    o.metadata.namespace.clone().unwrap_or_default(),
+                                    o.spec.and_then(|s| s.selector),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await
+            .map_err(|e| (e, "services")),
+            self.list_paged(
+                &rcs,
+                &Request::new("list", "replicationcontrollers", true),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => w.replication_controllers.clear(),
+                        Page::Items(items) => {
+                            for o in items {
+                                w.add_replication_controller(
+                                    key(&o.metadata),
+                                    o.spec.and_then(|s| s.selector),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await
+            .map_err(|e| (e, "replicationcontrollers")),
+            self.list_paged(
+                &rss,
+                &Request::new("list", "replicasets", true),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => w.replica_sets.clear(),
+                        Page::Items(items) => {
+                            for o in items {
+                                w.add_label_selector(
+                                    false,
+                                    key(&o.metadata),
+                                    Some(&o.spec.selector),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await
+            .map_err(|e| (e, "replicasets")),
+            self.list_paged(
+                &sss,
+                &Request::new("list", "statefulsets", true),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => w.stateful_sets.clear(),
+                        Page::Items(items) => {
+                            for o in items {
+                                w.add_label_selector(
+                                    true,
+                                    key(&o.metadata),
+                                    Some(&o.spec.selector),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await
+            .map_err(|e| (e, "statefulsets")),
+        ];
+        for r in results {
+            match r {
+                Ok(()) => {}
+                Err((ClusterError::Forbidden(_), resource)) => return Ok(Err(resource)),
+                Err((e, _)) => return Err(e),
+            }
+        }
+        Ok(Ok(w))
     }
 
     /// Namespace labels by name; `None` when listing namespaces is forbidden.
@@ -340,7 +475,8 @@ impl Live {
         }
     }
 
-    /// Writes nodes, non-terminal pods and namespaces as one `v1 List` in YAML, as
+    /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
+    /// ReplicaSets and StatefulSets as one `v1 List` in YAML, as
     /// `kubectl get -o yaml` does, page by page. Returns notes on what was left out.
     pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
         self.rt.block_on(self.write_snapshot_async(out))
@@ -380,6 +516,54 @@ impl Live {
                 self.target.user, self.target.context
             )),
             Err(e) => return Err(e),
+        }
+        // What PodTopologySpread's default constraints select by.
+        let services: Api<core::Service> = Api::all(self.client.clone());
+        let rcs: Api<core::ReplicationController> = Api::all(self.client.clone());
+        let rss: Api<apps::ReplicaSet> = Api::all(self.client.clone());
+        let sss: Api<apps::StatefulSet> = Api::all(self.client.clone());
+        let results = [
+            (
+                "services",
+                self.snapshot_resource(
+                    &services,
+                    Request::new("list", "services", true),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+            (
+                "replicationcontrollers",
+                self.snapshot_resource(
+                    &rcs,
+                    Request::new("list", "replicationcontrollers", true),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+            (
+                "replicasets",
+                self.snapshot_resource(&rss, Request::new("list", "replicasets", true), None, out)
+                    .await,
+            ),
+            (
+                "statefulsets",
+                self.snapshot_resource(&sss, Request::new("list", "statefulsets", true), None, out)
+                    .await,
+            ),
+        ];
+        for (resource, r) in results {
+            match r {
+                Ok(()) => {}
+                Err(ClusterError::Forbidden(_)) => notes.push(format!(
+                    "{resource} left out: list {resource} is forbidden for user {} in context {}; \
+                     PodTopologySpread's default constraints will derive no selector",
+                    self.target.user, self.target.context
+                )),
+                Err(e) => return Err(e),
+            }
         }
         writeln!(out, "kind: List")?;
         writeln!(out, "metadata:")?;
@@ -430,6 +614,57 @@ impl Live {
             out.write_all(c.as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Names for shell completion: namespaces, nodes, or the pods of one namespace.
+    pub fn names(&self, what: Names<'_>) -> Result<Vec<String>, ClusterError> {
+        self.rt.block_on(async {
+            let mut names = Vec::new();
+            match what {
+                Names::Namespaces => {
+                    let api: Api<core::Namespace> = Api::all(self.client.clone());
+                    self.collect_names(&api, Request::new("list", "namespaces", false), &mut names)
+                        .await?
+                }
+                Names::Nodes => {
+                    let api: Api<core::Node> = Api::all(self.client.clone());
+                    self.collect_names(&api, Request::new("list", "nodes", false), &mut names)
+                        .await?
+                }
+                Names::Pods(ns) => {
+                    let api: Api<core::Pod> = Api::namespaced(self.client.clone(), ns);
+                    self.collect_names(
+                        &api,
+                        Request::new("list", "pods", true).namespace(ns),
+                        &mut names,
+                    )
+                    .await?
+                }
+            }
+            names.sort();
+            Ok(names)
+        })
+    }
+
+    async fn collect_names<K>(
+        &self,
+        api: &Api<K>,
+        req: Request,
+        names: &mut Vec<String>,
+    ) -> Result<(), ClusterError>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + fmt::Debug,
+    {
+        self.list_paged(api, &req, None, &mut |page| {
+            match page {
+                Page::Restart => names.clear(),
+                Page::Items(items) => {
+                    names.extend(items.iter().filter_map(|o| o.meta().name.clone()))
+                }
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// Lists in pages of `--chunk-size`, handing each page over as it arrives. An expired

@@ -12,4 +12,4 @@ mod fetch;
 
 pub use config::{KubeArgs, Timeout, context_namespace, parse_timeout};
 pub use error::ClusterError;
-pub use fetch::{EventLookup, Fetched, LastEvent, Live, NON_TERMINAL_PODS};
+pub use fetch::{EventLookup, Fetched, LastEvent, Live, NON_TERMINAL_PODS, Names};

@@ -107,14 +107,16 @@ fn first_failing(sel: &SelectorCheck) -> String {
         .iter()
         .chain(&t.match_fields)
         .find(|r| !r.matched)
-        .map(|r| {
-            format!(
-                "{}={}",
-                short_key(&r.key),
-                r.node_value.as_deref().unwrap_or("<none>")
-            )
-        })
+        .map(|r| label_on_node(&r.key, r.node_value.as_deref()))
         .unwrap_or_else(|| "term".to_string())
+}
+
+/// The node's side of a failed requirement: "zone=eu-west-1c", or "no gpu" without the label.
+fn label_on_node(key: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("{}={v}", short_key(key)),
+        None => format!("no {}", short_key(key)),
+    }
 }
 
 /// The short cell for one rule kind.
@@ -130,11 +132,7 @@ fn node_affinity_cell(n: &NodeReport) -> String {
             if let Some(a) = d.added_affinity.as_ref().filter(|a| !a.matched) {
                 format!("✗ enforced: {}", first_failing(a))
             } else if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
-                format!(
-                    "✗ {}={}",
-                    short_key(&c.key),
-                    c.node_value.as_deref().unwrap_or("<none>")
-                )
+                format!("✗ {}", label_on_node(&c.key, c.node_value.as_deref()))
             } else if let Some(r) = &d.required {
                 format!("✗ {}", first_failing(r))
             } else {
@@ -212,8 +210,11 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
     };
     let anti = if let Some(t) = d.anti_affinity.iter().find(|t| !t.satisfied) {
         format!(
-            "✗ {} pod(s) {}",
-            t.matching_pods,
+            "✗ {} {}",
+            match t.matching_pods {
+                1 => "1 pod".to_string(),
+                n => format!("{n} pods"),
+            },
             short_domain(&t.topology_key, t.domain.as_deref())
         )
     } else if let Some(&i) = d.existing_anti_affinity.first() {
@@ -532,21 +533,21 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     }
     // A DaemonSet pod is pinned to its node: there is nothing to rank.
     let daemon = doc.daemon_set.is_some();
-    if !opts.no_headers {
-        let mut head = vec![
-            "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "OTHER", "SCORE",
-        ];
-        if opts.wide {
-            head.extend([
-                "SCORE PARTS (x weight)",
-                "RANK",
-                "REPORTED BY THE SCHEDULER",
-            ]);
+    let mut head: Vec<&str> = vec![
+        "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "OTHER",
+    ];
+    if !daemon {
+        head.push("SCORE");
+    }
+    if opts.wide {
+        if !daemon {
+            head.extend(["SCORE PARTS (x weight)", "RANK"]);
         }
-        t.set_header(head);
+        head.push("REPORTED BY THE SCHEDULER");
     }
     let current = doc.current.as_ref().map(|c| c.node.as_str());
     let (shown, grouped) = rows_shown(doc, opts);
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
         let (aff, anti) = pod_affinity_cells(n, doc);
@@ -588,16 +589,44 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
                     .unwrap_or_else(|| "-".into()),
             );
         }
+        rows.push(row);
+    }
+    // In the narrow table, rule columns that do not apply to this pod on any node ("-"
+    // everywhere) make room for the others; -o wide keeps them all.
+    let mut dropped: Vec<&str> = Vec::new();
+    if !opts.wide && !rows.is_empty() {
+        for col in (2..=5).rev() {
+            if rows.iter().all(|r| r[col] == "-") {
+                dropped.push(head[col]);
+                head.remove(col);
+                for r in rows.iter_mut() {
+                    r.remove(col);
+                }
+            }
+        }
+        dropped.reverse();
+    }
+    if !opts.no_headers {
+        t.set_header(head.clone());
+    }
+    for row in rows {
         t.add_row(row);
     }
     // Names, verdicts and scores never wrap; rule cells take the rest of the width.
-    let fixed: &[usize] = if daemon { &[0, 1] } else { &[0, 1, 7] };
-    for &i in fixed {
+    let score_col = head.iter().position(|h| *h == "SCORE");
+    for i in [Some(0), Some(1), score_col].into_iter().flatten() {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
         }
     }
     writeln!(out, "{t}")?;
+    if !dropped.is_empty() && !opts.no_headers {
+        writeln!(
+            out,
+            "(no rules of the pod for {}; -o wide shows every column)",
+            dropped.join(", ")
+        )?;
+    }
     if grouped {
         writeln!(
             out,

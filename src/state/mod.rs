@@ -451,6 +451,41 @@ pub struct WorkloadSelectors {
     pub stateful_sets: HashMap<(String, String), Vec<Requirement>>,
 }
 
+impl WorkloadSelectors {
+    /// A Service's `spec.selector`; a nil selector selects nothing (GetPodServices skips it).
+    pub fn add_service(&mut self, namespace: String, selector: Option<Labels>) {
+        if let Some(sel) = selector {
+            self.services.entry(namespace).or_default().push(sel);
+        }
+    }
+
+    /// A ReplicationController's `spec.selector` (nil reads as empty).
+    pub fn add_replication_controller(&mut self, key: (String, String), selector: Option<Labels>) {
+        self.replication_controllers
+            .insert(key, selector.unwrap_or_default());
+    }
+
+    /// A ReplicaSet's or StatefulSet's label selector. Upstream adds the requirements only
+    /// when the selector converts without error; nil and `{}` have none.
+    pub fn add_label_selector(
+        &mut self,
+        stateful_set: bool,
+        key: (String, String),
+        selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) {
+        let reqs = match LabelSelector::from_api(selector) {
+            Ok(LabelSelector::Requirements(r)) => r,
+            _ => Vec::new(),
+        };
+        let map = if stateful_set {
+            &mut self.stateful_sets
+        } else {
+            &mut self.replica_sets
+        };
+        map.insert(key, reqs);
+    }
+}
+
 /// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterState {

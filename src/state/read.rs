@@ -10,7 +10,6 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::{ClusterState, Node, Pod, WorkloadSelectors};
-use crate::scheduler::selector::LabelSelector;
 
 /// A problem with an input file, naming the file, the document and the field.
 #[derive(Debug, thiserror::Error)]
@@ -365,37 +364,29 @@ fn snapshot_from_objects(
         match obj.kind() {
             "Service" => {
                 let o: MapSelectorObject = obj.decode(path)?;
-                let w = workloads.get_or_insert_with(Default::default);
-                // A nil selector selects nothing (GetPodServices skips it).
-                if let Some(sel) = o.spec.and_then(|s| s.selector) {
-                    let (ns, _) = namespaced_name(&o.metadata);
-                    w.services.entry(ns).or_default().push(sel);
-                }
+                let (ns, _) = namespaced_name(&o.metadata);
+                workloads
+                    .get_or_insert_with(Default::default)
+                    .add_service(ns, o.spec.and_then(|s| s.selector));
             }
             "ReplicationController" => {
                 let o: MapSelectorObject = obj.decode(path)?;
-                let sel = o.spec.and_then(|s| s.selector).unwrap_or_default();
                 workloads
                     .get_or_insert_with(Default::default)
-                    .replication_controllers
-                    .insert(namespaced_name(&o.metadata), sel);
+                    .add_replication_controller(
+                        namespaced_name(&o.metadata),
+                        o.spec.and_then(|s| s.selector),
+                    );
             }
             kind @ ("ReplicaSet" | "StatefulSet") => {
                 let o: LabelSelectorObject = obj.decode(path)?;
-                let sel = o.spec.and_then(|s| s.selector);
-                // Upstream adds the requirements only when the selector converts without error;
-                // nil and `{}` have none.
-                let reqs = match LabelSelector::from_api(sel.as_ref()) {
-                    Ok(LabelSelector::Requirements(r)) => r,
-                    _ => Vec::new(),
-                };
-                let w = workloads.get_or_insert_with(Default::default);
-                let map = if kind == "ReplicaSet" {
-                    &mut w.replica_sets
-                } else {
-                    &mut w.stateful_sets
-                };
-                map.insert(namespaced_name(&o.metadata), reqs);
+                workloads
+                    .get_or_insert_with(Default::default)
+                    .add_label_selector(
+                        kind == "StatefulSet",
+                        namespaced_name(&o.metadata),
+                        o.spec.and_then(|s| s.selector).as_ref(),
+                    );
             }
             "Node" => {
                 let node = Node::from(&obj.decode::<core::Node>(path)?);
@@ -421,7 +412,7 @@ fn snapshot_from_objects(
         return Err(SourceError::Content {
             path: path.to_string(),
             message: "no Node, Pod or Namespace objects found; write a snapshot with \
-                      `kubectl get nodes,pods,namespaces -A -o yaml > FILE` or `kubectl affinity snapshot`"
+                      `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml > FILE` or `kubectl affinity snapshot`"
                 .to_string(),
         });
     }

@@ -33,7 +33,27 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("pods", "Pod", true),
     ("namespaces", "Namespace", false),
     ("events", "Event", true),
+    ("services", "Service", true),
+    ("replicationcontrollers", "ReplicationController", true),
+    ("replicasets", "ReplicaSet", true),
+    ("statefulsets", "StatefulSet", true),
 ];
+
+fn api_version(plural: &str) -> &'static str {
+    if group_of(plural) == "apps" {
+        "apps/v1"
+    } else {
+        "v1"
+    }
+}
+
+/// The API group of a resource: "" (core, under /api/v1) or "apps" (/apis/apps/v1).
+fn group_of(plural: &str) -> &'static str {
+    match plural {
+        "replicasets" | "statefulsets" => "apps",
+        _ => "",
+    }
+}
 
 /// A request as the fake saw it.
 #[derive(Debug, Clone)]
@@ -382,15 +402,35 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
         ),
         ["apis"] => respond(
             200,
-            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
+            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [{
+                "name": "apps",
+                "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+                "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}
+            }]}),
         ),
-        ["api", "v1"] => respond(200, &discovery_v1()),
-        ["api", "v1", "namespaces", ns, plural] => {
+        ["api", "v1"] => respond(200, &discovery("")),
+        ["apis", "apps", "v1"] => respond(200, &discovery("apps")),
+        ["apis", "apps", "v1", "namespaces", ns, plural] if group_of(plural) == "apps" => {
             list(shared, plural, Some(ns), &params, accept_table)
         }
-        ["api", "v1", "namespaces", ns, plural, name] => get(shared, plural, Some(ns), name),
-        ["api", "v1", plural] => list(shared, plural, None, &params, accept_table),
-        ["api", "v1", plural, name] => get(shared, plural, None, name),
+        ["apis", "apps", "v1", "namespaces", ns, plural, name] if group_of(plural) == "apps" => {
+            get(shared, plural, Some(ns), name)
+        }
+        ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => {
+            list(shared, plural, None, &params, accept_table)
+        }
+        ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
+            list(shared, plural, Some(ns), &params, accept_table)
+        }
+        ["api", "v1", "namespaces", ns, plural, name] if group_of(plural).is_empty() => {
+            get(shared, plural, Some(ns), name)
+        }
+        ["api", "v1", plural] if group_of(plural).is_empty() => {
+            list(shared, plural, None, &params, accept_table)
+        }
+        ["api", "v1", plural, name] if group_of(plural).is_empty() => {
+            get(shared, plural, None, name)
+        }
         _ => status(
             404,
             "NotFound",
@@ -403,15 +443,17 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
 fn resource_of(path: &str) -> Option<String> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
-        ["api", "v1", "namespaces", _, plural, ..] => Some(plural.to_string()),
-        ["api", "v1", plural, ..] => Some(plural.to_string()),
+        ["api", "v1", "namespaces", _, plural, ..]
+        | ["apis", _, "v1", "namespaces", _, plural, ..] => Some(plural.to_string()),
+        ["api", "v1", plural, ..] | ["apis", _, "v1", plural, ..] => Some(plural.to_string()),
         _ => None,
     }
 }
 
-fn discovery_v1() -> Value {
+fn discovery(group: &str) -> Value {
     let resources: Vec<Value> = RESOURCES
         .iter()
+        .filter(|(plural, _, _)| group_of(plural) == group)
         .map(|(plural, kind, namespaced)| {
             let short: Vec<&str> = match *plural {
                 "nodes" => vec!["no"],
@@ -424,7 +466,12 @@ fn discovery_v1() -> Value {
                    "kind": kind, "verbs": ["get", "list"], "shortNames": short})
         })
         .collect();
-    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "v1", "resources": resources})
+    let group_version = if group.is_empty() {
+        "v1".to_string()
+    } else {
+        format!("{group}/v1")
+    };
+    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
 }
 
 fn field(obj: &Value, path: &str) -> String {
@@ -573,7 +620,7 @@ fn list(
     }
     respond(
         200,
-        &json!({"kind": format!("{kind}List"), "apiVersion": "v1", "metadata": metadata,
+        &json!({"kind": format!("{kind}List"), "apiVersion": api_version(plural), "metadata": metadata,
                 "items": page.iter().map(as_item).collect::<Vec<_>>()}),
     )
 }
@@ -646,7 +693,7 @@ fn get(
     match found {
         Some(o) => {
             let mut o = o.clone();
-            o["apiVersion"] = json!("v1");
+            o["apiVersion"] = json!(api_version(plural));
             o["kind"] = json!(kind);
             respond(200, &o)
         }
