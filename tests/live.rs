@@ -848,3 +848,200 @@ fn completion_names_come_from_the_live_cluster() {
     assert!(!seen.iter().any(|s| s.path == "/api/v1/pods"));
     env.assert_read_only();
 }
+
+/// Asserts a failed run: exit 1, every fragment in stderr, no credential.
+fn live_error(out: &Output, fragments: &[&str]) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "output on error: {err}");
+    for f in fragments {
+        assert!(err.contains(f), "missing {f:?} in: {err}");
+    }
+    assert!(!err.contains(TOKEN) && !err.contains("SECRET"), "{err}");
+    err
+}
+
+#[test]
+fn a_server_that_keeps_answering_503_is_retried_a_bounded_number_of_times() {
+    let env = setup();
+    env.fake.fail("nodes", 503, 100);
+    let start = std::time::Instant::now();
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[
+            "error: list nodes: the API server answered 503 ServiceUnavailable: the server is currently unable to handle the request",
+            "retry later, or check the API server's health",
+        ],
+    );
+    let tries = env
+        .fake
+        .seen()
+        .iter()
+        .filter(|s| s.path == "/api/v1/nodes")
+        .count();
+    assert_eq!(tries, 5, "one request and four retries");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn a_404_on_a_list_is_named() {
+    let env = setup();
+    env.fake.fail("nodes", 404, 100);
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[
+            &format!(
+                "error: list nodes: the API server answered 404 NotFound (the server could not find \
+                 the requested resource): {}/ does not serve this resource; check that the \
+                 kubeconfig's server URL is the API server itself",
+                env.fake.url()
+            ),
+            "kubectl api-resources --context fake",
+        ],
+    );
+}
+
+#[test]
+fn a_truncated_body_is_named() {
+    let env = setup();
+    env.fake
+        .fail("pods", support::fake_api::TRUNCATED_BODY, 100);
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[
+            &format!(
+                "error: list pods in all namespaces: the answer from {}/ ended early (EOF while parsing",
+                env.fake.url()
+            ),
+            "the connection or a proxy cut it; retry",
+        ],
+    );
+}
+
+#[test]
+fn an_invalid_json_body_is_named_without_its_content() {
+    let env = setup();
+    env.fake
+        .fail("nodes", support::fake_api::INVALID_JSON_BODY, 100);
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[&format!(
+            "error: list nodes: unexpected answer from {}/: the body is not the expected JSON \
+                 object: expected value at line 1 column 1; check that the kubeconfig points at a \
+                 Kubernetes API server",
+            env.fake.url()
+        )],
+    );
+    // Not retried: the same request once.
+    let tries = env
+        .fake
+        .seen()
+        .iter()
+        .filter(|s| s.path == "/api/v1/nodes")
+        .count();
+    assert_eq!(tries, 1);
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_times_out() {
+    let env = setup();
+    // Accepts connections, reads nothing, answers nothing.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming() {
+            held.push(s);
+        }
+    });
+    let kc = write_kubeconfig(
+        env.dir.path(),
+        "silent",
+        &format!("http://127.0.0.1:{port}"),
+        None,
+        &user_token(TOKEN),
+    );
+    let start = std::time::Instant::now();
+    let out = env.run_with(
+        &kc,
+        &[
+            "whatif",
+            "-f",
+            "examples/web-store.yaml",
+            "--request-timeout",
+            "500ms",
+        ],
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(15));
+    live_error(
+        &out,
+        &[
+            &format!(
+                "error: list nodes: no answer from http://127.0.0.1:{port}/ within 500ms (--request-timeout)"
+            ),
+            "retry with a longer --request-timeout",
+        ],
+    );
+}
+
+#[test]
+fn client_key_data_is_never_printed() {
+    let env = setup();
+    // Key material that is not a key: the client cannot be built from it.
+    let user = "    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClNFQ1JFVENFUlRTRUNSRVRDRVJUU0VDUkVUQ0VSVAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==\n    \
+                client-key-data: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClNFQ1JFVEtFWURBVEFTRUNSRVRLRVlEQVRBU0VDUkVUS0VZCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K\n";
+    let kc = write_kubeconfig(
+        env.dir.path(),
+        "certs",
+        &format!("https://{}", env.fake.addr),
+        None,
+        user,
+    );
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    let err = live_error(
+        &out,
+        &[
+            "error: cannot set up a client for context fake: ",
+            "check the context's cluster and user entries",
+            "`kubectl config view --context fake`",
+        ],
+    );
+    for secret in ["LS0tLS1", "SECRETKEYDATA", "SECRETCERT", "PRIVATE KEY"] {
+        assert!(!err.contains(secret), "{err}");
+    }
+}
+
+#[test]
+fn credential_plugin_output_is_never_printed() {
+    let env = setup();
+    // Exits 0 but prints no ExecCredential: its stdout (a token, maybe) must not be echoed.
+    let user = "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      \
+                args: [\"-c\", \"echo token=TOKEN-SECRET-OUT; echo TOKEN-SECRET-ERR >&2\"]\n      \
+                interactiveMode: Never\n";
+    let kc = write_kubeconfig(env.dir.path(), "exec-garbage", &env.fake.url(), None, user);
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[
+            "error: getting credentials for user tester in context fake failed: credential plugin \
+             \"sh\" did not print a valid ExecCredential",
+            "its output is not shown here: it may hold secrets",
+        ],
+    );
+    // And a plugin whose token is rejected: the 401 names the user, not the token.
+    let user = "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      \
+                args: [\"-c\", \"echo '{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"PLUGIN-SECRET\\\"}}'\"]\n      \
+                interactiveMode: Never\n";
+    let kc = write_kubeconfig(env.dir.path(), "exec-wrong", &env.fake.url(), None, user);
+    let out = env.run_with(&kc, &["whatif", "-f", "examples/web-store.yaml"]);
+    live_error(
+        &out,
+        &[
+            "error: list nodes: the API server rejected the credentials of user tester in context fake (401 Unauthorized",
+        ],
+    );
+}

@@ -17,7 +17,11 @@ pub enum ClusterError {
     )]
     Kubeconfig { origin: String, message: String },
     /// The server's address, a CA bundle or a flag value cannot be turned into a client.
-    #[error("cannot set up a client for context {context}: {message}")]
+    #[error(
+        "cannot set up a client for context {context}: {message}; check the context's cluster and \
+         user entries (server, certificate-authority, client-certificate, client-key) with \
+         `kubectl config view --context {context}`"
+    )]
     Setup { context: String, message: String },
     /// Nothing answers at the server's address (refused, unknown host, no route).
     #[error(
@@ -90,6 +94,28 @@ pub enum ClusterError {
         code: u16,
         reason: String,
         message: String,
+    },
+    /// 404 on a list: the server does not serve the resource at that path.
+    #[error(
+        "{request}: the API server answered 404 NotFound ({message}): {server} does not serve \
+         this resource; check that the kubeconfig's server URL is the API server itself (no extra \
+         path, not a proxy or a dashboard), e.g. with `kubectl api-resources --context {context}`"
+    )]
+    NotServed {
+        request: String,
+        server: String,
+        context: String,
+        message: String,
+    },
+    /// The body ended before the JSON did: the connection or a proxy cut it.
+    #[error(
+        "{request}: the answer from {server} ended early ({detail}): the connection or a proxy cut \
+         it; retry, and if it persists check the proxies or load balancers in front of the API server"
+    )]
+    Truncated {
+        request: String,
+        server: String,
+        detail: String,
     },
     /// The answer was not what the API promises (a proxy in the way, a non-Kubernetes server).
     #[error(

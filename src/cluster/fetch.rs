@@ -793,6 +793,12 @@ impl Live {
                     message: one_line(&s.message),
                 }))
             }
+            404 => ClusterError::NotServed {
+                request: req.to_string(),
+                server: t.server.clone(),
+                context: t.context.clone(),
+                message: one_line(&s.message),
+            },
             code => ClusterError::Api {
                 request: req.to_string(),
                 code,
@@ -817,6 +823,13 @@ impl Live {
             };
         }
         if let kube::Error::SerdeError(err) = &e {
+            if err.is_eof() {
+                return ClusterError::Truncated {
+                    request: req.to_string(),
+                    server: t.server.clone(),
+                    detail: err.to_string(),
+                };
+            }
             return ClusterError::Protocol {
                 request: req.to_string(),
                 server: t.server.clone(),

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -162,7 +162,8 @@ impl FakeApi {
         format!("http://{}", self.addr)
     }
 
-    /// The next `times` requests on `resource` are answered `status` (0: never answered).
+    /// The next `times` requests on `resource` are answered `status` (0: never answered;
+    /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200).
     pub fn fail(&self, resource: &str, status: u16, times: usize) {
         self.shared.lock().unwrap().faults.push(Fault {
             resource: resource.to_string(),
@@ -386,9 +387,49 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
                 "ServiceUnavailable",
                 "the server is currently unable to handle the request",
             ),
+            TRUNCATED_BODY => {
+                let whole = route(shared, &path, &params, accept_table);
+                let bytes = whole
+                    .into_body()
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                Response::builder()
+                    .status(200)
+                    .header("content-type", "application/json")
+                    .body(Full::new(bytes.slice(..bytes.len() / 2)))
+                    .unwrap()
+            }
+            INVALID_JSON_BODY => Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .body(Full::new(Bytes::from_static(
+                    b"<html><body>Proxy login required. token=fake-token-Zx9qSECRET</body></html>",
+                )))
+                .unwrap(),
+            404 => status(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            ),
             other => status(other, "Unknown", "injected fault"),
         };
     }
+    route(shared, &path, &params, accept_table)
+}
+
+/// `fail` with this status: a 200 answer whose JSON body is cut in half.
+pub const TRUNCATED_BODY: u16 = 1;
+/// `fail` with this status: a 200 answer whose body is an HTML page, not JSON (a proxy).
+pub const INVALID_JSON_BODY: u16 = 2;
+
+fn route(
+    shared: &Mutex<Shared>,
+    path: &str,
+    params: &BTreeMap<String, String>,
+    accept_table: bool,
+) -> Response<Full<Bytes>> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
         ["version"] => respond(
@@ -411,22 +452,22 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
         ["api", "v1"] => respond(200, &discovery("")),
         ["apis", "apps", "v1"] => respond(200, &discovery("apps")),
         ["apis", "apps", "v1", "namespaces", ns, plural] if group_of(plural) == "apps" => {
-            list(shared, plural, Some(ns), &params, accept_table)
+            list(shared, plural, Some(ns), params, accept_table)
         }
         ["apis", "apps", "v1", "namespaces", ns, plural, name] if group_of(plural) == "apps" => {
             get(shared, plural, Some(ns), name)
         }
         ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => {
-            list(shared, plural, None, &params, accept_table)
+            list(shared, plural, None, params, accept_table)
         }
         ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
-            list(shared, plural, Some(ns), &params, accept_table)
+            list(shared, plural, Some(ns), params, accept_table)
         }
         ["api", "v1", "namespaces", ns, plural, name] if group_of(plural).is_empty() => {
             get(shared, plural, Some(ns), name)
         }
         ["api", "v1", plural] if group_of(plural).is_empty() => {
-            list(shared, plural, None, &params, accept_table)
+            list(shared, plural, None, params, accept_table)
         }
         ["api", "v1", plural, name] if group_of(plural).is_empty() => {
             get(shared, plural, None, name)
