@@ -6,7 +6,10 @@
 //! profile, evaluation, the report and every renderer. Errors are fine; a panic is a finding.
 //! Findings become named regression tests below.
 //!
-//! `FUZZ_CASES` (default 1,500 per property, about ten seconds) sets the run length; `.ci/run` uses the default.
+//! A third property splices YAML constructs kubectl never writes (anchors, aliases, merge keys,
+//! tags, deep flow nesting, directives) into the cases as YAML. `FUZZ_CASES` (default 1,500
+//! per property, a third of it for the YAML one; about ten seconds each) sets the run length;
+//! `.ci/run` uses the default.
 
 mod common;
 
@@ -105,6 +108,9 @@ fn run_all(snapshot: &str, pod: &str, config: &Value, gates: Option<&str>) {
         .and_then(|g| FeatureGates::parse(g).ok())
         .unwrap_or_default();
     for m in manifests {
+        // The API-server validation `whatif` runs on every manifest.
+        let _ = m.rejection();
+        let _ = m.validation_notes(true);
         let pod = Pod::from_api(&m.pod);
         let Ok(profile) = Profile::from_config(config, &pod.scheduler_name, gates.clone(), "fuzz")
         else {
@@ -176,6 +182,56 @@ proptest! {
         let cut_at = cut.index(snap.len() + 1);
         let snap: String = snap.chars().take(cut_at).collect();
         run_all(&snap, &case.doc["pod"].to_string(), &case.scheduler_config(), None);
+    }
+}
+
+/// YAML constructs kubectl never writes but a hand-written or hostile file may hold.
+const YAML_SNIPPETS: &[&str] = &[
+    "x: &a {k: v}\ny: *a\n",
+    "x: *undefined\n",
+    "<<: {k: v}\n",
+    "x: !!binary aGVsbG8=\n",
+    "x: !custom {a: 1}\n",
+    "? [a, b]\n: c\n",
+    "x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+    "x: 0x1F\ny: .inf\nz: ~\n",
+    "--- !!str\n",
+    "...\n",
+    "%YAML 1.2\n---\n",
+    "x: 'unterminated\n",
+    "\t- tab\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 3, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The case's pod and snapshot as YAML, with a hostile construct spliced in at a line.
+    #[test]
+    fn yaml_constructs_spliced_in_never_panic(
+        case in any::<prop::sample::Index>(),
+        line in any::<prop::sample::Index>(),
+        snippet in any::<prop::sample::Index>(),
+        indent in 0usize..6,
+        in_pod in any::<bool>(),
+    ) {
+        let case = case.get(corpus());
+        let pod = kubectl_affinity::state::to_yaml_string(&case.doc["pod"]).expect("yaml");
+        let snap = kubectl_affinity::state::to_yaml_string(&case.snapshot()).expect("yaml");
+        let target = if in_pod { &pod } else { &snap };
+        let lines: Vec<&str> = target.lines().collect();
+        let at = line.index(lines.len() + 1);
+        let pad = " ".repeat(indent);
+        let spliced: String = snippet
+            .get(YAML_SNIPPETS)
+            .lines()
+            .map(|l| format!("{pad}{l}\n"))
+            .collect();
+        let text = format!("{}\n{spliced}{}", lines[..at].join("\n"), lines[at..].join("\n"));
+        if in_pod {
+            run_all(&snap, &text, &case.scheduler_config(), None);
+        } else {
+            run_all(&text, &pod, &case.scheduler_config(), None);
+        }
     }
 }
 
