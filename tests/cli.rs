@@ -388,3 +388,84 @@ fn explain_checkout_pod_is_blocked_by_zone_spread_only() {
         "app=checkout,pod-template-hash=6b9d4c7f58"
     );
 }
+
+#[test]
+fn explain_running_pod_whose_node_no_longer_satisfies_its_rules() {
+    // The pod was placed by its nodeSelector; the node's label changed since. It keeps
+    // running (IgnoredDuringExecution), but the scheduler would not pick that node today.
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &snapshot,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: old, labels: {kubernetes.io/hostname: old, disktype: hdd}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: new, labels: {kubernetes.io/hostname: new, disktype: ssd}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db, namespace: default}
+  spec:
+    nodeName: old
+    nodeSelector: {disktype: ssd}
+    containers: [{name: c, image: postgres, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+"#,
+    )
+    .unwrap();
+    let out = run(&[
+        "explain",
+        "db",
+        "-n",
+        "default",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let current = &doc["current"];
+    assert_eq!(current["node"], "old");
+    assert_eq!(current["verdict"], "Infeasible");
+    assert_eq!(
+        current["reasons"],
+        serde_json::json!(["node(s) didn't match Pod's node affinity/selector"])
+    );
+    assert!(current["rank"].is_null());
+    assert_eq!(doc["summary"]["selected"], serde_json::json!(["new"]));
+    // Its own request is not counted on its node.
+    let fit = filter(node(&doc, "old"), "NodeResourcesFit");
+    let cpu = fit["details"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "cpu")
+        .unwrap();
+    assert_eq!(cpu["used"], 0);
+
+    let table = run(&[
+        "explain",
+        "db",
+        "-n",
+        "default",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("Runs on: old (* below); would not be chosen today: node(s) didn't match Pod's node affinity/selector (rules are IgnoredDuringExecution, so it keeps running)"),
+        "{text}"
+    );
+    assert!(text.contains(" old* "), "{text}");
+}
