@@ -8,6 +8,7 @@
 mod manifest;
 pub mod quantity;
 mod read;
+mod slim;
 pub mod resources;
 mod yaml;
 
@@ -23,6 +24,7 @@ pub use manifest::{
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
+pub use slim::decode_pod_page;
 pub use yaml::to_yaml_string;
 
 use crate::scheduler::selector::{LabelSelector, Labels, Requirement};
