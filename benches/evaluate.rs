@@ -67,14 +67,5 @@ fn evaluate_probe(bencher: divan::Bencher, nodes: usize) {
 fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     let (state, pod) = setup(nodes);
     let profile = Profile::default_profile(FeatureGates::default());
-    bencher.bench(|| {
-        explain_pod(
-            pod,
-            state,
-            None,
-            &profile,
-            Vec::new(),
-            Placement::default(),
-        )
-    });
+    bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Placement::default()));
 }

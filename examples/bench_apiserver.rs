@@ -78,11 +78,20 @@ fn discovery(group: &str) -> Value {
                    "kind": kind, "verbs": ["get", "list"]})
         })
         .collect();
-    let gv = if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") };
+    let gv = if group.is_empty() {
+        "v1".to_string()
+    } else {
+        format!("{group}/v1")
+    };
     json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
 }
 
-fn list(store: &Store, plural: &str, namespace: Option<&str>, query: &str) -> Response<Full<Bytes>> {
+fn list(
+    store: &Store,
+    plural: &str,
+    namespace: Option<&str>,
+    query: &str,
+) -> Response<Full<Bytes>> {
     let Some((_, kind, _, group)) = RESOURCES.iter().find(|r| r.0 == plural) else {
         return not_found();
     };
@@ -103,7 +112,11 @@ fn list(store: &Store, plural: &str, namespace: Option<&str>, query: &str) -> Re
         .collect();
     let end = offset.saturating_add(limit).min(selected.len());
     let page = &selected[offset.min(end)..end];
-    let api_version = if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") };
+    let api_version = if group.is_empty() {
+        "v1".to_string()
+    } else {
+        format!("{group}/v1")
+    };
     let metadata = if end < selected.len() {
         format!(
             r#"{{"resourceVersion":"1000","continue":"c-{end}","remainingItemCount":{}}}"#,
@@ -114,8 +127,10 @@ fn list(store: &Store, plural: &str, namespace: Option<&str>, query: &str) -> Re
     };
     let mut body = Vec::with_capacity(page.iter().map(|o| o.item.len() + 1).sum::<usize>() + 200);
     body.extend_from_slice(
-        format!(r#"{{"kind":"{kind}List","apiVersion":"{api_version}","metadata":{metadata},"items":["#)
-            .as_bytes(),
+        format!(
+            r#"{{"kind":"{kind}List","apiVersion":"{api_version}","metadata":{metadata},"items":["#
+        )
+        .as_bytes(),
     );
     for (i, o) in page.iter().enumerate() {
         if i > 0 {
@@ -141,7 +156,11 @@ fn get(store: &Store, plural: &str, namespace: Option<&str>, name: &str) -> Resp
     let Ok(mut v) = serde_json::from_slice::<Value>(&o.item) else {
         return not_found();
     };
-    v["apiVersion"] = json!(if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") });
+    v["apiVersion"] = json!(if group.is_empty() {
+        "v1".to_string()
+    } else {
+        format!("{group}/v1")
+    });
     v["kind"] = json!(kind);
     json_response(&v)
 }
@@ -153,11 +172,15 @@ fn handle(store: &Store, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let core = |p: &str| RESOURCES.iter().any(|r| r.0 == p && r.3.is_empty());
     let apps = |p: &str| RESOURCES.iter().any(|r| r.0 == p && r.3 == "apps");
     match segs.as_slice() {
-        ["version"] => json_response(&json!({"major": "1", "minor": "32", "gitVersion": "v1.32.0", "platform": "linux/amd64"})),
+        ["version"] => json_response(
+            &json!({"major": "1", "minor": "32", "gitVersion": "v1.32.0", "platform": "linux/amd64"}),
+        ),
         ["api"] => json_response(&json!({"kind": "APIVersions", "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]})),
-        ["apis"] => json_response(&json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [{"name": "apps",
-            "versions": [{"groupVersion": "apps/v1", "version": "v1"}], "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}]})),
+        ["apis"] => json_response(
+            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [{"name": "apps",
+            "versions": [{"groupVersion": "apps/v1", "version": "v1"}], "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}]}),
+        ),
         ["api", "v1"] => json_response(&discovery("")),
         ["apis", "apps", "v1"] => json_response(&discovery("apps")),
         ["api", "v1", "namespaces", ns, p] if core(p) => list(store, p, Some(ns), query),
@@ -165,7 +188,9 @@ fn handle(store: &Store, req: &Request<Incoming>) -> Response<Full<Bytes>> {
         ["api", "v1", p] if core(p) => list(store, p, None, query),
         ["api", "v1", p, name] if core(p) => get(store, p, None, name),
         ["apis", "apps", "v1", "namespaces", ns, p] if apps(p) => list(store, p, Some(ns), query),
-        ["apis", "apps", "v1", "namespaces", ns, p, name] if apps(p) => get(store, p, Some(ns), name),
+        ["apis", "apps", "v1", "namespaces", ns, p, name] if apps(p) => {
+            get(store, p, Some(ns), name)
+        }
         ["apis", "apps", "v1", p] if apps(p) => list(store, p, None, query),
         _ => not_found(),
     }
@@ -187,7 +212,12 @@ fn main() -> std::io::Result<()> {
             m.remove("apiVersion");
             m.remove("kind");
         }
-        let s = |p: &str| v.pointer(p).and_then(|x| x.as_str()).unwrap_or("").to_string();
+        let s = |p: &str| {
+            v.pointer(p)
+                .and_then(|x| x.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
         let o = Object {
             namespace: s("/metadata/namespace"),
             name: s("/metadata/name"),
@@ -206,7 +236,8 @@ fn main() -> std::io::Result<()> {
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port.parse().unwrap_or(0))).await?;
+        let listener =
+            tokio::net::TcpListener::bind(("127.0.0.1", port.parse().unwrap_or(0))).await?;
         println!("ready {}", listener.local_addr()?);
         loop {
             let (stream, _) = listener.accept().await?;
@@ -216,7 +247,9 @@ fn main() -> std::io::Result<()> {
                     let store = store.clone();
                     async move { Ok::<_, Infallible>(handle(&store, &req)) }
                 });
-                let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await;
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
             });
         }
     })

@@ -27,7 +27,8 @@ fn main() -> std::io::Result<()> {
     };
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir)?;
-    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(dir.join("cluster.json"))?);
+    let mut out =
+        BufWriter::with_capacity(1 << 20, std::fs::File::create(dir.join("cluster.json"))?);
     cluster_gen::write_list(size, &mut out)?;
     out.flush()?;
     std::fs::write(
@@ -43,7 +44,10 @@ mod tests {
 
     #[test]
     fn the_generator_is_deterministic_and_readable() {
-        let size = Size { nodes: 6, pods_per_node: 3 };
+        let size = Size {
+            nodes: 6,
+            pods_per_node: 3,
+        };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         write_list(size, &mut a).unwrap();
         write_list(size, &mut b).unwrap();

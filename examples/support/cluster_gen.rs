@@ -76,7 +76,13 @@ impl Size {
 
 const ZONES: &[&str] = &["a", "b", "c"];
 const REGIONS: &[&str] = &["us-east-1", "eu-west-1"];
-const TYPES: &[&str] = &["m5.xlarge", "m5.2xlarge", "c5.4xlarge", "r5.2xlarge", "m6g.xlarge"];
+const TYPES: &[&str] = &[
+    "m5.xlarge",
+    "m5.2xlarge",
+    "c5.4xlarge",
+    "r5.2xlarge",
+    "m6g.xlarge",
+];
 const IMAGES: &[&str] = &[
     "registry.k8s.io/pause:3.10",
     "docker.io/library/nginx:1.27.3",
@@ -91,7 +97,12 @@ const TIERS: &[&str] = &["frontend", "backend", "data"];
 const TS: &str = "2025-01-15T10:00:00Z";
 
 fn node_name(i: usize) -> String {
-    format!("ip-10-{}-{}-{}.ec2.internal", i / 65536 % 256, i / 256 % 256, i % 256)
+    format!(
+        "ip-10-{}-{}-{}.ec2.internal",
+        i / 65536 % 256,
+        i / 256 % 256,
+        i % 256
+    )
 }
 
 fn zone_of(i: usize) -> (String, &'static str) {
@@ -100,7 +111,9 @@ fn zone_of(i: usize) -> (String, &'static str) {
 }
 
 pub fn namespace_name(i: usize) -> String {
-    const TEAMS: &[&str] = &["shop", "payments", "search", "data", "ml", "infra", "web", "auth"];
+    const TEAMS: &[&str] = &[
+        "shop", "payments", "search", "data", "ml", "infra", "web", "auth",
+    ];
     format!("{}-{i}", TEAMS[i % TEAMS.len()])
 }
 
@@ -118,7 +131,11 @@ pub fn node(rng: &mut Rng, i: usize) -> Value {
     let name = node_name(i);
     let (zone, region) = zone_of(i);
     let ty = TYPES[i % TYPES.len()];
-    let arch = if ty.starts_with("m6g") { "arm64" } else { "amd64" };
+    let arch = if ty.starts_with("m6g") {
+        "arm64"
+    } else {
+        "amd64"
+    };
     let mut taints = Vec::new();
     if i % 20 == 7 {
         taints.push(json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}));
@@ -191,21 +208,31 @@ fn affinity_of(size: Size, a: usize) -> Option<Value> {
     let app = app_name(a);
     let term = |app: &str, key: &str| json!({"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key});
     match a % 9 {
-        0 => Some(json!({"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": 100, "podAffinityTerm": term(&app, "kubernetes.io/hostname")}]}})),
-        1 => Some(json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            term(&app, "kubernetes.io/hostname")]}})),
+        0 => Some(
+            json!({"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": term(&app, "kubernetes.io/hostname")}]}}),
+        ),
+        1 => Some(
+            json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            term(&app, "kubernetes.io/hostname")]}}),
+        ),
         2 => {
             // Near another app of the same namespace, in the same zone.
             let other = app_name(a + size.namespaces());
             let _ = ns;
-            Some(json!({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 50, "podAffinityTerm": term(&other, "topology.kubernetes.io/zone")}]}}))
+            Some(
+                json!({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 50, "podAffinityTerm": term(&other, "topology.kubernetes.io/zone")}]}}),
+            )
         }
-        3 => Some(json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": TYPES}]}]}}})),
-        4 => Some(json!({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": 20, "preference": {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}}]}})),
+        3 => Some(
+            json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": TYPES}]}]}}}),
+        ),
+        4 => Some(
+            json!({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 20, "preference": {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}}]}}),
+        ),
         _ => None,
     }
 }
@@ -360,7 +387,11 @@ pub fn probe(size: Size) -> Value {
 }
 
 fn namespace(i: usize) -> Value {
-    let name = if i == usize::MAX { "bench".to_string() } else { namespace_name(i) };
+    let name = if i == usize::MAX {
+        "bench".to_string()
+    } else {
+        namespace_name(i)
+    };
     json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "uid": format!("ns-{name}"), "creationTimestamp": TS,
         "labels": {"kubernetes.io/metadata.name": name, "team": name.split('-').next().unwrap_or("")}},
         "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})

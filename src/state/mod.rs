@@ -8,8 +8,8 @@
 mod manifest;
 pub mod quantity;
 mod read;
-mod slim;
 pub mod resources;
+mod slim;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};

@@ -417,7 +417,11 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
                 }
                 Err(_) => b.add(&located(raw)?, path)?,
             },
-            "Node" | "Namespace" | "Service" | "ReplicationController" | "ReplicaSet"
+            "Node"
+            | "Namespace"
+            | "Service"
+            | "ReplicationController"
+            | "ReplicaSet"
             | "StatefulSet" => b.add(&located(raw)?, path)?,
             _ => {}
         }

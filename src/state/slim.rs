@@ -59,7 +59,8 @@ struct Condition {
 struct ContainerStatus {
     name: String,
     #[serde(default)]
-    allocated_resources: Option<BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+    allocated_resources:
+        Option<BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
     #[serde(default)]
     resources: Option<core::ResourceRequirements>,
 }
@@ -80,10 +81,7 @@ pub fn decode_pod_page(text: &str) -> Result<(Option<String>, Vec<Pod>), serde_j
     let page: PodPage = serde_json::from_str(text)?;
     Ok((
         page.metadata.continue_,
-        page.items
-            .into_iter()
-            .map(SlimPod::into_pod)
-            .collect(),
+        page.items.into_iter().map(SlimPod::into_pod).collect(),
     ))
 }
 
