@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
-use kube::api::{Api, ListParams, ObjectList};
+use kube::api::{Api, ListParams};
 use kube::core::Status;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -221,18 +221,16 @@ impl Live {
             },
         )
         .await?;
-        let pods_api: Api<core::Pod> = Api::all(self.client.clone());
         let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
-        self.list_paged(
-            &pods_api,
+        self.list_pods_compact(
             &Request::new("list", "pods", true),
             Some(NON_TERMINAL_PODS),
             &mut |page| {
                 match page {
                     Page::Restart => state = ClusterState::new(nodes.clone(), Vec::new(), None),
                     Page::Items(items) => {
-                        for p in &items {
-                            state.add_pod(Pod::from_api(p));
+                        for p in items {
+                            state.add_pod(p);
                         }
                     }
                 }
@@ -679,6 +677,46 @@ impl Live {
     where
         K: Clone + DeserializeOwned + fmt::Debug,
     {
+        let get = |lp: ListParams| async move {
+            api.list(&lp)
+                .await
+                .map(|list| (list.metadata.continue_, list.items))
+        };
+        self.list_pages(&get, req, fields, on_page).await
+    }
+
+    /// The pods of the cluster, decoded from each page's text straight into the compact model
+    /// (the typed `k8s-openapi` pod would decode managedFields and the whole status, which no
+    /// plugin reads: on large clusters that is most of the time and memory of a run).
+    async fn list_pods_compact(
+        &self,
+        req: &Request,
+        fields: Option<&str>,
+        on_page: &mut dyn FnMut(Page<Pod>) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
+        let client = &self.client;
+        let get = |lp: ListParams| async move {
+            let request = kube::core::Request::new("/api/v1/pods")
+                .list(&lp)
+                .map_err(kube::Error::BuildRequest)?;
+            let text = client.request_text(request).await?;
+            crate::state::decode_pod_page(&text).map_err(kube::Error::SerdeError)
+        };
+        self.list_pages(&get, req, fields, on_page).await
+    }
+
+    /// The paging loop: `get` fetches one page (continue token and items).
+    async fn list_pages<K, F, Fut>(
+        &self,
+        get: &F,
+        req: &Request,
+        fields: Option<&str>,
+        on_page: &mut dyn FnMut(Page<K>) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError>
+    where
+        F: Fn(ListParams) -> Fut,
+        Fut: Future<Output = Result<(Option<String>, Vec<K>), kube::Error>>,
+    {
         let mut restarts = 0;
         'list: loop {
             let mut token: Option<String> = None;
@@ -693,11 +731,12 @@ impl Live {
                 if let Some(t) = &token {
                     lp = lp.continue_token(t);
                 }
-                let page: Result<ObjectList<K>, Failure> = self.call(req, || api.list(&lp)).await;
+                let page: Result<(Option<String>, Vec<K>), Failure> =
+                    self.call(req, || get(lp.clone())).await;
                 match page {
-                    Ok(list) => {
-                        let next = list.metadata.continue_.clone().filter(|c| !c.is_empty());
-                        on_page(Page::Items(list.items))?;
+                    Ok((next, items)) => {
+                        let next = next.filter(|c| !c.is_empty());
+                        on_page(Page::Items(items))?;
                         match next {
                             Some(t) => token = Some(t),
                             None => return Ok(()),

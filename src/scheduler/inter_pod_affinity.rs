@@ -333,22 +333,29 @@ impl<'a> InterPodAffinity<'a> {
         (!errs.is_empty()).then(|| format!("parsing pod: {}", errs.join("; ")))
     }
 
+    /// Adds one pod's contribution to `(key, node's value) -> source`. Allocates only for a
+    /// key, value or source not seen before: on large clusters most pods land in a few
+    /// domains, and this runs once per matching pod.
     fn add_score(
         &mut self,
         labels: &Labels,
         key: &str,
-        source: String,
+        source: &str,
         delta: i64,
     ) -> Option<String> {
         let value = labels.get(key)?;
-        let e = self
-            .topology_score
-            .entry(key.to_string())
-            .or_default()
-            .entry(value.clone())
-            .or_default()
-            .entry(source)
-            .or_insert((0, 0));
+        let by_value = match self.topology_score.get_mut(key) {
+            Some(m) => m,
+            None => self.topology_score.entry(key.to_string()).or_default(),
+        };
+        let by_source = match by_value.get_mut(value.as_str()) {
+            Some(m) => m,
+            None => by_value.entry(value.clone()).or_default(),
+        };
+        let e = match by_source.get_mut(source) {
+            Some(e) => e,
+            None => by_source.entry(source.to_string()).or_insert((0, 0)),
+        };
         e.0 += 1;
         e.1 += delta;
         Some(value.clone())
@@ -545,6 +552,15 @@ impl Plugin for InterPodAffinity<'_> {
         let input = self.input;
         let incoming = input.pod;
         let hard = i64::from(self.args.hard_pod_affinity_weight);
+        // Score sources of the incoming pod's preferred terms, named once.
+        let sources: [Vec<String>; 2] = [
+            (0..self.preferred_affinity.len())
+                .map(|i| format!("{}[{i}]", kind_name(TermKind::PreferredAffinity)))
+                .collect(),
+            (0..self.preferred_anti_affinity.len())
+                .map(|i| format!("{}[{i}]", kind_name(TermKind::PreferredAntiAffinity)))
+                .collect(),
+        ];
         for (_, pod, n) in input.existing_pods() {
             if !has_constraints && pod.pod_affinity.is_none() {
                 continue;
@@ -575,7 +591,7 @@ impl Plugin for InterPodAffinity<'_> {
                     })
                     .collect();
                 for (i, key, delta) in hits {
-                    let source = format!("{}[{i}]", kind_name(kind));
+                    let source = &sources[usize::from(sign < 0)][i];
                     let d = self.add_score(&node.labels, &key, source, delta);
                     self.record(kind, i, d, &pod.id);
                 }
@@ -609,7 +625,7 @@ impl Plugin for InterPodAffinity<'_> {
                     continue;
                 }
                 let source = format!("existing:{}", kind_name(kind));
-                let domain = self.add_score(&node.labels, &t.topology_key, source, delta);
+                let domain = self.add_score(&node.labels, &t.topology_key, &source, delta);
                 self.tables.existing_scoring_terms.push(ExistingTermHit {
                     pod: pod.id.clone(),
                     node: node.name.clone(),

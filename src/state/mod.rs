@@ -10,6 +10,7 @@ pub mod quantity;
 mod read;
 pub mod resources;
 pub mod validate;
+mod slim;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +25,7 @@ pub use manifest::{
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
+pub use slim::decode_pod_page;
 pub use yaml::to_yaml_string;
 
 use crate::scheduler::selector::{LabelSelector, Labels, Requirement};

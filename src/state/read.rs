@@ -296,6 +296,9 @@ pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
 
 /// Parses a cluster snapshot from text (tests, fixtures).
 pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceError> {
+    if let Some(state) = fast_snapshot(text, path)? {
+        return Ok(state);
+    }
     let docs = parse_documents(text, path)?;
     // `kubectl get ... -o yaml` on an empty cluster prints a List without items: an empty
     // snapshot, not a wrong file.
@@ -356,11 +359,25 @@ fn snapshot_from_objects(
     path: &str,
     empty_list: bool,
 ) -> Result<ClusterState, SourceError> {
-    let mut nodes = Vec::new();
-    let mut pods = Vec::new();
-    let mut namespaces: Option<BTreeMap<_, _>> = None;
-    let mut workloads: Option<WorkloadSelectors> = None;
+    let mut b = SnapshotBuilder::default();
     for obj in objects {
+        b.add(obj, path)?;
+    }
+    b.finish(path, empty_list)
+}
+
+/// Folds objects into a snapshot one at a time, in input order.
+#[derive(Default)]
+struct SnapshotBuilder {
+    nodes: Vec<Node>,
+    pods: Vec<Pod>,
+    namespaces: Option<BTreeMap<String, crate::scheduler::selector::Labels>>,
+    workloads: Option<WorkloadSelectors>,
+}
+
+impl SnapshotBuilder {
+    fn add(&mut self, obj: &Located, path: &str) -> Result<(), SourceError> {
+        let workloads = &mut self.workloads;
         match obj.kind() {
             "Service" => {
                 let o: MapSelectorObject = obj.decode(path)?;
@@ -391,34 +408,129 @@ fn snapshot_from_objects(
             "Node" => {
                 let node = Node::from(&obj.decode::<core::Node>(path)?);
                 check_quantities(obj, path, &node.resources.problems)?;
-                nodes.push(node);
+                self.nodes.push(node);
             }
             "Pod" => {
                 let pod = Pod::from_api(&obj.decode::<core::Pod>(path)?);
-                check_quantities(obj, path, &pod.resources.problems)?;
-                pods.push(pod);
+                self.add_pod(obj, path, pod)?;
             }
             "Namespace" => {
                 let ns: core::Namespace = obj.decode(path)?;
-                namespaces.get_or_insert_with(BTreeMap::new).insert(
+                self.namespaces.get_or_insert_with(BTreeMap::new).insert(
                     ns.metadata.name.unwrap_or_default(),
                     ns.metadata.labels.unwrap_or_default(),
                 );
             }
             _ => {}
         }
+        Ok(())
     }
-    if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
-        return Err(SourceError::Content {
-            path: path.to_string(),
-            message: "no Node, Pod or Namespace objects found; write a snapshot with \
-                      `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml > FILE` or `kubectl affinity snapshot`"
-                .to_string(),
-        });
+
+    fn add_pod(&mut self, obj: &Located, path: &str, pod: Pod) -> Result<(), SourceError> {
+        check_quantities(obj, path, &pod.resources.problems)?;
+        self.pods.push(pod);
+        Ok(())
     }
-    let mut state = ClusterState::new(nodes, pods, namespaces);
-    state.workloads = workloads;
-    Ok(state)
+
+    fn finish(self, path: &str, empty_list: bool) -> Result<ClusterState, SourceError> {
+        let SnapshotBuilder {
+            nodes,
+            pods,
+            namespaces,
+            workloads,
+        } = self;
+        if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
+            return Err(SourceError::Content {
+                path: path.to_string(),
+                message: "no Node, Pod or Namespace objects found; write a snapshot with \
+                          `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml > FILE` or `kubectl affinity snapshot`"
+                    .to_string(),
+            });
+        }
+        let mut state = ClusterState::new(nodes, pods, namespaces);
+        state.workloads = workloads;
+        Ok(state)
+    }
+}
+
+/// A JSON `v1 List` seen as its items' text, before any item is decoded.
+#[derive(Deserialize)]
+struct RawList<'a> {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a serde_json::value::RawValue>>,
+}
+
+/// An item's kind, read without building the item.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The fast path for the common large snapshot, one JSON `List` (`kubectl get -o json`):
+/// pods are decoded straight from the text into the compact model, never through
+/// `serde_json::Value`. `None` when the text has another shape (YAML, several documents,
+/// nested lists), which the general path reads. Every object that does not decode is decoded
+/// again the general way, so errors are the same.
+fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceError> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if !trimmed.starts_with('{') {
+        return Ok(None);
+    }
+    let Ok(list) = serde_json::from_str::<RawList<'_>>(trimmed) else {
+        return Ok(None);
+    };
+    let (Some(kind), Some(items)) = (list.kind, list.items) else {
+        return Ok(None);
+    };
+    if !kind.ends_with("List") || items.is_empty() {
+        return Ok(None);
+    }
+    let mut heads = Vec::with_capacity(items.len());
+    for raw in &items {
+        let Ok(head) = serde_json::from_str::<Head<'_>>(raw.get()) else {
+            return Ok(None);
+        };
+        let k = head.kind.unwrap_or_default();
+        if k.ends_with("List") {
+            return Ok(None);
+        }
+        heads.push(k);
+    }
+    let located = |raw: &serde_json::value::RawValue| -> Result<Located, SourceError> {
+        serde_json::from_str(raw.get())
+            .map(|value| Located { document: 1, value })
+            .map_err(|e| SourceError::Syntax {
+                path: path.to_string(),
+                message: e.to_string(),
+            })
+    };
+    let mut b = SnapshotBuilder::default();
+    for (raw, kind) in items.iter().zip(&heads) {
+        match kind.as_ref() {
+            "Pod" => match serde_json::from_str::<super::slim::SlimPod>(raw.get()) {
+                Ok(slim) => {
+                    let pod = slim.into_pod();
+                    if pod.resources.problems.is_empty() {
+                        b.pods.push(pod);
+                    } else {
+                        b.add_pod(&located(raw)?, path, pod)?;
+                    }
+                }
+                Err(_) => b.add(&located(raw)?, path)?,
+            },
+            "Node"
+            | "Namespace"
+            | "Service"
+            | "ReplicationController"
+            | "ReplicaSet"
+            | "StatefulSet" => b.add(&located(raw)?, path)?,
+            _ => {}
+        }
+    }
+    b.finish(path, false).map(Some)
 }
 
 #[cfg(test)]

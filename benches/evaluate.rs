@@ -1,0 +1,71 @@
+//! Evaluation benchmarks (divan): one pending pod carrying every rule kind (required and
+//! preferred node affinity, pod affinity and anti-affinity on zone and hostname, tolerations)
+//! against generated clusters, producing the full per-node explanation.
+//!
+//! ```text
+//! cargo bench --bench evaluate
+//! ```
+//!
+//! The clusters come from `examples/support/cluster_gen.rs`, built once per size in memory.
+
+#[path = "../examples/support/cluster_gen.rs"]
+mod cluster_gen;
+
+use std::sync::OnceLock;
+
+use cluster_gen::Size;
+use kubectl_affinity::app::{Placement, explain_pod};
+use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
+use kubectl_affinity::scheduler::{Input, evaluate};
+use kubectl_affinity::state::{ClusterState, Pod, read_snapshot_str};
+
+fn main() {
+    divan::main();
+}
+
+const SIZES: &[(usize, usize)] = &[(500, 30), (5000, 30)];
+
+/// The cluster and the probe pod, once per size.
+fn setup(nodes: usize) -> &'static (ClusterState, Pod) {
+    static SMALL: OnceLock<(ClusterState, Pod)> = OnceLock::new();
+    static LARGE: OnceLock<(ClusterState, Pod)> = OnceLock::new();
+    let cell = if nodes <= 500 { &SMALL } else { &LARGE };
+    cell.get_or_init(|| {
+        let size = Size {
+            nodes,
+            pods_per_node: SIZES.iter().find(|s| s.0 == nodes).map_or(30, |s| s.1),
+        };
+        let mut text = Vec::new();
+        cluster_gen::write_list(size, &mut text).expect("generate");
+        let text = String::from_utf8(text).expect("utf-8");
+        let state = read_snapshot_str(&text, "generated").expect("read");
+        let probe: k8s_openapi::api::core::v1::Pod =
+            serde_json::from_value(cluster_gen::probe(size)).expect("probe");
+        (state, Pod::from_api(&probe))
+    })
+}
+
+/// `scheduler::evaluate`: every Filter on every node, every Score on the candidates.
+#[divan::bench(args = [500, 5000], sample_count = 20)]
+fn evaluate_probe(bencher: divan::Bencher, nodes: usize) {
+    let (state, pod) = setup(nodes);
+    let profile = Profile::default_profile(FeatureGates::default());
+    bencher.bench(|| {
+        evaluate(
+            Input {
+                pod,
+                state,
+                exclude: None,
+            },
+            &profile,
+        )
+    });
+}
+
+/// `app::explain_pod`: the evaluation plus the explanation document every renderer reads.
+#[divan::bench(args = [500, 5000], sample_count = 20)]
+fn explain_probe(bencher: divan::Bencher, nodes: usize) {
+    let (state, pod) = setup(nodes);
+    let profile = Profile::default_profile(FeatureGates::default());
+    bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Placement::default()));
+}

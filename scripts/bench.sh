@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks: wall time and peak memory (GNU time's "Maximum resident set size")
+# of live and offline runs against generated clusters, each figure the median of REPEATS runs.
+# Every ratio compares runs made in the same loop, on the same machine, minutes apart.
+#
+#   scripts/bench.sh [small|large|all] [REPEATS]      (default: all 3)
+#
+# small = 500 nodes / 15,000 pods, large = 5,000 nodes / 150,000 pods. Data goes to
+# target/bench/ (never committed). Needs curl, jq and kubectl on PATH.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WHICH=${1:-all}
+REPEATS=${2:-3}
+[ -n "${SKIP_BUILD:-}" ] || cargo build --release --bins --examples --locked
+BIN=$PWD/target/release/kubectl-affinity
+GEN=$PWD/target/release/examples/gen_cluster
+SERVER=$PWD/target/release/examples/bench_apiserver
+OUT=$PWD/target/bench
+mkdir -p "$OUT"
+RESULTS=$OUT/results.txt
+: > "$RESULTS"
+
+# measure LABEL CMD...: one run; appends "LABEL WALL_S PEAK_KB" to $OUT/runs.txt
+measure() {
+  local label=$1; shift
+  if /usr/bin/time -f "%e %M" -o "$OUT/time.tmp" "$@" > /dev/null 2> "$OUT/err.tmp"; then
+    echo "$label $(tail -n 1 "$OUT/time.tmp")" >> "$OUT/runs.txt"
+  else
+    echo "FAILED: $label: $*" >&2; tail -n 5 "$OUT/err.tmp" >&2; exit 1
+  fi
+}
+
+# median LABEL: "LABEL median_wall median_peak_kb"
+median() {
+  local label=$1
+  local w m
+  w=$(awk -v l="$label" '$1==l {print $2}' "$OUT/runs.txt" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  m=$(awk -v l="$label" '$1==l {print $3}' "$OUT/runs.txt" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%-28s wall %8.2f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
+}
+
+# download PORT: every page kubectl-affinity's explain lists (nodes, pods, Services,
+# ReplicationControllers, ReplicaSets, StatefulSets, events), 500 objects a page, over one
+# kept-alive connection, bodies discarded. The server's continue tokens are `c-OFFSET`.
+download_urls() {
+  local port=$1 nodes=$2 pods=$3 apps=$4
+  local base=http://127.0.0.1:$port
+  echo "$base/api/v1/namespaces/bench/pods/probe"
+  local i
+  for ((i = 0; i < nodes; i += 500)); do echo "$base/api/v1/nodes?limit=500&continue=c-$i"; done
+  for ((i = 0; i <= pods; i += 500)); do echo "$base/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&continue=c-$i"; done
+  for ((i = 0; i < apps / 3 + 1; i += 500)); do echo "$base/api/v1/services?limit=500&continue=c-$i"; done
+  echo "$base/api/v1/replicationcontrollers?limit=500"
+  for ((i = 0; i < apps; i += 500)); do echo "$base/apis/apps/v1/replicasets?limit=500&continue=c-$i"; done
+  echo "$base/apis/apps/v1/statefulsets?limit=500"
+  echo "$base/api/v1/namespaces/bench/events?limit=500"
+}
+
+run_size() {
+  local name=$1 nodes=$2 port=$3
+  local pods=$((nodes * 30)) apps=$((nodes * 3))
+  local dir=$OUT/c$nodes
+  [ -s "$dir/cluster.json" ] || "$GEN" "$nodes" 30 "$dir"
+  "$SERVER" "$nodes" 30 "$port" > "$OUT/server-$nodes.log" 2>&1 &
+  local server=$!
+  trap 'kill $server 2>/dev/null || true' RETURN
+  until grep -q ready "$OUT/server-$nodes.log" 2>/dev/null; do sleep 1; done
+  cat > "$dir/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: bench, cluster: {server: "http://127.0.0.1:$port"}}]
+contexts: [{name: bench, context: {cluster: bench, user: bench}}]
+current-context: bench
+users: [{name: bench, user: {token: bench}}]
+KC
+  download_urls "$port" "$nodes" "$pods" "$apps" > "$dir/urls.txt"
+  : > "$OUT/runs.txt"
+  local r
+  for ((r = 0; r < REPEATS; r++)); do
+    measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null"
+    measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
+    if [ "$name" = small ]; then
+      measure "$name:kubectl-get-pods" kubectl --kubeconfig "$dir/kubeconfig" get pods -A -o json
+    fi
+    measure "$name:jq-length" jq '.items | length' "$dir/cluster.json"
+    measure "$name:whatif-offline" "$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.json"
+  done
+  echo "== $name: $nodes nodes, $pods pods, medians of $REPEATS" | tee -a "$RESULTS"
+  for l in download explain-live kubectl-get-pods jq-length whatif-offline; do
+    grep -q "^$name:$l " "$OUT/runs.txt" && median "$name:$l"
+  done
+  cat "$OUT/runs.txt" >> "$OUT/all-runs.txt"
+}
+
+echo "machine: $(nproc) cores, $(grep MemTotal /proc/meminfo | awk '{print int($2/1048576)}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" | tee -a "$RESULTS"
+case $WHICH in
+  small) run_size small 500 18600 ;;
+  large) run_size large 5000 18601 ;;
+  all) run_size small 500 18600; run_size large 5000 18601 ;;
+esac
