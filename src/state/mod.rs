@@ -9,8 +9,8 @@ mod manifest;
 pub mod quantity;
 mod read;
 pub mod resources;
-pub mod validate;
 mod slim;
+pub mod validate;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
