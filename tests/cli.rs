@@ -469,3 +469,70 @@ items:
     );
     assert!(text.contains(" old* "), "{text}");
 }
+
+#[test]
+fn big_clusters_list_the_best_nodes_and_group_the_rest_by_reason() {
+    // 60 nodes: 40 fit (scores differ by free cpu), 20 carry an untolerated taint.
+    let mut items = Vec::new();
+    for i in 0..60 {
+        let mut node = serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("n{i:02}"), "labels": {"kubernetes.io/hostname": format!("n{i:02}")}},
+            "spec": {},
+            "status": {"allocatable": {"cpu": format!("{}", 2 + i), "memory": "16Gi", "pods": "110"}},
+        });
+        if i >= 40 {
+            node["spec"]["taints"] =
+                serde_json::json!([{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]);
+        }
+        items.push(node);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("big.json");
+    std::fs::write(
+        &snapshot,
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    let snapshot = snapshot.to_str().unwrap();
+    let pod = dir.path().join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\n\
+         spec:\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"1\"}}}]\n",
+    )
+    .unwrap();
+    let pod = pod.to_str().unwrap();
+    let out = run(&["whatif", "-f", pod, "--snapshot", snapshot, "--node", "n45"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" ✓ yes ") || l.contains(" ✗ no "))
+        .collect();
+    // The 10 best candidates plus the node asked about.
+    assert_eq!(rows.len(), 11, "{text}");
+    assert!(
+        text.contains("49 more nodes (--all-nodes lists every one):"),
+        "{text}"
+    );
+    assert!(text.contains("30 ✓ feasible with lower scores"), "{text}");
+    assert!(
+        text.contains("19 ✗ node(s) had untolerated taint(s)"),
+        "{text}"
+    );
+    assert!(text.contains("\nNode n45: ✗ no"), "{text}");
+
+    let all = run(&["whatif", "-f", pod, "--snapshot", snapshot, "--all-nodes"]);
+    let text = String::from_utf8_lossy(&all.stdout);
+    assert!(!text.contains("more nodes"), "{text}");
+    let listed = text
+        .lines()
+        .filter(|l| l.contains(" ✓ yes ") || l.contains(" ✗ no "))
+        .count();
+    assert_eq!(listed, 60, "{text}");
+}
