@@ -536,3 +536,44 @@ fn big_clusters_list_the_best_nodes_and_group_the_rest_by_reason() {
         .count();
     assert_eq!(listed, 60, "{text}");
 }
+
+#[test]
+fn whatif_reads_several_documents_from_stdin() {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "whatif",
+            "-f",
+            "-",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "-o",
+            "yaml",
+        ])
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut manifests = std::fs::read_to_string("examples/pod-with-node-affinity.yaml").unwrap();
+    manifests.push_str("\n---\n");
+    manifests.push_str(&std::fs::read_to_string("examples/redis-cache.yaml").unwrap());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(manifests.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("kind: SchedulingExplanation").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("name: with-node-affinity"), "{text}");
+    assert!(text.contains("Deployment/redis-cache"), "{text}");
+}
