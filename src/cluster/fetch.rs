@@ -281,105 +281,79 @@ impl Live {
                 m.name.clone().unwrap_or_default(),
             )
         }
-        let mut w = WorkloadSelectors::default();
-        let services: Api<core::Service> = Api::all(self.client.clone());
-        let rcs: Api<core::ReplicationController> = Api::all(self.client.clone());
-        let rss: Api<apps::ReplicaSet> = Api::all(self.client.clone());
-        let sss: Api<apps::StatefulSet> = Api::all(self.client.clone());
-        let results = [
-            self.list_paged(
-                &services,
-                &Request::new("list", "services", true),
-                None,
-                &mut |page| {
-                    match page {
-                        Page::Restart => w.services.clear(),
-                        Page::Items(items) => {
-                            for o in items {
-                                w.add_service(
-                                    o.metadata.namespace.clone().unwrap_or_default(),
-                                    o.spec.and_then(|s| s.selector),
-                                );
-                            }
-                        }
-                    }
-                    Ok(())
-                },
-            )
-            .await
-            .map_err(|e| (e, "services")),
-            self.list_paged(
-                &rcs,
-                &Request::new("list", "replicationcontrollers", true),
-                None,
-                &mut |page| {
-                    match page {
-                        Page::Restart => w.replication_controllers.clear(),
-                        Page::Items(items) => {
-                            for o in items {
-                                w.add_replication_controller(
-                                    key(&o.metadata),
-                                    o.spec.and_then(|s| s.selector),
-                                );
-                            }
-                        }
-                    }
-                    Ok(())
-                },
-            )
-            .await
-            .map_err(|e| (e, "replicationcontrollers")),
-            self.list_paged(
-                &rss,
-                &Request::new("list", "replicasets", true),
-                None,
-                &mut |page| {
-                    match page {
-                        Page::Restart => w.replica_sets.clear(),
-                        Page::Items(items) => {
-                            for o in items {
-                                w.add_label_selector(
-                                    false,
-                                    key(&o.metadata),
-                                    Some(&o.spec.selector),
-                                );
-                            }
-                        }
-                    }
-                    Ok(())
-                },
-            )
-            .await
-            .map_err(|e| (e, "replicasets")),
-            self.list_paged(
-                &sss,
-                &Request::new("list", "statefulsets", true),
-                None,
-                &mut |page| {
-                    match page {
-                        Page::Restart => w.stateful_sets.clear(),
-                        Page::Items(items) => {
-                            for o in items {
-                                w.add_label_selector(
-                                    true,
-                                    key(&o.metadata),
-                                    Some(&o.spec.selector),
-                                );
-                            }
-                        }
-                    }
-                    Ok(())
-                },
-            )
-            .await
-            .map_err(|e| (e, "statefulsets")),
-        ];
-        for r in results {
+        /// A forbidden list is an answer (the resource), anything else an error.
+        fn allowed<T>(
+            r: Result<Vec<T>, ClusterError>,
+            resource: &'static str,
+        ) -> Result<Result<Vec<T>, &'static str>, ClusterError> {
             match r {
-                Ok(()) => {}
-                Err((ClusterError::Forbidden(_), resource)) => return Ok(Err(resource)),
-                Err((e, _)) => return Err(e),
+                Ok(v) => Ok(Ok(v)),
+                Err(ClusterError::Forbidden(_)) => Ok(Err(resource)),
+                Err(e) => Err(e),
             }
+        }
+        let client = &self.client;
+        let services = self
+            .collect(
+                &Api::<core::Service>::all(client.clone()),
+                Request::new("list", "services", true),
+                |o| {
+                    Some((
+                        o.metadata.namespace.unwrap_or_default(),
+                        o.spec.and_then(|s| s.selector),
+                    ))
+                },
+            )
+            .await;
+        let services = match allowed(services, "services")? {
+            Ok(v) => v,
+            Err(r) => return Ok(Err(r)),
+        };
+        let rcs = self
+            .collect(
+                &Api::<core::ReplicationController>::all(client.clone()),
+                Request::new("list", "replicationcontrollers", true),
+                |o| Some((key(&o.metadata), o.spec.and_then(|s| s.selector))),
+            )
+            .await;
+        let rcs = match allowed(rcs, "replicationcontrollers")? {
+            Ok(v) => v,
+            Err(r) => return Ok(Err(r)),
+        };
+        let rss = self
+            .collect(
+                &Api::<apps::ReplicaSet>::all(client.clone()),
+                Request::new("list", "replicasets", true),
+                |o| Some((key(&o.metadata), o.spec.selector)),
+            )
+            .await;
+        let rss = match allowed(rss, "replicasets")? {
+            Ok(v) => v,
+            Err(r) => return Ok(Err(r)),
+        };
+        let sss = self
+            .collect(
+                &Api::<apps::StatefulSet>::all(client.clone()),
+                Request::new("list", "statefulsets", true),
+                |o| Some((key(&o.metadata), o.spec.selector)),
+            )
+            .await;
+        let sss = match allowed(sss, "statefulsets")? {
+            Ok(v) => v,
+            Err(r) => return Ok(Err(r)),
+        };
+        let mut w = WorkloadSelectors::default();
+        for (ns, selector) in services {
+            w.add_service(ns, selector);
+        }
+        for (k, selector) in rcs {
+            w.add_replication_controller(k, selector);
+        }
+        for (k, selector) in rss {
+            w.add_label_selector(false, k, Some(&selector));
+        }
+        for (k, selector) in sss {
+            w.add_label_selector(true, k, Some(&selector));
         }
         Ok(Ok(w))
     }
@@ -616,53 +590,54 @@ impl Live {
 
     /// Names for shell completion: namespaces, nodes, or the pods of one namespace.
     pub fn names(&self, what: Names<'_>) -> Result<Vec<String>, ClusterError> {
-        self.rt.block_on(async {
-            let mut names = Vec::new();
+        fn name<K: kube::Resource>(o: K) -> Option<String> {
+            o.meta().name.clone()
+        }
+        let client = self.client.clone();
+        let mut names = self.rt.block_on(async {
             match what {
                 Names::Namespaces => {
-                    let api: Api<core::Namespace> = Api::all(self.client.clone());
-                    self.collect_names(&api, Request::new("list", "namespaces", false), &mut names)
-                        .await?
+                    let api: Api<core::Namespace> = Api::all(client);
+                    self.collect(&api, Request::new("list", "namespaces", false), name)
+                        .await
                 }
                 Names::Nodes => {
-                    let api: Api<core::Node> = Api::all(self.client.clone());
-                    self.collect_names(&api, Request::new("list", "nodes", false), &mut names)
-                        .await?
+                    let api: Api<core::Node> = Api::all(client);
+                    self.collect(&api, Request::new("list", "nodes", false), name)
+                        .await
                 }
                 Names::Pods(ns) => {
-                    let api: Api<core::Pod> = Api::namespaced(self.client.clone(), ns);
-                    self.collect_names(
-                        &api,
-                        Request::new("list", "pods", true).namespace(ns),
-                        &mut names,
-                    )
-                    .await?
+                    let api: Api<core::Pod> = Api::namespaced(client, ns);
+                    let req = Request::new("list", "pods", true).namespace(ns);
+                    self.collect(&api, req, name).await
                 }
             }
-            names.sort();
-            Ok(names)
-        })
+        })?;
+        names.sort();
+        Ok(names)
     }
 
-    async fn collect_names<K>(
+    /// Lists a resource whole, keeping what `extract` takes of each object (a restarted list
+    /// starts over).
+    async fn collect<K, T>(
         &self,
         api: &Api<K>,
         req: Request,
-        names: &mut Vec<String>,
-    ) -> Result<(), ClusterError>
+        extract: impl Fn(K) -> Option<T>,
+    ) -> Result<Vec<T>, ClusterError>
     where
-        K: kube::Resource + Clone + DeserializeOwned + fmt::Debug,
+        K: Clone + DeserializeOwned + fmt::Debug,
     {
+        let mut out = Vec::new();
         self.list_paged(api, &req, None, &mut |page| {
             match page {
-                Page::Restart => names.clear(),
-                Page::Items(items) => {
-                    names.extend(items.iter().filter_map(|o| o.meta().name.clone()))
-                }
+                Page::Restart => out.clear(),
+                Page::Items(items) => out.extend(items.into_iter().filter_map(&extract)),
             }
             Ok(())
         })
-        .await
+        .await?;
+        Ok(out)
     }
 
     /// Lists in pages of `--chunk-size`, handing each page over as it arrives. An expired
