@@ -577,3 +577,34 @@ fn whatif_reads_several_documents_from_stdin() {
     assert!(text.contains("name: with-node-affinity"), "{text}");
     assert!(text.contains("Deployment/redis-cache"), "{text}");
 }
+
+#[test]
+fn a_filter_without_its_prefilter_fails_as_upstream() {
+    // InterPodAffinity's PreFilter disabled while its Filter runs: upstream's Filter finds no
+    // cycle state and errors on every node.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("sched.yaml");
+    std::fs::write(
+        &cfg,
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n\
+         profiles:\n- schedulerName: default-scheduler\n  plugins:\n    preFilter:\n      \
+         disabled: [{name: InterPodAffinity}]\n",
+    )
+    .unwrap();
+    let doc = json(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--scheduler-config",
+        cfg.to_str().unwrap(),
+    ]);
+    for n in doc["nodes"].as_array().unwrap() {
+        let f = filter(n, "InterPodAffinity");
+        assert_eq!(f["code"], "Error", "{f}");
+        assert_eq!(
+            f["reason"],
+            "reading \"PreFilterInterPodAffinity\" from cycleState: not found \
+             (InterPodAffinity's PreFilter is disabled in the profile)"
+        );
+    }
+}

@@ -441,7 +441,7 @@ impl Plugin for InterPodAffinity<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    "reading \"PreFilterInterPodAffinity\" from cycleState: not found (InterPodAffinity's PreFilter is disabled in the profile)",
+                    super::missing_cycle_state("PreFilter", "InterPodAffinity"),
                 )),
                 None,
             );
@@ -645,7 +645,7 @@ impl Plugin for InterPodAffinity<'_> {
 
     fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
         if !self.pre_scored {
-            return Err("reading \"PreScoreInterPodAffinity\" from cycleState: not found (InterPodAffinity's PreScore is disabled in the profile)".to_string());
+            return Err(super::missing_cycle_state("PreScore", "InterPodAffinity"));
         }
         let labels = &self.input.node(node).labels;
         let mut raw = 0;

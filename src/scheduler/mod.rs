@@ -347,6 +347,14 @@ fn instantiate<'a>(
     })
 }
 
+/// Upstream's error when a Filter or Score finds no state from its own PreFilter or PreScore
+/// (that extension point disabled in the profile while the later one runs).
+pub(crate) fn missing_cycle_state(point: &str, plugin: &str) -> String {
+    format!(
+        "reading \"{point}{plugin}\" from cycleState: not found ({plugin}'s {point} is disabled in the profile)"
+    )
+}
+
 fn not_evaluated_reason(name: &str, pod: &Pod) -> String {
     match storage::Kind::from_name(name).and_then(|k| k.relevant(pod)) {
         Some(why) => format!(

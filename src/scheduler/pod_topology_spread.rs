@@ -552,7 +552,7 @@ impl Plugin for PodTopologySpread<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    "reading \"PreFilterPodTopologySpread\" from cycleState: not found (PodTopologySpread's PreFilter is disabled in the profile)",
+                    super::missing_cycle_state("PreFilter", "PodTopologySpread"),
                 )),
                 None,
             );
@@ -710,7 +710,10 @@ impl Plugin for PodTopologySpread<'_> {
 
     fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
         if !self.pre_scored {
-            return Err("error reading \"PreScorePodTopologySpread\" from cycleState: not found (PodTopologySpread's PreScore is disabled in the profile)".to_string());
+            return Err(format!(
+                "error {}",
+                super::missing_cycle_state("PreScore", "PodTopologySpread")
+            ));
         }
         if self.ignored.get(node).copied().unwrap_or(false) {
             return Ok((
