@@ -339,9 +339,7 @@ fn instantiate<'a>(
             &profile.gates,
         )),
         other => match storage::Kind::from_name(other) {
-            Some(kind) if kind.relevant(input.pod).is_none() => {
-                Box::new(storage::Skipped::new(input))
-            }
+            Some(kind) if kind.relevant(input.pod).is_none() => Box::new(storage::Skipped),
             _ => return None,
         },
     })
@@ -390,12 +388,13 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             None => true,
         })
         .collect();
-    let why_not_evaluated = |name: &str| {
-        unavailable
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| not_evaluated_reason(name, input.pod))
-    };
+    // Why each plugin without an instance is not evaluated, worded once, not once per node.
+    for n in &names {
+        if !plugins.iter().any(|(p, _)| p == n) && !unavailable.contains_key(*n) {
+            unavailable.insert(n.to_string(), not_evaluated_reason(n, input.pod));
+        }
+    }
+    let why_not_evaluated = |name: &str| unavailable.get(name).cloned().unwrap_or_default();
     let plugin = |plugins: &[(&str, Box<dyn Plugin + '_>)], name: &str| {
         plugins.iter().position(|(n, _)| *n == name)
     };

@@ -12,7 +12,7 @@
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
 
-use super::{Input, Plugin, PreFilterOutcome, PreScoreOutcome, Status};
+use super::{Plugin, PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::Pod;
 
 /// Which storage plugin.
@@ -64,12 +64,6 @@ impl Kind {
 /// score. Only instantiated when [`Kind::relevant`] is `None`.
 #[derive(Debug)]
 pub struct Skipped;
-
-impl Skipped {
-    pub fn new(_input: Input<'_>) -> Skipped {
-        Skipped
-    }
-}
 
 impl Plugin for Skipped {
     fn pre_filter(&mut self) -> PreFilterOutcome {
