@@ -12,6 +12,12 @@ fn main() -> ExitCode {
     let mut out = stdout.lock();
     match app::run(cli, &mut out) {
         Ok(code) => ExitCode::from(code),
+        // The reader went away (`... | head`): nothing left to say, as for other Unix tools.
+        Err(kubectl_affinity::error::Error::Output(e))
+            if e.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             // Messages carry their causes already; print them once.
             let _ = writeln!(std::io::stderr(), "error: {err}");

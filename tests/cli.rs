@@ -608,3 +608,31 @@ fn a_filter_without_its_prefilter_fails_as_upstream() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    // `kubectl affinity ... | head -1`: the reader leaves early; no error message, exit 0.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "-o",
+            "yaml",
+            "--node",
+            "worker-a-1",
+        ])
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(out.status.success());
+}
