@@ -276,7 +276,7 @@ fn context(pod: &Pod, profile: &Profile, mut notes: Vec<String>, placement: Plac
     Context {
         current_node: placement.current_node,
         daemon_set: placement.daemon_set,
-        pod: pod.id.clone(),
+        pod: (*pod.id).clone(),
         scheduler: SchedulerInfo {
             kubernetes_version: crate::report::KUBERNETES_VERSION,
             scheduler_name: profile.scheduler_name.clone(),

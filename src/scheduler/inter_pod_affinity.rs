@@ -5,7 +5,8 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -15,17 +16,12 @@ use super::{
     Code, FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreFilterOutcome,
     PreScoreOutcome, ScoreDetails as AnyScoreDetails, Status,
 };
-use crate::state::{AffinityTerm, PodAffinity, PodRef};
+use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity, PodRef};
 
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
 pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
 pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
-
-type Pair = (String, String);
-
-/// `topologyScore`: key -> value -> contribution source -> (pods, score).
-type TopologyScore = HashMap<String, HashMap<String, BTreeMap<String, (i64, i64)>>>;
 
 /// Which list of which pod a term comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -52,9 +48,9 @@ pub struct TermTable {
     pub all_namespaces: bool,
     /// Domain value -> matching pods on nodes of that domain. For required affinity a pod is
     /// listed only when it matches every required affinity term, as upstream counts it.
-    pub domains: BTreeMap<String, Vec<PodRef>>,
+    pub domains: BTreeMap<String, Vec<Arc<PodRef>>>,
     /// Matching pods on nodes that lack the topology key: they count for nothing.
-    pub pods_without_domain: Vec<PodRef>,
+    pub pods_without_domain: Vec<Arc<PodRef>>,
     /// Whether the incoming pod matches this term itself (the first-pod exception).
     pub incoming_pod_matches: bool,
 }
@@ -67,7 +63,7 @@ fn is_zero(w: &i32) -> bool {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExistingTermHit {
-    pub pod: PodRef,
+    pub pod: Arc<PodRef>,
     pub node: String,
     pub kind: TermKind,
     pub index: usize,
@@ -155,28 +151,6 @@ impl Resolved {
     }
 }
 
-#[derive(Debug, Default)]
-struct Counts {
-    counts: HashMap<Pair, i64>,
-}
-
-impl Counts {
-    fn add(&mut self, labels: &Labels, key: &str) -> Option<String> {
-        let value = labels.get(key)?;
-        *self
-            .counts
-            .entry((key.to_string(), value.clone()))
-            .or_insert(0) += 1;
-        Some(value.clone())
-    }
-    fn get(&self, key: &str, value: &str) -> i64 {
-        self.counts
-            .get(&(key.to_string(), value.to_string()))
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
 /// Why the plugin cannot be evaluated honestly, if it cannot: a term with a namespaceSelector
 /// needs namespace labels, and namespaces were not read. Without them such a term would select
 /// nothing (or match nothing), and the verdict would look certain while it is not.
@@ -186,12 +160,13 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
     }
     let pod = input.pod;
     let incoming = pod.affinity_terms().any(|t| t.needs_namespace_labels());
-    let existing = input.existing_pods().any(|(_, p, _)| {
-        p.affinity_terms().any(|t| {
-            t.needs_namespace_labels()
-                && !t.namespaces.contains(&pod.id.namespace)
-                && t.selector.matches(&pod.labels)
-        })
+    let existing = input.state.index.affinity_groups().iter().any(|g| {
+        g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
+            && affinity_terms(&g.terms).any(|t| {
+                t.needs_namespace_labels()
+                    && !t.namespaces.contains(&pod.id.namespace)
+                    && t.selector.matches(&pod.labels)
+            })
     });
     (incoming || existing).then(|| {
         format!(
@@ -207,6 +182,83 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
     })
 }
 
+/// Every term of a pod's four lists, required and preferred.
+fn affinity_terms(pa: &PodAffinity) -> impl Iterator<Item = &AffinityTerm> {
+    pa.required_affinity
+        .iter()
+        .chain(&pa.required_anti_affinity)
+        .chain(&pa.preferred_affinity)
+        .chain(&pa.preferred_anti_affinity)
+}
+
+/// Matching pods of one incoming term, per domain of its key, as pod indexes until the report
+/// is built: a term like `tier in (data)` over all namespaces matches tens of thousands of pods.
+#[derive(Debug, Default)]
+struct TermPods<'a> {
+    domains: Option<&'a Domains>,
+    by_domain: Vec<Vec<u32>>,
+    without_domain: Vec<u32>,
+}
+
+impl TermPods<'_> {
+    fn push(&mut self, domain: Option<u32>, pod: u32) {
+        match domain {
+            Some(d) => {
+                let d = d as usize;
+                if self.by_domain.len() <= d {
+                    self.by_domain.resize_with(d + 1, Vec::new);
+                }
+                self.by_domain[d].push(pod);
+            }
+            None => self.without_domain.push(pod),
+        }
+    }
+}
+
+/// `(topologyKey, value) -> count` for one key, as a vector over the key's domains.
+#[derive(Debug)]
+struct KeyCounts<'a> {
+    key: String,
+    domains: Option<&'a Domains>,
+    counts: Vec<i64>,
+}
+
+impl<'a> KeyCounts<'a> {
+    fn new(input: Input<'a>, key: &str) -> Self {
+        let domains = input.state.topology.domains(key);
+        KeyCounts {
+            key: key.to_string(),
+            domains,
+            counts: vec![0; domains.map_or(0, |d| d.values.len())],
+        }
+    }
+
+    /// Counts a pod on `node`; its domain, `None` when the node lacks the key.
+    fn add(&mut self, node: usize) -> Option<u32> {
+        let d = self.domains?.of(node)?;
+        self.counts[d as usize] += 1;
+        Some(d)
+    }
+
+    /// The node's domain value and the count there.
+    fn on(&self, node: usize) -> (Option<&'a str>, i64) {
+        match self.domains.and_then(|d| d.of(node).map(|i| (d, i))) {
+            Some((d, i)) => (Some(d.values[i as usize].as_str()), self.counts[i as usize]),
+            None => (None, 0),
+        }
+    }
+}
+
+/// PreScore's `topologyScore` for one key: per domain and contribution source, the number of
+/// pods and the summed score. A source is present in a domain once a pod was added there.
+#[derive(Debug)]
+struct KeyScores<'a> {
+    key: String,
+    domains: &'a Domains,
+    /// `domains.values.len() x sources`, row-major by domain.
+    cells: Vec<(i64, i64)>,
+}
+
 #[derive(Debug)]
 pub struct InterPodAffinity<'a> {
     input: Input<'a>,
@@ -219,11 +271,36 @@ pub struct InterPodAffinity<'a> {
     preferred_anti_affinity: Vec<Resolved>,
     pre_filtered: bool,
     pre_scored: bool,
-    affinity_counts: Counts,
-    anti_affinity_counts: Vec<Counts>,
-    existing_anti: HashMap<Pair, Vec<usize>>,
-    topology_score: TopologyScore,
+    /// One shared count per distinct key of the required affinity terms (upstream's
+    /// `affinityCounts` is one map over all terms).
+    affinity_counts: Vec<KeyCounts<'a>>,
+    /// Index into `affinity_counts` of each required affinity term.
+    affinity_key_of: Vec<usize>,
+    /// Whether any pod was counted for required affinity (upstream: `len(affinityCounts)`).
+    affinity_counted: bool,
+    /// The first-pod exception's second half: the pod matches all its required terms.
+    incoming_matches_required: bool,
+    anti_affinity_counts: Vec<KeyCounts<'a>>,
+    /// Existing pods' anti-affinity hits per key and domain (indexes into the table).
+    existing_anti: Vec<(&'a Domains, Vec<Vec<usize>>)>,
+    /// Names of the score sources (incoming preferred terms, then the three existing kinds)
+    /// and their order by name, as the report lists them.
+    source_names: Vec<String>,
+    source_order: Vec<usize>,
+    topology_score: Vec<KeyScores<'a>>,
+    any_score: bool,
+    term_pods: Vec<TermPods<'a>>,
     tables: TermTables,
+}
+
+/// Offsets of each kind's terms in the term tables (they are listed kind by kind).
+fn table_offset(kind: TermKind, lens: [usize; 4]) -> usize {
+    match kind {
+        TermKind::RequiredAffinity => 0,
+        TermKind::RequiredAntiAffinity => lens[0],
+        TermKind::PreferredAffinity => lens[0] + lens[1],
+        TermKind::PreferredAntiAffinity => lens[0] + lens[1] + lens[2],
+    }
 }
 
 impl<'a> InterPodAffinity<'a> {
@@ -263,15 +340,12 @@ impl<'a> InterPodAffinity<'a> {
         let preferred_affinity = resolve(terms.map(|t| &t.preferred_affinity));
         let preferred_anti_affinity = resolve(terms.map(|t| &t.preferred_anti_affinity));
         warnings.dedup();
-        let anti_affinity_counts = required_anti_affinity
-            .iter()
-            .map(|_| Counts::default())
-            .collect();
         let mut tables = TermTables {
             warnings,
             ..Default::default()
         };
         let pod = input.pod;
+        let mut term_pods = Vec::new();
         for (kind, list) in [
             (TermKind::RequiredAffinity, &required_affinity),
             (TermKind::RequiredAntiAffinity, &required_anti_affinity),
@@ -291,8 +365,28 @@ impl<'a> InterPodAffinity<'a> {
                     pods_without_domain: Vec::new(),
                     incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
                 });
+                term_pods.push(TermPods {
+                    domains: input.state.topology.domains(&r.term.topology_key),
+                    ..Default::default()
+                });
             }
         }
+        let mut source_names: Vec<String> = Vec::new();
+        for (kind, list) in [
+            (TermKind::PreferredAffinity, &preferred_affinity),
+            (TermKind::PreferredAntiAffinity, &preferred_anti_affinity),
+        ] {
+            source_names.extend((0..list.len()).map(|i| format!("{}[{i}]", kind_name(kind))));
+        }
+        for kind in [
+            TermKind::RequiredAffinity,
+            TermKind::PreferredAffinity,
+            TermKind::PreferredAntiAffinity,
+        ] {
+            source_names.push(format!("existing:{}", kind_name(kind)));
+        }
+        let mut source_order: Vec<usize> = (0..source_names.len()).collect();
+        source_order.sort_by(|&a, &b| source_names[a].cmp(&source_names[b]));
         InterPodAffinity {
             input,
             args,
@@ -304,27 +398,58 @@ impl<'a> InterPodAffinity<'a> {
             preferred_anti_affinity,
             pre_filtered: false,
             pre_scored: false,
-            affinity_counts: Counts::default(),
-            anti_affinity_counts,
-            existing_anti: HashMap::new(),
-            topology_score: HashMap::new(),
+            affinity_counts: Vec::new(),
+            affinity_key_of: Vec::new(),
+            affinity_counted: false,
+            incoming_matches_required: false,
+            anti_affinity_counts: Vec::new(),
+            existing_anti: Vec::new(),
+            source_names,
+            source_order,
+            topology_score: Vec::new(),
+            any_score: false,
+            term_pods,
             tables,
         }
     }
 
-    /// Remembers a matching pod in its term's table (the tables hold every incoming term).
-    fn record(&mut self, kind: TermKind, index: usize, domain: Option<String>, pod: &PodRef) {
-        let Some(t) = self
-            .tables
-            .terms
-            .iter_mut()
-            .find(|t| t.kind == kind && t.index == index)
-        else {
-            return;
-        };
-        match domain {
-            Some(d) => t.domains.entry(d).or_default().push(pod.clone()),
-            None => t.pods_without_domain.push(pod.clone()),
+    fn lens(&self) -> [usize; 4] {
+        [
+            self.required_affinity.len(),
+            self.required_anti_affinity.len(),
+            self.preferred_affinity.len(),
+            self.preferred_anti_affinity.len(),
+        ]
+    }
+
+    /// Remembers a matching pod in its term's table.
+    fn record(&mut self, kind: TermKind, index: usize, domain: Option<u32>, pod: u32) {
+        let at = table_offset(kind, self.lens()) + index;
+        if let Some(t) = self.term_pods.get_mut(at) {
+            t.push(domain, pod);
+        }
+    }
+
+    /// Turns the recorded pod indexes into the report's per-domain pod lists.
+    fn finish_tables(&mut self) {
+        let pods = &self.input.state.pods;
+        for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
+            if let Some(domains) = rec.domains {
+                for (d, list) in rec.by_domain.iter().enumerate() {
+                    if !list.is_empty() {
+                        table.domains.insert(
+                            domains.values[d].clone(),
+                            list.iter().map(|&p| pods[p as usize].id.clone()).collect(),
+                        );
+                    }
+                }
+            }
+            table.pods_without_domain.extend(
+                rec.without_domain
+                    .iter()
+                    .map(|&p| pods[p as usize].id.clone()),
+            );
+            *rec = TermPods::default();
         }
     }
 
@@ -333,36 +458,52 @@ impl<'a> InterPodAffinity<'a> {
         (!errs.is_empty()).then(|| format!("parsing pod: {}", errs.join("; ")))
     }
 
-    /// Adds one pod's contribution to `(key, node's value) -> source`. Allocates only for a
-    /// key, value or source not seen before: on large clusters most pods land in a few
-    /// domains, and this runs once per matching pod.
-    fn add_score(
-        &mut self,
-        labels: &Labels,
-        key: &str,
-        source: &str,
-        delta: i64,
-    ) -> Option<String> {
-        let value = labels.get(key)?;
-        let by_value = match self.topology_score.get_mut(key) {
-            Some(m) => m,
-            None => self.topology_score.entry(key.to_string()).or_default(),
+    /// The existing pods that may match `selector`, ascending, the excluded pod left out.
+    fn candidates(&self, selector: &LabelSelector) -> Vec<u32> {
+        let exclude = self.input.exclude;
+        let keep = |p: &u32| Some(*p as usize) != exclude;
+        match self.input.state.index.candidates(selector) {
+            Candidates::All => (0..self.input.state.pods.len())
+                .map(|p| u32::try_from(p).unwrap_or(u32::MAX))
+                .filter(keep)
+                .collect(),
+            Candidates::Some(list) => list.iter().copied().filter(keep).collect(),
+        }
+    }
+
+    /// Adds one pod's contribution to `(key, node's value) -> source`; the domain, `None`
+    /// when the node lacks the key.
+    fn add_score(&mut self, key: &str, node: usize, source: usize, delta: i64) -> Option<u32> {
+        let k = match self.topology_score.iter().position(|k| k.key == key) {
+            Some(k) => k,
+            None => {
+                let domains = self.input.state.topology.domains(key)?;
+                self.topology_score.push(KeyScores {
+                    key: key.to_string(),
+                    domains,
+                    cells: vec![(0, 0); domains.values.len() * self.source_names.len()],
+                });
+                self.topology_score.len() - 1
+            }
         };
-        let by_source = match by_value.get_mut(value.as_str()) {
-            Some(m) => m,
-            None => by_value.entry(value.clone()).or_default(),
-        };
-        let e = match by_source.get_mut(source) {
-            Some(e) => e,
-            None => by_source.entry(source.to_string()).or_insert((0, 0)),
-        };
-        e.0 += 1;
-        e.1 += delta;
-        Some(value.clone())
+        let ks = &mut self.topology_score[k];
+        let d = ks.domains.of(node)?;
+        let cell = &mut ks.cells[d as usize * self.source_names.len() + source];
+        cell.0 += 1;
+        cell.1 += delta;
+        self.any_score = true;
+        Some(d)
+    }
+
+    /// The node's value for `key`, as the report names domains.
+    fn domain_value(&self, key: &str, domain: Option<u32>) -> Option<String> {
+        let d = domain?;
+        let domains = self.input.state.topology.domains(key)?;
+        Some(domains.values[d as usize].clone())
     }
 }
 
-impl Plugin for InterPodAffinity<'_> {
+impl<'a> Plugin for InterPodAffinity<'a> {
     fn unavailable(&self) -> Option<String> {
         namespaces_unknown(self.input)
     }
@@ -373,59 +514,119 @@ impl Plugin for InterPodAffinity<'_> {
             return PreFilterOutcome::Reject(Status::new(Code::UnschedulableAndUnresolvable, e));
         }
         let input = self.input;
+        let state = input.state;
         let incoming = input.pod;
-        // Existing pods' required anti-affinity against the incoming pod (symmetry).
-        for (_, pod, n) in input.existing_pods() {
-            let Some(pa) = pod.pod_affinity.as_deref() else {
-                continue;
-            };
-            let node = input.node(n);
-            for (ti, t) in pa.required_anti_affinity.iter().enumerate() {
+        // Existing pods' required anti-affinity against the incoming pod (symmetry): each
+        // distinct term is matched once, then every pod carrying it is a hit.
+        let mut hits: Vec<(u32, usize)> = Vec::new();
+        for g in state.index.affinity_groups() {
+            for (ti, t) in g.terms.required_anti_affinity.iter().enumerate() {
                 if t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
-                    let domain = node.labels.get(&t.topology_key).cloned();
-                    let hit = self.tables.existing_anti_affinity.len();
-                    if let Some(d) = &domain {
-                        self.existing_anti
-                            .entry((t.topology_key.clone(), d.clone()))
-                            .or_default()
-                            .push(hit);
-                    }
-                    self.tables.existing_anti_affinity.push(ExistingTermHit {
-                        pod: pod.id.clone(),
-                        node: node.name.clone(),
-                        kind: TermKind::RequiredAntiAffinity,
-                        index: ti,
-                        topology_key: t.topology_key.clone(),
-                        domain,
-                        score: 0,
-                    });
+                    hits.extend(
+                        g.pods
+                            .iter()
+                            .filter(|&&p| Some(p as usize) != input.exclude)
+                            .map(|&p| (p, ti)),
+                    );
                 }
             }
         }
-        // The incoming pod's required terms against every existing pod.
-        if !self.required_affinity.is_empty() || !self.required_anti_affinity.is_empty() {
-            for (_, pod, n) in input.existing_pods() {
-                let labels = &input.node(n).labels;
-                if !self.required_affinity.is_empty()
-                    && self
-                        .required_affinity
-                        .iter()
-                        .all(|r| r.matches(&pod.id.namespace, &pod.labels))
+        hits.sort_unstable();
+        for (p, ti) in hits {
+            let pod = &state.pods[p as usize];
+            let n = state.pod_node[p as usize];
+            let Some(t) = pod
+                .pod_affinity
+                .as_deref()
+                .and_then(|pa| pa.required_anti_affinity.get(ti))
+            else {
+                continue;
+            };
+            let domains = state.topology.domains(&t.topology_key);
+            let d = domains.and_then(|ds| ds.of(n).map(|d| (ds, d)));
+            let hit = self.tables.existing_anti_affinity.len();
+            if let Some((ds, d)) = d {
+                let k = match self
+                    .existing_anti
+                    .iter()
+                    .position(|(e, _)| std::ptr::eq(*e, ds))
                 {
-                    for i in 0..self.required_affinity.len() {
-                        let key = self.required_affinity[i].term.topology_key.clone();
-                        let d = self.affinity_counts.add(labels, &key);
-                        self.record(TermKind::RequiredAffinity, i, d, &pod.id);
+                    Some(k) => k,
+                    None => {
+                        self.existing_anti
+                            .push((ds, vec![Vec::new(); ds.values.len()]));
+                        self.existing_anti.len() - 1
                     }
+                };
+                self.existing_anti[k].1[d as usize].push(hit);
+            }
+            self.tables.existing_anti_affinity.push(ExistingTermHit {
+                pod: pod.id.clone(),
+                node: input.node(n).name.clone(),
+                kind: TermKind::RequiredAntiAffinity,
+                index: ti,
+                topology_key: t.topology_key.clone(),
+                domain: d.map(|(ds, d)| ds.values[d as usize].clone()),
+                score: 0,
+            });
+        }
+        // The incoming pod's required affinity: a pod counts when it matches every term.
+        if !self.required_affinity.is_empty() {
+            for r in &self.required_affinity {
+                let key = r.term.topology_key.as_str();
+                let at = match self.affinity_counts.iter().position(|c| c.key == key) {
+                    Some(at) => at,
+                    None => {
+                        let c = KeyCounts::new(input, key);
+                        self.affinity_counts.push(c);
+                        self.affinity_counts.len() - 1
+                    }
+                };
+                self.affinity_key_of.push(at);
+            }
+            self.incoming_matches_required = self
+                .required_affinity
+                .iter()
+                .all(|r| r.matches(&incoming.id.namespace, &incoming.labels));
+            let smallest = self
+                .required_affinity
+                .iter()
+                .map(|r| self.candidates(&r.term.selector))
+                .min_by_key(Vec::len)
+                .unwrap_or_default();
+            for p in smallest {
+                let pod = &state.pods[p as usize];
+                if !self
+                    .required_affinity
+                    .iter()
+                    .all(|r| r.matches(&pod.id.namespace, &pod.labels))
+                {
+                    continue;
                 }
-                for i in 0..self.required_anti_affinity.len() {
-                    if self.required_anti_affinity[i].matches(&pod.id.namespace, &pod.labels) {
-                        let key = self.required_anti_affinity[i].term.topology_key.clone();
-                        let d = self.anti_affinity_counts[i].add(labels, &key);
-                        self.record(TermKind::RequiredAntiAffinity, i, d, &pod.id);
-                    }
+                let n = state.pod_node[p as usize];
+                for i in 0..self.required_affinity.len() {
+                    let d = self.affinity_counts[self.affinity_key_of[i]].add(n);
+                    self.affinity_counted |= d.is_some();
+                    self.record(TermKind::RequiredAffinity, i, d, p);
                 }
             }
+        }
+        // The incoming pod's required anti-affinity, term by term.
+        for i in 0..self.required_anti_affinity.len() {
+            let mut counts =
+                KeyCounts::new(input, &self.required_anti_affinity[i].term.topology_key);
+            let r = &self.required_anti_affinity[i];
+            let mut found = Vec::new();
+            for p in self.candidates(&r.term.selector) {
+                let pod = &state.pods[p as usize];
+                if r.matches(&pod.id.namespace, &pod.labels) {
+                    found.push((p, counts.add(state.pod_node[p as usize])));
+                }
+            }
+            for (p, d) in found {
+                self.record(TermKind::RequiredAntiAffinity, i, d, p);
+            }
+            self.anti_affinity_counts.push(counts);
         }
         if self.existing_anti.is_empty()
             && self.required_affinity.is_empty()
@@ -446,28 +647,23 @@ impl Plugin for InterPodAffinity<'_> {
                 None,
             );
         }
-        let labels = &self.input.node(node).labels;
-        let on_node = |r: &Resolved, counts: &Counts, index: usize| {
-            let domain = labels.get(&r.term.topology_key).cloned();
-            let matching = domain
-                .as_ref()
-                .map(|d| counts.get(&r.term.topology_key, d))
-                .unwrap_or(0);
+        let on_node = |counts: &KeyCounts<'_>, index: usize| {
+            let (domain, matching) = counts.on(node);
             TermOnNode {
                 index,
-                topology_key: r.term.topology_key.clone(),
+                topology_key: counts.key.clone(),
                 satisfied: domain.is_some() && matching > 0,
-                domain,
+                domain: domain.map(str::to_string),
                 matching_pods: matching,
             }
         };
         // 1. Required affinity: every key on the node, every pair counted, or the first-pod
         //    exception (no matching pod anywhere and the pod matches its own terms).
         let affinity: Vec<TermOnNode> = self
-            .required_affinity
+            .affinity_key_of
             .iter()
             .enumerate()
-            .map(|(i, r)| on_node(r, &self.affinity_counts, i))
+            .map(|(i, &k)| on_node(&self.affinity_counts[k], i))
             .collect();
         let all_keys = affinity.iter().all(|t| t.domain.is_some());
         let all_counted = affinity.iter().all(|t| t.satisfied);
@@ -477,35 +673,30 @@ impl Plugin for InterPodAffinity<'_> {
         } else if all_counted {
             true
         } else {
-            let pod = self.input.pod;
-            let applies = self.affinity_counts.counts.is_empty()
-                && self
-                    .required_affinity
-                    .iter()
-                    .all(|r| r.matches(&pod.id.namespace, &pod.labels));
+            let applies = !self.affinity_counted && self.incoming_matches_required;
             first_pod_exception = Some(applies);
             applies
         };
         // 2. The incoming pod's anti-affinity: any term whose domain on this node has a match.
         let anti_affinity: Vec<TermOnNode> = self
-            .required_anti_affinity
+            .anti_affinity_counts
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                let mut t = on_node(r, &self.anti_affinity_counts[i], i);
+            .map(|(i, c)| {
+                let mut t = on_node(c, i);
                 // For anti-affinity "satisfied" means no matching pod in the domain.
                 t.satisfied = t.matching_pods == 0;
                 t
             })
             .collect();
         let anti_ok = anti_affinity.iter().all(|t| t.satisfied);
-        // 3. Existing pods' anti-affinity: any (key, value) label of the node with a count.
-        let mut existing: Vec<usize> = labels
-            .iter()
-            .filter_map(|(k, v)| self.existing_anti.get(&(k.clone(), v.clone())))
-            .flatten()
-            .copied()
-            .collect();
+        // 3. Existing pods' anti-affinity: the node's domain of any key with a hit.
+        let mut existing: Vec<usize> = Vec::new();
+        for (domains, by_domain) in &self.existing_anti {
+            if let Some(d) = domains.of(node) {
+                existing.extend_from_slice(&by_domain[d as usize]);
+            }
+        }
         existing.sort_unstable();
         let status = if !affinity_ok {
             Some(Status::new(
@@ -550,94 +741,108 @@ impl Plugin for InterPodAffinity<'_> {
             return PreScoreOutcome::Error(e);
         }
         let input = self.input;
+        let state = input.state;
         let incoming = input.pod;
         let hard = i64::from(self.args.hard_pod_affinity_weight);
-        // Score sources of the incoming pod's preferred terms, named once.
-        let sources: [Vec<String>; 2] = [
-            (0..self.preferred_affinity.len())
-                .map(|i| format!("{}[{i}]", kind_name(TermKind::PreferredAffinity)))
-                .collect(),
-            (0..self.preferred_anti_affinity.len())
-                .map(|i| format!("{}[{i}]", kind_name(TermKind::PreferredAntiAffinity)))
-                .collect(),
-        ];
-        for (_, pod, n) in input.existing_pods() {
-            if !has_constraints && pod.pod_affinity.is_none() {
-                continue;
-            }
-            let node = input.node(n);
-            if node.labels.is_empty() {
-                continue;
-            }
-            for (kind, sign) in [
-                (TermKind::PreferredAffinity, 1),
-                (TermKind::PreferredAntiAffinity, -1),
-            ] {
-                let list = if sign > 0 {
-                    &self.preferred_affinity
+        // Pods on nodes without any label contribute nothing (upstream skips them).
+        let labelled = |p: u32| !input.node(state.pod_node[p as usize]).labels.is_empty();
+        // The incoming pod's preferred terms against the pods they select.
+        let n_aff = self.preferred_affinity.len();
+        for (kind, sign) in [
+            (TermKind::PreferredAffinity, 1),
+            (TermKind::PreferredAntiAffinity, -1),
+        ] {
+            let len = if sign > 0 {
+                n_aff
+            } else {
+                self.preferred_anti_affinity.len()
+            };
+            for i in 0..len {
+                let r = if sign > 0 {
+                    &self.preferred_affinity[i]
                 } else {
-                    &self.preferred_anti_affinity
+                    &self.preferred_anti_affinity[i]
                 };
-                let hits: Vec<(usize, String, i64)> = list
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, r)| r.matches(&pod.id.namespace, &pod.labels))
-                    .map(|(i, r)| {
-                        (
-                            i,
-                            r.term.topology_key.clone(),
-                            i64::from(r.term.weight) * sign,
-                        )
+                let key = r.term.topology_key.clone();
+                let delta = i64::from(r.term.weight) * sign;
+                let matching: Vec<u32> = self
+                    .candidates(&r.term.selector)
+                    .into_iter()
+                    .filter(|&p| {
+                        let pod = &state.pods[p as usize];
+                        labelled(p) && r.matches(&pod.id.namespace, &pod.labels)
                     })
                     .collect();
-                for (i, key, delta) in hits {
-                    let source = &sources[usize::from(sign < 0)][i];
-                    let d = self.add_score(&node.labels, &key, source, delta);
-                    self.record(kind, i, d, &pod.id);
+                let source = if sign > 0 { i } else { n_aff + i };
+                for p in matching {
+                    let d = self.add_score(&key, state.pod_node[p as usize], source, delta);
+                    self.record(kind, i, d, p);
                 }
-            }
-            let Some(pa) = pod.pod_affinity.as_deref() else {
-                continue;
-            };
-            let mut existing_terms: Vec<(TermKind, usize, &AffinityTerm, i64)> = Vec::new();
-            if hard > 0 {
-                existing_terms.extend(
-                    pa.required_affinity
-                        .iter()
-                        .enumerate()
-                        .map(|(i, t)| (TermKind::RequiredAffinity, i, t, hard)),
-                );
-            }
-            existing_terms.extend(
-                pa.preferred_affinity
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| (TermKind::PreferredAffinity, i, t, i64::from(t.weight))),
-            );
-            existing_terms.extend(
-                pa.preferred_anti_affinity
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| (TermKind::PreferredAntiAffinity, i, t, -i64::from(t.weight))),
-            );
-            for (kind, i, t, delta) in existing_terms {
-                if !t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
-                    continue;
-                }
-                let source = format!("existing:{}", kind_name(kind));
-                let domain = self.add_score(&node.labels, &t.topology_key, &source, delta);
-                self.tables.existing_scoring_terms.push(ExistingTermHit {
-                    pod: pod.id.clone(),
-                    node: node.name.clone(),
-                    kind,
-                    index: i,
-                    topology_key: t.topology_key.clone(),
-                    domain,
-                    score: delta,
-                });
             }
         }
-        if self.topology_score.is_empty() {
+        // Existing pods' terms against the incoming pod: each distinct term matched once.
+        let existing_source = self.preferred_affinity.len() + self.preferred_anti_affinity.len();
+        let mut hits: Vec<(u32, usize, usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
+        for g in state.index.affinity_groups() {
+            let pa: &'a PodAffinity = &g.terms;
+            let mut matched: Vec<(usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
+            let lists: [(TermKind, &'a [AffinityTerm], i64, usize); 3] = [
+                (
+                    TermKind::RequiredAffinity,
+                    if hard > 0 { &pa.required_affinity } else { &[] },
+                    0,
+                    0,
+                ),
+                (TermKind::PreferredAffinity, &pa.preferred_affinity, 1, 1),
+                (
+                    TermKind::PreferredAntiAffinity,
+                    &pa.preferred_anti_affinity,
+                    -1,
+                    2,
+                ),
+            ];
+            for (kind, list, sign, source) in lists {
+                for (i, t) in list.iter().enumerate() {
+                    if t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
+                        let delta = if sign == 0 {
+                            hard
+                        } else {
+                            i64::from(t.weight) * sign
+                        };
+                        matched.push((source, kind, i, t, delta));
+                    }
+                }
+            }
+            if matched.is_empty() {
+                continue;
+            }
+            for &p in &g.pods {
+                if Some(p as usize) == input.exclude || !labelled(p) {
+                    continue;
+                }
+                for (seq, &(source, kind, i, t, delta)) in matched.iter().enumerate() {
+                    hits.push((p, seq, source, kind, i, t, delta));
+                }
+            }
+        }
+        // In pod order, then in the order of the pod's lists, as a walk over pods gives.
+        hits.sort_by_key(|h| (h.0, h.1));
+        for (p, _, source, kind, i, t, delta) in hits {
+            let source = existing_source + source;
+            let n = state.pod_node[p as usize];
+            let d = self.add_score(&t.topology_key, n, source, delta);
+            let domain = self.domain_value(&t.topology_key, d);
+            self.tables.existing_scoring_terms.push(ExistingTermHit {
+                pod: state.pods[p as usize].id.clone(),
+                node: input.node(n).name.clone(),
+                kind,
+                index: i,
+                topology_key: t.topology_key.clone(),
+                domain,
+                score: delta,
+            });
+        }
+        if !self.any_score {
             return PreScoreOutcome::Skip;
         }
         PreScoreOutcome::Proceed
@@ -647,26 +852,28 @@ impl Plugin for InterPodAffinity<'_> {
         if !self.pre_scored {
             return Err(super::missing_cycle_state("PreScore", "InterPodAffinity"));
         }
-        let labels = &self.input.node(node).labels;
         let mut raw = 0;
         let mut contributions = Vec::new();
-        let mut keys: Vec<&String> = self.topology_score.keys().collect();
-        keys.sort();
-        for key in keys {
-            let Some(value) = labels.get(key) else {
+        let mut keys: Vec<&KeyScores<'_>> = self.topology_score.iter().collect();
+        keys.sort_by(|a, b| a.key.cmp(&b.key));
+        let sources = self.source_names.len();
+        for ks in keys {
+            let Some(d) = ks.domains.of(node) else {
                 continue;
             };
-            let Some(sources) = self.topology_score[key].get(value) else {
-                continue;
-            };
-            for (source, (pods, score)) in sources {
+            let row = &ks.cells[d as usize * sources..(d as usize + 1) * sources];
+            for &s in &self.source_order {
+                let (pods, score) = row[s];
+                if pods == 0 {
+                    continue;
+                }
                 raw += score;
                 contributions.push(Contribution {
-                    topology_key: key.clone(),
-                    domain: value.clone(),
-                    source: source.clone(),
-                    pods: *pods,
-                    score: *score,
+                    topology_key: ks.key.clone(),
+                    domain: ks.domains.values[d as usize].clone(),
+                    source: self.source_names[s].clone(),
+                    pods,
+                    score,
                 });
             }
         }
@@ -679,7 +886,7 @@ impl Plugin for InterPodAffinity<'_> {
     }
 
     fn normalize(&self, scores: &mut [i64]) {
-        if self.topology_score.is_empty() {
+        if !self.any_score {
             return;
         }
         let (Some(&min), Some(&max)) = (scores.iter().min(), scores.iter().max()) else {
@@ -697,12 +904,13 @@ impl Plugin for InterPodAffinity<'_> {
         }
     }
 
-    fn term_tables(&self) -> Option<TermTables> {
+    fn term_tables(&mut self) -> Option<TermTables> {
+        self.finish_tables();
         let t = &self.tables;
         let empty = t.terms.is_empty()
             && t.existing_anti_affinity.is_empty()
             && t.existing_scoring_terms.is_empty();
-        (!empty).then(|| t.clone())
+        (!empty).then(|| std::mem::take(&mut self.tables))
     }
 }
 

@@ -294,7 +294,7 @@ pub(crate) trait Plugin {
     }
     fn normalize(&self, _scores: &mut [i64]) {}
     /// Extra tables for the report (pod-affinity domains).
-    fn term_tables(&self) -> Option<inter_pod_affinity::TermTables> {
+    fn term_tables(&mut self) -> Option<inter_pod_affinity::TermTables> {
         None
     }
     /// Extra tables for the report (topology spread domains).
@@ -669,7 +669,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     for &c in &candidates {
         nodes[c].total = Some(nodes[c].scores.iter().filter_map(|s| s.weighted).sum());
     }
-    let pod_terms = plugins.iter().find_map(|(_, p)| p.term_tables());
+    let pod_terms = plugins.iter_mut().find_map(|(_, p)| p.term_tables());
     let post_filter = if nodes.iter().all(|n| n.verdict == Verdict::Infeasible) {
         default_preemption::post_filter(input, &profile.post_filter, &nodes)
     } else {

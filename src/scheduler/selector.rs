@@ -17,7 +17,7 @@ use serde::Serialize;
 pub type Labels = BTreeMap<String, String>;
 
 /// A label requirement operator after parsing. `Gt`/`Lt` carry their parsed bound.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `key=value`, what a `matchLabels` entry becomes.
     Equals(String),
@@ -30,7 +30,7 @@ pub enum Op {
 }
 
 /// One parsed requirement: `key <op> values`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
     pub key: String,
     pub op: Op,
@@ -68,7 +68,7 @@ fn parse_go_int(s: &str) -> Option<i64> {
 
 /// A parsed label selector. `Nothing` is what a nil `metav1.LabelSelector` becomes; an empty
 /// requirement list (from `{}`) matches everything.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LabelSelector {
     Nothing,
     Requirements(Vec<Requirement>),

@@ -5,6 +5,7 @@
 //! this model once: label selectors are parsed here, pods are indexed by node, and terminal or
 //! unbound pods are set aside, so the evaluation never walks raw API objects again.
 
+mod index;
 mod manifest;
 pub mod quantity;
 mod read;
@@ -14,10 +15,12 @@ pub mod validate;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
+pub use index::{AffinityGroup, Candidates, Domains, PodIndex, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
     read_pod_manifests_str,
@@ -107,7 +110,7 @@ impl From<&core::Node> for Node {
 
 /// A pod (anti-)affinity term, parsed. The namespace set follows
 /// `getNamespacesFromPodAffinityTerm`: no names and no selector means the owner's namespace.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AffinityTerm {
     pub selector: LabelSelector,
     pub namespaces: Vec<String>,
@@ -134,8 +137,9 @@ impl AffinityTerm {
     }
 }
 
-/// The four term lists of a pod's `podAffinity` / `podAntiAffinity`.
-#[derive(Debug, Clone, Default)]
+/// The four term lists of a pod's `podAffinity` / `podAntiAffinity`. Replicas of one workload
+/// carry equal lists: the state keeps one shared copy per distinct list (see [`PodIndex`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PodAffinity {
     pub required_affinity: Vec<AffinityTerm>,
     pub required_anti_affinity: Vec<AffinityTerm>,
@@ -189,7 +193,9 @@ pub struct ControllerRef {
 /// existing pods only need identity, labels and their pod-affinity terms.
 #[derive(Debug, Clone)]
 pub struct Pod {
-    pub id: PodRef,
+    /// Shared, so that the report's per-domain pod lists cost a reference count, not two
+    /// strings, per matching pod.
+    pub id: Arc<PodRef>,
     pub labels: Labels,
     pub node_name: String,
     pub phase: String,
@@ -199,7 +205,7 @@ pub struct Pod {
     pub node_affinity: Option<Box<core::NodeAffinity>>,
     pub tolerations: Vec<Toleration>,
     /// `Some` when the pod has a `podAffinity` or `podAntiAffinity` stanza.
-    pub pod_affinity: Option<Box<PodAffinity>>,
+    pub pod_affinity: Option<Arc<PodAffinity>>,
     /// Parse errors in the pod's affinity label selectors (rejected by API validation, so only
     /// seen in hand-written manifests): upstream fails PreFilter/PreScore for such a pod.
     pub affinity_errors: Vec<String>,
@@ -267,12 +273,12 @@ impl Pod {
         let affinity = spec.and_then(|s| s.affinity.as_ref());
         let pod_affinity = affinity
             .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
-            .map(|a| Box::new(parse_pod_affinity(a, &namespace, &mut errors)));
+            .map(|a| Arc::new(parse_pod_affinity(a, &namespace, &mut errors)));
         Pod {
-            id: PodRef {
+            id: Arc::new(PodRef {
                 namespace,
                 name: p.metadata.name.clone().unwrap_or_default(),
-            },
+            }),
             labels: p.metadata.labels.clone().unwrap_or_default(),
             node_name: spec.and_then(|s| s.node_name.clone()).unwrap_or_default(),
             phase: p
@@ -513,6 +519,10 @@ pub struct ClusterState {
     /// Per image name in any node's `status.images`: the size the scheduler's cache keeps
     /// (the first node's) and on how many nodes it is.
     pub images: HashMap<String, ImageSpread>,
+    /// Existing pods by label and by distinct affinity terms.
+    pub index: PodIndex,
+    /// Node label values numbered per key (topology domains).
+    pub topology: Topology,
 }
 
 /// What the existing pods of one node hold.
@@ -586,6 +596,7 @@ impl ClusterState {
             }
         }
         let mut state = ClusterState {
+            topology: Topology::new(&nodes),
             pods_by_node: vec![Vec::new(); nodes.len()],
             node_usage: vec![NodeUsage::default(); nodes.len()],
             images,
@@ -600,10 +611,16 @@ impl ClusterState {
         state
     }
 
-    pub fn add_pod(&mut self, pod: Pod) {
+    pub fn add_pod(&mut self, mut pod: Pod) {
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
                 let index = self.pods.len();
+                if let Some(shared) = self
+                    .index
+                    .add(index, &pod.labels, pod.pod_affinity.as_ref())
+                {
+                    pod.pod_affinity = Some(shared);
+                }
                 self.node_usage[n].apply(&pod.resources, index, 1);
                 self.pods_by_node[n].push(self.pods.len());
                 self.pod_node.push(n);
@@ -634,12 +651,12 @@ impl ClusterState {
     /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
     /// that is not an existing pod.
     pub fn find_pod(&self, id: &PodRef) -> Option<FoundPod<'_>> {
-        if let Some(i) = self.pods.iter().position(|p| &p.id == id) {
+        if let Some(i) = self.pods.iter().position(|p| *p.id == *id) {
             return Some(FoundPod::Existing(i));
         }
         self.other_pods
             .iter()
-            .find(|p| &p.id == id)
+            .find(|p| *p.id == *id)
             .map(FoundPod::Other)
     }
 }

@@ -1,0 +1,285 @@
+//! Indexes over the existing pods and the nodes' labels, kept up to date as pods are added.
+//!
+//! At 150,000 pods, walking every pod and matching string maps for each term of each pod
+//! costs hundreds of milliseconds per evaluation. Upstream's scheduler avoids the same walk
+//! with data its cache keeps (`NodeInfo.PodsWithAffinity`, `PodsWithRequiredAntiAffinity`);
+//! here the existing pods are indexed by label, pods sharing one set of (anti-)affinity terms
+//! (the replicas of a workload) are grouped so each distinct term is matched once, and every
+//! node label gets a small integer per value so topology domains are counted in vectors.
+//! The indexes only narrow the search: every pod they return is still matched in full.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{Node, PodAffinity};
+use crate::scheduler::selector::{LabelSelector, Labels, Op};
+
+/// Existing pods by label value and by their pod (anti-)affinity terms.
+#[derive(Debug, Clone, Default)]
+pub struct PodIndex {
+    /// Label key -> value -> existing pods carrying that label, ascending.
+    by_label: HashMap<String, HashMap<String, Vec<u32>>>,
+    groups: Vec<AffinityGroup>,
+    group_of: HashMap<Arc<PodAffinity>, usize>,
+}
+
+/// One distinct set of pod (anti-)affinity terms and the existing pods that carry it.
+#[derive(Debug, Clone)]
+pub struct AffinityGroup {
+    pub terms: Arc<PodAffinity>,
+    /// Indexes into `ClusterState::pods`, ascending.
+    pub pods: Vec<u32>,
+}
+
+/// Which existing pods may match a selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidates<'a> {
+    /// The selector names no value to look up (`{}`, or only `notin`/`!`/`exists`
+    /// requirements): every existing pod has to be checked, as upstream always does.
+    All,
+    /// A superset of the matching pods, ascending.
+    Some(std::borrow::Cow<'a, [u32]>),
+}
+
+impl PodIndex {
+    /// Indexes existing pod `index`. Returns the shared copy of its terms when an equal set is
+    /// already known, so replicas hold one copy between them.
+    pub(super) fn add(
+        &mut self,
+        index: usize,
+        labels: &Labels,
+        terms: Option<&Arc<PodAffinity>>,
+    ) -> Option<Arc<PodAffinity>> {
+        let i = u32::try_from(index).unwrap_or(u32::MAX);
+        for (k, v) in labels {
+            let by_value = match self.by_label.get_mut(k.as_str()) {
+                Some(m) => m,
+                None => self.by_label.entry(k.clone()).or_default(),
+            };
+            match by_value.get_mut(v.as_str()) {
+                Some(list) => list.push(i),
+                None => {
+                    by_value.insert(v.clone(), vec![i]);
+                }
+            }
+        }
+        let terms = terms?;
+        match self.group_of.get(terms) {
+            Some(&g) => {
+                self.groups[g].pods.push(i);
+                Some(self.groups[g].terms.clone())
+            }
+            None => {
+                self.group_of.insert(terms.clone(), self.groups.len());
+                self.groups.push(AffinityGroup {
+                    terms: terms.clone(),
+                    pods: vec![i],
+                });
+                None
+            }
+        }
+    }
+
+    /// Every distinct set of terms carried by existing pods, in order of first appearance.
+    pub fn affinity_groups(&self) -> &[AffinityGroup] {
+        &self.groups
+    }
+
+    fn with_label(&self, key: &str, value: &str) -> &[u32] {
+        self.by_label
+            .get(key)
+            .and_then(|m| m.get(value))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The existing pods that may match `selector`, from its most selective `=` or `in`
+    /// requirement. A nil selector matches nothing.
+    pub fn candidates(&self, selector: &LabelSelector) -> Candidates<'_> {
+        let LabelSelector::Requirements(reqs) = selector else {
+            return Candidates::Some(std::borrow::Cow::Borrowed(&[]));
+        };
+        let mut best: Option<(usize, &str, &[String])> = None;
+        for r in reqs {
+            let values: &[String] = match &r.op {
+                Op::Equals(v) => std::slice::from_ref(v),
+                Op::In(vs) => vs,
+                _ => continue,
+            };
+            let size = values
+                .iter()
+                .map(|v| self.with_label(&r.key, v).len())
+                .sum();
+            if best.is_none_or(|(s, _, _)| size < s) {
+                best = Some((size, &r.key, values));
+            }
+        }
+        let Some((_, key, values)) = best else {
+            return Candidates::All;
+        };
+        let lists: Vec<&[u32]> = values
+            .iter()
+            .map(|v| self.with_label(key, v))
+            .filter(|l| !l.is_empty())
+            .collect();
+        match lists.as_slice() {
+            [] => Candidates::Some(std::borrow::Cow::Borrowed(&[])),
+            [one] => Candidates::Some(std::borrow::Cow::Borrowed(one)),
+            many => {
+                let mut all: Vec<u32> = many.iter().flat_map(|l| l.iter().copied()).collect();
+                all.sort_unstable();
+                all.dedup();
+                Candidates::Some(std::borrow::Cow::Owned(all))
+            }
+        }
+    }
+}
+
+/// Node label values as small integers, per label key: a topology domain is then an index
+/// into a vector instead of a string looked up in each node's label map.
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    keys: HashMap<String, Domains>,
+}
+
+/// The domains of one label key.
+#[derive(Debug, Clone, Default)]
+pub struct Domains {
+    /// Distinct values, in order of first appearance.
+    pub values: Vec<String>,
+    /// Per node, the index of its value in `values`, or [`Domains::NONE`] without the label.
+    of_node: Vec<u32>,
+}
+
+impl Domains {
+    pub const NONE: u32 = u32::MAX;
+
+    /// The domain of node `node`, if it has the label.
+    pub fn of(&self, node: usize) -> Option<u32> {
+        self.of_node
+            .get(node)
+            .copied()
+            .filter(|&d| d != Domains::NONE)
+    }
+}
+
+impl Topology {
+    pub(super) fn new(nodes: &[Node]) -> Topology {
+        let mut keys: HashMap<String, Domains> = HashMap::new();
+        let mut ids: HashMap<(&str, &str), u32> = HashMap::new();
+        for (n, node) in nodes.iter().enumerate() {
+            for (k, v) in &node.labels {
+                let d = match keys.get_mut(k.as_str()) {
+                    Some(d) => d,
+                    None => keys.entry(k.clone()).or_insert_with(|| Domains {
+                        values: Vec::new(),
+                        of_node: vec![Domains::NONE; nodes.len()],
+                    }),
+                };
+                let id = *ids.entry((k.as_str(), v.as_str())).or_insert_with(|| {
+                    d.values.push(v.clone());
+                    u32::try_from(d.values.len() - 1).unwrap_or(Domains::NONE)
+                });
+                d.of_node[n] = id;
+            }
+        }
+        Topology { keys }
+    }
+
+    /// The domains of `key`; `None` when no node has the label.
+    pub fn domains(&self, key: &str) -> Option<&Domains> {
+        self.keys.get(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduler::selector::Requirement;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn req(key: &str, op: Op) -> Requirement {
+        Requirement {
+            key: key.to_string(),
+            op,
+        }
+    }
+
+    #[test]
+    fn candidates_come_from_the_most_selective_value_requirement() {
+        let mut ix = PodIndex::default();
+        ix.add(0, &labels(&[("app", "a"), ("tier", "web")]), None);
+        ix.add(1, &labels(&[("app", "b"), ("tier", "web")]), None);
+        ix.add(2, &labels(&[("app", "c"), ("tier", "db")]), None);
+        let sel = LabelSelector::Requirements(vec![
+            req("tier", Op::Equals("web".into())),
+            req("app", Op::In(vec!["b".into(), "c".into()])),
+        ]);
+        // tier=web has 2 pods, app in (b,c) has 2: the first smallest wins; both are supersets.
+        let Candidates::Some(c) = ix.candidates(&sel) else {
+            panic!("expected a lookup")
+        };
+        assert_eq!(c.as_ref(), &[0, 1]);
+        let sel =
+            LabelSelector::Requirements(vec![req("app", Op::In(vec!["c".into(), "a".into()]))]);
+        assert_eq!(
+            ix.candidates(&sel),
+            Candidates::Some(std::borrow::Cow::Owned(vec![0, 2]))
+        );
+        let sel = LabelSelector::Requirements(vec![req("app", Op::Equals("zzz".into()))]);
+        assert_eq!(
+            ix.candidates(&sel),
+            Candidates::Some(std::borrow::Cow::Borrowed(&[]))
+        );
+        let sel = LabelSelector::Requirements(vec![req("app", Op::NotIn(vec!["a".into()]))]);
+        assert_eq!(ix.candidates(&sel), Candidates::All);
+        assert_eq!(ix.candidates(&LabelSelector::EVERYTHING), Candidates::All);
+        assert_eq!(
+            ix.candidates(&LabelSelector::Nothing),
+            Candidates::Some(std::borrow::Cow::Borrowed(&[]))
+        );
+    }
+
+    #[test]
+    fn equal_term_sets_are_shared_and_grouped() {
+        let terms = Arc::new(PodAffinity::default());
+        let mut ix = PodIndex::default();
+        assert!(ix.add(0, &Labels::new(), Some(&terms)).is_none());
+        let again = Arc::new(PodAffinity::default());
+        let shared = ix
+            .add(3, &Labels::new(), Some(&again))
+            .expect("shared copy");
+        assert!(Arc::ptr_eq(&shared, &terms));
+        assert_eq!(ix.affinity_groups().len(), 1);
+        assert_eq!(ix.affinity_groups()[0].pods, vec![0, 3]);
+    }
+
+    #[test]
+    fn topology_numbers_values_per_key() {
+        let node = |name: &str, zone: Option<&str>| Node {
+            name: name.to_string(),
+            labels: zone.map(|z| labels(&[("zone", z)])).unwrap_or_default(),
+            taints: Vec::new(),
+            unschedulable: false,
+            resources: Default::default(),
+        };
+        let t = Topology::new(&[
+            node("a", Some("z1")),
+            node("b", None),
+            node("c", Some("z1")),
+            node("d", Some("z2")),
+        ]);
+        let d = t.domains("zone").expect("zone");
+        assert_eq!(d.values, vec!["z1", "z2"]);
+        assert_eq!(
+            (d.of(0), d.of(1), d.of(2), d.of(3)),
+            (Some(0), None, Some(0), Some(1))
+        );
+        assert!(t.domains("region").is_none());
+    }
+}
