@@ -19,6 +19,10 @@ use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
 use kubectl_affinity::scheduler::{Input, evaluate};
 use kubectl_affinity::state::{ClusterState, Pod, read_snapshot_str};
 
+/// The allocator the binary uses, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

@@ -16,7 +16,7 @@ use super::{
     Code, FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreFilterOutcome,
     PreScoreOutcome, ScoreDetails as AnyScoreDetails, Status,
 };
-use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity, PodRef};
+use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity, PodList, PodRef};
 
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
 pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
@@ -48,9 +48,9 @@ pub struct TermTable {
     pub all_namespaces: bool,
     /// Domain value -> matching pods on nodes of that domain. For required affinity a pod is
     /// listed only when it matches every required affinity term, as upstream counts it.
-    pub domains: BTreeMap<String, Vec<Arc<PodRef>>>,
+    pub domains: BTreeMap<String, PodList>,
     /// Matching pods on nodes that lack the topology key: they count for nothing.
-    pub pods_without_domain: Vec<Arc<PodRef>>,
+    pub pods_without_domain: PodList,
     /// Whether the incoming pod matches this term itself (the first-pod exception).
     pub incoming_pod_matches: bool,
 }
@@ -143,6 +143,8 @@ pub struct ScoreDetails {
 #[derive(Debug, Clone)]
 struct Resolved {
     term: AffinityTerm,
+    /// The namespaces as the state numbers them; `None` for every namespace.
+    namespace_ids: Option<Vec<u32>>,
 }
 
 impl Resolved {
@@ -331,7 +333,13 @@ impl<'a> InterPodAffinity<'a> {
                         term.namespace_selector = LabelSelector::Nothing;
                     }
                     term.namespaces.sort();
-                    Resolved { term }
+                    let namespace_ids = (!term.namespace_selector.is_everything()).then(|| {
+                        term.namespaces
+                            .iter()
+                            .filter_map(|n| input.state.index.namespace_id(n))
+                            .collect()
+                    });
+                    Resolved { term, namespace_ids }
                 })
                 .collect()
         };
@@ -362,7 +370,7 @@ impl<'a> InterPodAffinity<'a> {
                     namespaces: r.term.namespaces.clone(),
                     all_namespaces: r.term.namespace_selector.is_everything(),
                     domains: BTreeMap::new(),
-                    pods_without_domain: Vec::new(),
+                    pods_without_domain: PodList::default(),
                     incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
                 });
                 term_pods.push(TermPods {
@@ -432,24 +440,19 @@ impl<'a> InterPodAffinity<'a> {
 
     /// Turns the recorded pod indexes into the report's per-domain pod lists.
     fn finish_tables(&mut self) {
-        let pods = &self.input.state.pods;
+        let index = &self.input.state.index;
         for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
+            let rec = std::mem::take(rec);
             if let Some(domains) = rec.domains {
-                for (d, list) in rec.by_domain.iter().enumerate() {
+                for (d, list) in rec.by_domain.into_iter().enumerate() {
                     if !list.is_empty() {
-                        table.domains.insert(
-                            domains.values[d].clone(),
-                            list.iter().map(|&p| pods[p as usize].id.clone()).collect(),
-                        );
+                        table
+                            .domains
+                            .insert(domains.values[d].clone(), index.pod_list(list));
                     }
                 }
             }
-            table.pods_without_domain.extend(
-                rec.without_domain
-                    .iter()
-                    .map(|&p| pods[p as usize].id.clone()),
-            );
-            *rec = TermPods::default();
+            table.pods_without_domain = index.pod_list(rec.without_domain);
         }
     }
 
@@ -458,17 +461,36 @@ impl<'a> InterPodAffinity<'a> {
         (!errs.is_empty()).then(|| format!("parsing pod: {}", errs.join("; ")))
     }
 
-    /// The existing pods that may match `selector`, ascending, the excluded pod left out.
-    fn candidates(&self, selector: &LabelSelector) -> Vec<u32> {
+    /// The existing pods an incoming term matches (`Resolved::matches`), ascending, the
+    /// excluded pod left out. Pods are read only when the label index cannot decide alone.
+    fn matching(&self, r: &Resolved) -> Vec<u32> {
+        let state = self.input.state;
         let exclude = self.input.exclude;
-        let keep = |p: &u32| Some(*p as usize) != exclude;
-        match self.input.state.index.candidates(selector) {
-            Candidates::All => (0..self.input.state.pods.len())
-                .map(|p| u32::try_from(p).unwrap_or(u32::MAX))
-                .filter(keep)
-                .collect(),
-            Candidates::Some(list) => list.iter().copied().filter(keep).collect(),
-        }
+        let index = &state.index;
+        let in_namespace = |p: u32| {
+            r.namespace_ids
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&index.namespace_of(p)))
+        };
+        let (pods, exact) = match index.candidates(&r.term.selector) {
+            Candidates::All => (
+                std::borrow::Cow::Owned(
+                    (0..state.pods.len())
+                        .map(|p| u32::try_from(p).unwrap_or(u32::MAX))
+                        .collect(),
+                ),
+                false,
+            ),
+            Candidates::Some { pods, exact } => (pods, exact),
+        };
+        pods.iter()
+            .copied()
+            .filter(|&p| {
+                Some(p as usize) != exclude
+                    && in_namespace(p)
+                    && (exact || r.term.selector.matches(&state.pods[p as usize].labels))
+            })
+            .collect()
     }
 
     /// Adds one pod's contribution to `(key, node's value) -> source`; the domain, `None`
@@ -588,19 +610,18 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 .required_affinity
                 .iter()
                 .all(|r| r.matches(&incoming.id.namespace, &incoming.labels));
-            let smallest = self
+            let lists: Vec<Vec<u32>> = self
                 .required_affinity
                 .iter()
-                .map(|r| self.candidates(&r.term.selector))
-                .min_by_key(Vec::len)
+                .map(|r| self.matching(r))
+                .collect();
+            let smallest = lists
+                .iter()
+                .min_by_key(|l| l.len())
+                .cloned()
                 .unwrap_or_default();
             for p in smallest {
-                let pod = &state.pods[p as usize];
-                if !self
-                    .required_affinity
-                    .iter()
-                    .all(|r| r.matches(&pod.id.namespace, &pod.labels))
-                {
+                if !lists.iter().all(|l| l.binary_search(&p).is_ok()) {
                     continue;
                 }
                 let n = state.pod_node[p as usize];
@@ -615,14 +636,11 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         for i in 0..self.required_anti_affinity.len() {
             let mut counts =
                 KeyCounts::new(input, &self.required_anti_affinity[i].term.topology_key);
-            let r = &self.required_anti_affinity[i];
-            let mut found = Vec::new();
-            for p in self.candidates(&r.term.selector) {
-                let pod = &state.pods[p as usize];
-                if r.matches(&pod.id.namespace, &pod.labels) {
-                    found.push((p, counts.add(state.pod_node[p as usize])));
-                }
-            }
+            let found: Vec<(u32, Option<u32>)> = self
+                .matching(&self.required_anti_affinity[i])
+                .into_iter()
+                .map(|p| (p, counts.add(state.pod_node[p as usize])))
+                .collect();
             for (p, d) in found {
                 self.record(TermKind::RequiredAntiAffinity, i, d, p);
             }
@@ -745,7 +763,8 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         let incoming = input.pod;
         let hard = i64::from(self.args.hard_pod_affinity_weight);
         // Pods on nodes without any label contribute nothing (upstream skips them).
-        let labelled = |p: u32| !input.node(state.pod_node[p as usize]).labels.is_empty();
+        let node_labelled: Vec<bool> = state.nodes.iter().map(|n| !n.labels.is_empty()).collect();
+        let labelled = |p: u32| node_labelled[state.pod_node[p as usize]];
         // The incoming pod's preferred terms against the pods they select.
         let n_aff = self.preferred_affinity.len();
         for (kind, sign) in [
@@ -766,12 +785,9 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 let key = r.term.topology_key.clone();
                 let delta = i64::from(r.term.weight) * sign;
                 let matching: Vec<u32> = self
-                    .candidates(&r.term.selector)
+                    .matching(r)
                     .into_iter()
-                    .filter(|&p| {
-                        let pod = &state.pods[p as usize];
-                        labelled(p) && r.matches(&pod.id.namespace, &pod.labels)
-                    })
+                    .filter(|&p| labelled(p))
                     .collect();
                 let source = if sign > 0 { i } else { n_aff + i };
                 for p in matching {

@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Node, PodAffinity};
+use serde::Serialize;
+
+use super::{Node, PodAffinity, PodRef};
 use crate::scheduler::selector::{LabelSelector, Labels, Op};
 
 /// Existing pods by label value and by their pod (anti-)affinity terms.
@@ -19,6 +21,12 @@ use crate::scheduler::selector::{LabelSelector, Labels, Op};
 pub struct PodIndex {
     /// Label key -> value -> existing pods carrying that label, ascending.
     by_label: HashMap<String, HashMap<String, Vec<u32>>>,
+    /// Each existing pod's namespace, numbered: a namespace check then reads this compact
+    /// vector instead of the pod itself, which at 150,000 pods is a cache miss each.
+    pod_namespace: Vec<u32>,
+    namespaces: HashMap<String, u32>,
+    /// Each existing pod's `namespace/name`, shared with the report (see [`PodList`]).
+    ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
     group_of: HashMap<Arc<PodAffinity>, usize>,
 }
@@ -37,8 +45,12 @@ pub enum Candidates<'a> {
     /// The selector names no value to look up (`{}`, or only `notin`/`!`/`exists`
     /// requirements): every existing pod has to be checked, as upstream always does.
     All,
-    /// A superset of the matching pods, ascending.
-    Some(std::borrow::Cow<'a, [u32]>),
+    /// A superset of the matching pods, ascending; `exact` when it is precisely the pods
+    /// the selector matches (its only requirement is the `=`/`in` looked up).
+    Some {
+        pods: std::borrow::Cow<'a, [u32]>,
+        exact: bool,
+    },
 }
 
 impl PodIndex {
@@ -47,10 +59,21 @@ impl PodIndex {
     pub(super) fn add(
         &mut self,
         index: usize,
+        id: &Arc<PodRef>,
         labels: &Labels,
         terms: Option<&Arc<PodAffinity>>,
     ) -> Option<Arc<PodAffinity>> {
         let i = u32::try_from(index).unwrap_or(u32::MAX);
+        let ns = match self.namespaces.get(id.namespace.as_str()) {
+            Some(&ns) => ns,
+            None => {
+                let ns = u32::try_from(self.namespaces.len()).unwrap_or(u32::MAX);
+                self.namespaces.insert(id.namespace.clone(), ns);
+                ns
+            }
+        };
+        self.pod_namespace.push(ns);
+        Arc::make_mut(&mut self.ids).push(id.clone());
         for (k, v) in labels {
             let by_value = match self.by_label.get_mut(k.as_str()) {
                 Some(m) => m,
@@ -85,6 +108,24 @@ impl PodIndex {
         &self.groups
     }
 
+    /// The number of existing pod `pod`'s namespace.
+    pub fn namespace_of(&self, pod: u32) -> u32 {
+        self.pod_namespace[pod as usize]
+    }
+
+    /// The number of namespace `name`, if any existing pod is in it.
+    pub fn namespace_id(&self, name: &str) -> Option<u32> {
+        self.namespaces.get(name).copied()
+    }
+
+    /// Existing pods named by index, for the report.
+    pub fn pod_list(&self, members: Vec<u32>) -> PodList {
+        PodList {
+            ids: self.ids.clone(),
+            members,
+        }
+    }
+
     fn with_label(&self, key: &str, value: &str) -> &[u32] {
         self.by_label
             .get(key)
@@ -95,8 +136,12 @@ impl PodIndex {
     /// The existing pods that may match `selector`, from its most selective `=` or `in`
     /// requirement. A nil selector matches nothing.
     pub fn candidates(&self, selector: &LabelSelector) -> Candidates<'_> {
+        let none = Candidates::Some {
+            pods: std::borrow::Cow::Borrowed(&[]),
+            exact: true,
+        };
         let LabelSelector::Requirements(reqs) = selector else {
-            return Candidates::Some(std::borrow::Cow::Borrowed(&[]));
+            return none;
         };
         let mut best: Option<(usize, &str, &[String])> = None;
         for r in reqs {
@@ -121,16 +166,52 @@ impl PodIndex {
             .map(|v| self.with_label(key, v))
             .filter(|l| !l.is_empty())
             .collect();
+        let exact = reqs.len() == 1;
         match lists.as_slice() {
-            [] => Candidates::Some(std::borrow::Cow::Borrowed(&[])),
-            [one] => Candidates::Some(std::borrow::Cow::Borrowed(one)),
+            [] => none,
+            [one] => Candidates::Some {
+                pods: std::borrow::Cow::Borrowed(one),
+                exact,
+            },
             many => {
                 let mut all: Vec<u32> = many.iter().flat_map(|l| l.iter().copied()).collect();
                 all.sort_unstable();
                 all.dedup();
-                Candidates::Some(std::borrow::Cow::Owned(all))
+                Candidates::Some {
+                    pods: std::borrow::Cow::Owned(all),
+                    exact,
+                }
             }
         }
+    }
+}
+
+/// Existing pods named by their indexes into the state's shared id table: a term matching
+/// 50,000 pods costs the report 50,000 integers, not 50,000 reference counts on pods spread
+/// over the heap. Serialized as the list of `namespace/name` refs.
+#[derive(Debug, Clone, Default)]
+pub struct PodList {
+    ids: Arc<Vec<Arc<PodRef>>>,
+    members: Vec<u32>,
+}
+
+impl PodList {
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &PodRef> {
+        self.members.iter().map(|&m| &*self.ids[m as usize])
+    }
+}
+
+impl Serialize for PodList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
     }
 }
 
@@ -210,38 +291,69 @@ mod tests {
         }
     }
 
+    fn id(ns: &str, name: &str) -> Arc<PodRef> {
+        Arc::new(PodRef {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+        })
+    }
+
+    fn some(pods: &[u32], exact: bool) -> Candidates<'static> {
+        Candidates::Some {
+            pods: std::borrow::Cow::Owned(pods.to_vec()),
+            exact,
+        }
+    }
+
     #[test]
     fn candidates_come_from_the_most_selective_value_requirement() {
         let mut ix = PodIndex::default();
-        ix.add(0, &labels(&[("app", "a"), ("tier", "web")]), None);
-        ix.add(1, &labels(&[("app", "b"), ("tier", "web")]), None);
-        ix.add(2, &labels(&[("app", "c"), ("tier", "db")]), None);
+        ix.add(
+            0,
+            &id("a", "p0"),
+            &labels(&[("app", "a"), ("tier", "web")]),
+            None,
+        );
+        ix.add(
+            1,
+            &id("b", "p1"),
+            &labels(&[("app", "b"), ("tier", "web")]),
+            None,
+        );
+        ix.add(
+            2,
+            &id("a", "p2"),
+            &labels(&[("app", "c"), ("tier", "db")]),
+            None,
+        );
+        // tier=web has 2 pods, app in (b,c) has 2: the first smallest wins; a superset only.
         let sel = LabelSelector::Requirements(vec![
             req("tier", Op::Equals("web".into())),
             req("app", Op::In(vec!["b".into(), "c".into()])),
         ]);
-        // tier=web has 2 pods, app in (b,c) has 2: the first smallest wins; both are supersets.
-        let Candidates::Some(c) = ix.candidates(&sel) else {
-            panic!("expected a lookup")
-        };
-        assert_eq!(c.as_ref(), &[0, 1]);
+        assert_eq!(ix.candidates(&sel), some(&[0, 1], false));
         let sel =
             LabelSelector::Requirements(vec![req("app", Op::In(vec!["c".into(), "a".into()]))]);
-        assert_eq!(
-            ix.candidates(&sel),
-            Candidates::Some(std::borrow::Cow::Owned(vec![0, 2]))
-        );
+        assert_eq!(ix.candidates(&sel), some(&[0, 2], true));
         let sel = LabelSelector::Requirements(vec![req("app", Op::Equals("zzz".into()))]);
-        assert_eq!(
-            ix.candidates(&sel),
-            Candidates::Some(std::borrow::Cow::Borrowed(&[]))
-        );
+        assert_eq!(ix.candidates(&sel), some(&[], true));
         let sel = LabelSelector::Requirements(vec![req("app", Op::NotIn(vec!["a".into()]))]);
         assert_eq!(ix.candidates(&sel), Candidates::All);
         assert_eq!(ix.candidates(&LabelSelector::EVERYTHING), Candidates::All);
+        assert_eq!(ix.candidates(&LabelSelector::Nothing), some(&[], true));
+        // Namespaces are numbered in order of appearance; lists name pods by index.
         assert_eq!(
-            ix.candidates(&LabelSelector::Nothing),
-            Candidates::Some(std::borrow::Cow::Borrowed(&[]))
+            (ix.namespace_of(0), ix.namespace_of(1), ix.namespace_of(2)),
+            (0, 1, 0)
+        );
+        assert_eq!(ix.namespace_id("b"), Some(1));
+        assert_eq!(ix.namespace_id("zzz"), None);
+        let list = ix.pod_list(vec![2, 0]);
+        let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["a/p2", "a/p0"]);
+        assert_eq!(
+            serde_json::to_string(&list).expect("json"),
+            r#"[{"namespace":"a","name":"p2"},{"namespace":"a","name":"p0"}]"#
         );
     }
 
@@ -249,10 +361,13 @@ mod tests {
     fn equal_term_sets_are_shared_and_grouped() {
         let terms = Arc::new(PodAffinity::default());
         let mut ix = PodIndex::default();
-        assert!(ix.add(0, &Labels::new(), Some(&terms)).is_none());
+        assert!(
+            ix.add(0, &id("a", "p0"), &Labels::new(), Some(&terms))
+                .is_none()
+        );
         let again = Arc::new(PodAffinity::default());
         let shared = ix
-            .add(3, &Labels::new(), Some(&again))
+            .add(3, &id("a", "p3"), &Labels::new(), Some(&again))
             .expect("shared copy");
         assert!(Arc::ptr_eq(&shared, &terms));
         assert_eq!(ix.affinity_groups().len(), 1);

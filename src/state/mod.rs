@@ -20,7 +20,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
-pub use index::{AffinityGroup, Candidates, Domains, PodIndex, Topology};
+pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
     read_pod_manifests_str,
@@ -615,9 +615,9 @@ impl ClusterState {
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
                 let index = self.pods.len();
-                if let Some(shared) = self
-                    .index
-                    .add(index, &pod.labels, pod.pod_affinity.as_ref())
+                if let Some(shared) =
+                    self.index
+                        .add(index, &pod.id, &pod.labels, pod.pod_affinity.as_ref())
                 {
                     pod.pod_affinity = Some(shared);
                 }
