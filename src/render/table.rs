@@ -83,11 +83,11 @@ fn short_domain(key: &str, value: Option<&str>) -> String {
 }
 
 fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterEntry> {
-    n.filters.iter().find(|f| f.plugin == plugin)
+    n.filters.iter().find(|f| &*f.plugin == plugin)
 }
 
 fn values(r: &RequirementCheck) -> String {
-    match r.operator.as_str() {
+    match &*r.operator {
         "Exists" | "DoesNotExist" => format!("{} {}", r.key, r.operator),
         _ => format!("{} {} [{}]", r.key, r.operator, r.values.join(",")),
     }
@@ -235,7 +235,7 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
 /// "✗ short: cpu, memory" for NodeResourcesFit ("Insufficient cpu, Insufficient memory"),
 /// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
 fn short_fit_cell(f: &FilterEntry) -> Option<String> {
-    match f.plugin.as_str() {
+    match &*f.plugin {
         "NodeResourcesFit" => {
             let reason = f.reason.as_deref()?;
             let short: Vec<&str> = reason
@@ -261,11 +261,7 @@ fn other_cell(n: &NodeReport) -> String {
     ];
     let mut parts = Vec::new();
     let mut unevaluated = 0;
-    for f in n
-        .filters
-        .iter()
-        .filter(|f| !known.contains(&f.plugin.as_str()))
-    {
+    for f in n.filters.iter().filter(|f| !known.contains(&&*f.plugin)) {
         match f.pass {
             Some(false) => parts.push(
                 super::topology_spread::cell(f)
@@ -692,18 +688,14 @@ fn drill_down(
     }
     for f in &n.filters {
         let reason = f.reason.clone().unwrap_or_default();
-        let note = f.note.clone().unwrap_or_default();
+        let note = f.note.as_deref().unwrap_or_default();
         writeln!(
             out,
             "  {} {:<20} {}{}",
             mark(p, f.pass),
             f.plugin,
             reason,
-            if reason.is_empty() {
-                note
-            } else {
-                String::new()
-            }
+            if reason.is_empty() { note } else { "" }
         )?;
         match &f.details {
             Some(FilterDetails::NodeUnschedulable(d)) if d.unschedulable => {

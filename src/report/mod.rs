@@ -4,6 +4,7 @@
 //! exactly as upstream builds them, because they are data users match on.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -164,7 +165,7 @@ pub struct DaemonSetPlacement {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FilterEntry {
-    pub plugin: String,
+    pub plugin: Arc<str>,
     /// `None` (null) when the plugin was not evaluated.
     pub pass: Option<bool>,
     pub reason: Option<String>,
@@ -172,7 +173,7 @@ pub struct FilterEntry {
     pub skipped: bool,
     pub evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<FilterDetails>,
 }
@@ -180,7 +181,7 @@ pub struct FilterEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreEntry {
-    pub plugin: String,
+    pub plugin: Arc<str>,
     pub raw: Option<i64>,
     pub normalized: Option<i64>,
     pub weight: i64,
@@ -188,7 +189,7 @@ pub struct ScoreEntry {
     pub skipped: bool,
     pub evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<ScoreDetails>,
 }
@@ -270,7 +271,7 @@ pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
 fn node_reasons(node: &crate::scheduler::NodeResult, r: &ReportedStatus) -> Vec<String> {
     node.filters
         .iter()
-        .find(|f| f.plugin == r.plugin)
+        .find(|f| *f.plugin == *r.plugin)
         .and_then(|f| f.status.as_ref())
         .filter(|s| s.message() == r.reason)
         .map(|s| s.reasons.clone())
@@ -284,6 +285,10 @@ impl Explanation {
         } else {
             failed_scheduling_message(&eval)
         };
+        let skipped_filter: Arc<str> =
+            "PreFilter returned Skip: the scheduler does not run this Filter for the pod".into();
+        let skipped_score: Arc<str> =
+            "PreScore returned Skip: the plugin adds nothing to any node's score".into();
         let mut nodes: Vec<NodeReport> = eval
             .nodes
             .into_iter()
@@ -300,11 +305,9 @@ impl Explanation {
                             reason: f.status.as_ref().map(|s| s.message()),
                             code: f.status.as_ref().map(|s| s.code),
                             evaluated: f.not_evaluated.is_none(),
-                            note: f.not_evaluated.or_else(|| {
-                                f.skipped.then(|| {
-                                    "PreFilter returned Skip: the scheduler does not run this Filter for the pod".to_string()
-                                })
-                            }),
+                            note: f
+                                .not_evaluated
+                                .or_else(|| f.skipped.then(|| skipped_filter.clone())),
                             plugin: f.plugin,
                             pass: f.pass,
                             skipped: f.skipped,
@@ -316,11 +319,9 @@ impl Explanation {
                         .into_iter()
                         .map(|s| ScoreEntry {
                             evaluated: s.not_evaluated.is_none(),
-                            note: s.not_evaluated.or_else(|| {
-                                s.skipped.then(|| {
-                                    "PreScore returned Skip: the plugin adds nothing to any node's score".to_string()
-                                })
-                            }),
+                            note: s
+                                .not_evaluated
+                                .or_else(|| s.skipped.then(|| skipped_score.clone())),
                             plugin: s.plugin,
                             raw: s.raw,
                             normalized: s.normalized,
@@ -452,7 +453,7 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
         let skipped_by_controller = n
             .filters
             .iter()
-            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&f.plugin.as_str()));
+            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&&*f.plugin));
         let list = if skipped_by_controller {
             &mut out.not_created
         } else {

@@ -63,7 +63,7 @@ impl BalancedAllocationArgs {
             })
             .collect();
         for (i, r) in resources.iter().enumerate() {
-            if seen.contains(&r.name.as_str()) {
+            if seen.contains(&&*r.name) {
                 errors.push(format!(
                     "resources[{i}].name: Duplicate value: {:?}",
                     r.name
@@ -90,7 +90,7 @@ impl BalancedAllocationArgs {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Fraction {
-    pub resource: String,
+    pub resource: std::sync::Arc<str>,
     /// Requested on the node including the pod (milli for cpu).
     pub requested: i64,
     pub allocatable: i64,

@@ -2,6 +2,8 @@
 //! have the pod's images, by image size scaled by how many nodes have each image (so a
 //! ubiquitous image does not pull every pod to one node). Scores are final.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::{
@@ -47,9 +49,9 @@ pub fn calculate_priority(sum: i64, containers: usize) -> i64 {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageCheck {
-    pub image: String,
+    pub image: Arc<str>,
     /// The name looked up in the node's `status.images`.
-    pub normalized: String,
+    pub normalized: Arc<str>,
     pub present: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,
@@ -70,11 +72,20 @@ pub struct ScoreDetails {
 #[derive(Debug)]
 pub struct ImageLocality<'a> {
     input: Input<'a>,
+    /// The pod's images as written and normalized, once rather than per node.
+    images: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl<'a> ImageLocality<'a> {
     pub fn new(input: Input<'a>) -> Self {
-        ImageLocality { input }
+        let images = input
+            .pod
+            .resources
+            .images
+            .iter()
+            .map(|i| (Arc::from(i.as_str()), Arc::from(normalized_image_name(i))))
+            .collect();
+        ImageLocality { input, images }
     }
 }
 
@@ -88,19 +99,15 @@ impl Plugin for ImageLocality<'_> {
         let node = self.input.node(ni);
         let total = state.nodes.len();
         let images: Vec<ImageCheck> = self
-            .input
-            .pod
-            .resources
             .images
             .iter()
-            .map(|image| {
-                let normalized = normalized_image_name(image);
+            .map(|(image, normalized)| {
                 let present = node
                     .resources
                     .images
                     .iter()
-                    .any(|i| i.names.contains(&normalized));
-                let spread = present.then(|| state.images.get(&normalized)).flatten();
+                    .any(|i| i.names.iter().any(|n| **n == **normalized));
+                let spread = present.then(|| state.images.get(&**normalized)).flatten();
                 ImageCheck {
                     image: image.clone(),
                     present,
@@ -108,7 +115,7 @@ impl Plugin for ImageLocality<'_> {
                     nodes_with_image: spread.map(|s| s.nodes),
                     scaled_score: spread
                         .map_or(0, |s| scaled_image_score(s.size_bytes, s.nodes, total)),
-                    normalized,
+                    normalized: normalized.clone(),
                 }
             })
             .collect();

@@ -98,9 +98,9 @@ pub struct TermTables {
 #[serde(rename_all = "camelCase")]
 pub struct TermOnNode {
     pub index: usize,
-    pub topology_key: String,
+    pub topology_key: Arc<str>,
     /// The node's value for the key; `None` when the node lacks it.
-    pub domain: Option<String>,
+    pub domain: Option<Arc<str>>,
     /// Matching pods counted in that domain.
     pub matching_pods: i64,
     pub satisfied: bool,
@@ -124,10 +124,10 @@ pub struct FilterDetails {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contribution {
-    pub topology_key: String,
-    pub domain: String,
+    pub topology_key: Arc<str>,
+    pub domain: Arc<str>,
     /// e.g. `preferredAffinity[0]` of the incoming pod, or `existing:requiredAffinity`.
-    pub source: String,
+    pub source: Arc<str>,
     pub pods: i64,
     pub score: i64,
 }
@@ -220,7 +220,7 @@ impl TermPods<'_> {
 /// `(topologyKey, value) -> count` for one key, as a vector over the key's domains.
 #[derive(Debug)]
 struct KeyCounts<'a> {
-    key: String,
+    key: Arc<str>,
     domains: Option<&'a Domains>,
     counts: Vec<i64>,
 }
@@ -229,7 +229,7 @@ impl<'a> KeyCounts<'a> {
     fn new(input: Input<'a>, key: &str) -> Self {
         let domains = input.state.topology.domains(key);
         KeyCounts {
-            key: key.to_string(),
+            key: key.into(),
             domains,
             counts: vec![0; domains.map_or(0, |d| d.values.len())],
         }
@@ -243,9 +243,9 @@ impl<'a> KeyCounts<'a> {
     }
 
     /// The node's domain value and the count there.
-    fn on(&self, node: usize) -> (Option<&'a str>, i64) {
+    fn on(&self, node: usize) -> (Option<&'a Arc<str>>, i64) {
         match self.domains.and_then(|d| d.of(node).map(|i| (d, i))) {
-            Some((d, i)) => (Some(d.values[i as usize].as_str()), self.counts[i as usize]),
+            Some((d, i)) => (Some(&d.values[i as usize]), self.counts[i as usize]),
             None => (None, 0),
         }
     }
@@ -255,7 +255,7 @@ impl<'a> KeyCounts<'a> {
 /// pods and the summed score. A source is present in a domain once a pod was added there.
 #[derive(Debug)]
 struct KeyScores<'a> {
-    key: String,
+    key: Arc<str>,
     domains: &'a Domains,
     /// `domains.values.len() x sources`, row-major by domain.
     cells: Vec<(i64, i64)>,
@@ -287,7 +287,7 @@ pub struct InterPodAffinity<'a> {
     existing_anti: Vec<(&'a Domains, Vec<Vec<usize>>)>,
     /// Names of the score sources (incoming preferred terms, then the three existing kinds)
     /// and their order by name, as the report lists them.
-    source_names: Vec<String>,
+    source_names: Vec<Arc<str>>,
     source_order: Vec<usize>,
     topology_score: Vec<KeyScores<'a>>,
     any_score: bool,
@@ -379,19 +379,20 @@ impl<'a> InterPodAffinity<'a> {
                 });
             }
         }
-        let mut source_names: Vec<String> = Vec::new();
+        let mut source_names: Vec<Arc<str>> = Vec::new();
         for (kind, list) in [
             (TermKind::PreferredAffinity, &preferred_affinity),
             (TermKind::PreferredAntiAffinity, &preferred_anti_affinity),
         ] {
-            source_names.extend((0..list.len()).map(|i| format!("{}[{i}]", kind_name(kind))));
+            source_names
+                .extend((0..list.len()).map(|i| Arc::from(format!("{}[{i}]", kind_name(kind)))));
         }
         for kind in [
             TermKind::RequiredAffinity,
             TermKind::PreferredAffinity,
             TermKind::PreferredAntiAffinity,
         ] {
-            source_names.push(format!("existing:{}", kind_name(kind)));
+            source_names.push(Arc::from(format!("existing:{}", kind_name(kind))));
         }
         let mut source_order: Vec<usize> = (0..source_names.len()).collect();
         source_order.sort_by(|&a, &b| source_names[a].cmp(&source_names[b]));
@@ -448,7 +449,7 @@ impl<'a> InterPodAffinity<'a> {
                     if !list.is_empty() {
                         table
                             .domains
-                            .insert(domains.values[d].clone(), index.pod_list(list));
+                            .insert(domains.values[d].to_string(), index.pod_list(list));
                     }
                 }
             }
@@ -496,12 +497,12 @@ impl<'a> InterPodAffinity<'a> {
     /// Adds one pod's contribution to `(key, node's value) -> source`; the domain, `None`
     /// when the node lacks the key.
     fn add_score(&mut self, key: &str, node: usize, source: usize, delta: i64) -> Option<u32> {
-        let k = match self.topology_score.iter().position(|k| k.key == key) {
+        let k = match self.topology_score.iter().position(|k| &*k.key == key) {
             Some(k) => k,
             None => {
                 let domains = self.input.state.topology.domains(key)?;
                 self.topology_score.push(KeyScores {
-                    key: key.to_string(),
+                    key: key.into(),
                     domains,
                     cells: vec![(0, 0); domains.values.len() * self.source_names.len()],
                 });
@@ -521,7 +522,7 @@ impl<'a> InterPodAffinity<'a> {
     fn domain_value(&self, key: &str, domain: Option<u32>) -> Option<String> {
         let d = domain?;
         let domains = self.input.state.topology.domains(key)?;
-        Some(domains.values[d as usize].clone())
+        Some(domains.values[d as usize].to_string())
     }
 }
 
@@ -588,7 +589,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 kind: TermKind::RequiredAntiAffinity,
                 index: ti,
                 topology_key: t.topology_key.clone(),
-                domain: d.map(|(ds, d)| ds.values[d as usize].clone()),
+                domain: d.map(|(ds, d)| ds.values[d as usize].to_string()),
                 score: 0,
             });
         }
@@ -596,7 +597,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         if !self.required_affinity.is_empty() {
             for r in &self.required_affinity {
                 let key = r.term.topology_key.as_str();
-                let at = match self.affinity_counts.iter().position(|c| c.key == key) {
+                let at = match self.affinity_counts.iter().position(|c| &*c.key == key) {
                     Some(at) => at,
                     None => {
                         let c = KeyCounts::new(input, key);
@@ -671,7 +672,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 index,
                 topology_key: counts.key.clone(),
                 satisfied: domain.is_some() && matching > 0,
-                domain: domain.map(str::to_string),
+                domain: domain.cloned(),
                 matching_pods: matching,
             }
         };

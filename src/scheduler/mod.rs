@@ -22,6 +22,7 @@ pub mod storage;
 pub mod taint_toleration;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -128,7 +129,7 @@ impl<'a> Input<'a> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FilterResult {
-    pub plugin: String,
+    pub plugin: Arc<str>,
     /// `None` when the plugin was not evaluated.
     pub pass: Option<bool>,
     /// The plugin's own Filter status on this node (what upstream's Filter returns).
@@ -138,7 +139,7 @@ pub struct FilterResult {
     pub skipped: bool,
     /// Why the plugin was not evaluated, when it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_evaluated: Option<String>,
+    pub not_evaluated: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<FilterDetails>,
 }
@@ -174,7 +175,7 @@ pub enum ScoreDetails {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreResult {
-    pub plugin: String,
+    pub plugin: Arc<str>,
     pub weight: i64,
     /// `None` when not evaluated or skipped.
     pub raw: Option<i64>,
@@ -183,7 +184,7 @@ pub struct ScoreResult {
     pub weighted: Option<i64>,
     pub skipped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_evaluated: Option<String>,
+    pub not_evaluated: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<ScoreDetails>,
 }
@@ -376,13 +377,16 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             names.push(n);
         }
     }
-    let mut unavailable: std::collections::BTreeMap<String, String> = Default::default();
+    // Names and not-evaluated reasons are shared by every node's entries.
+    let mut unavailable: std::collections::BTreeMap<String, Arc<str>> = Default::default();
+    let shared: BTreeMap<&str, Arc<str>> = names.iter().map(|n| (*n, Arc::from(*n))).collect();
+    let name_of = |n: &str| shared.get(n).cloned().unwrap_or_else(|| Arc::from(n));
     let mut plugins: Vec<(&str, Box<dyn Plugin + '_>)> = names
         .iter()
         .filter_map(|n| instantiate(n, input, profile).map(|p| (*n, p)))
         .filter(|(n, p)| match p.unavailable() {
             Some(why) => {
-                unavailable.insert(n.to_string(), why);
+                unavailable.insert(n.to_string(), why.into());
                 false
             }
             None => true,
@@ -391,7 +395,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     // Why each plugin without an instance is not evaluated, worded once, not once per node.
     for n in &names {
         if !plugins.iter().any(|(p, _)| p == n) && !unavailable.contains_key(*n) {
-            unavailable.insert(n.to_string(), not_evaluated_reason(n, input.pod));
+            unavailable.insert(n.to_string(), not_evaluated_reason(n, input.pod).into());
         }
     }
     let why_not_evaluated = |name: &str| unavailable.get(name).cloned().unwrap_or_default();
@@ -487,7 +491,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                     any_unevaluated = true;
                     unevaluated_before = true;
                     FilterResult {
-                        plugin: name.clone(),
+                        plugin: name_of(name),
                         pass: None,
                         status: None,
                         skipped: false,
@@ -496,7 +500,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                     }
                 }
                 Some(_) if skipped.contains(name) => FilterResult {
-                    plugin: name.clone(),
+                    plugin: name_of(name),
                     pass: Some(true),
                     status: None,
                     skipped: true,
@@ -514,7 +518,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                         });
                     }
                     FilterResult {
-                        plugin: name.clone(),
+                        plugin: name_of(name),
                         pass: Some(status.is_none()),
                         status,
                         skipped: false,
@@ -605,8 +609,8 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     }
 
     for (name, weight) in &profile.score {
-        let blank = |not_evaluated: Option<String>, skipped: bool| ScoreResult {
-            plugin: name.clone(),
+        let blank = |not_evaluated: Option<Arc<str>>, skipped: bool| ScoreResult {
+            plugin: name_of(name),
             weight: *weight,
             raw: None,
             normalized: skipped.then_some(0),
@@ -646,6 +650,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         }
         if let Some(e) = failed {
             errors.push(format!("running Score plugin {name:?}: {e}"));
+            let e: Arc<str> = e.into();
             for &c in &candidates {
                 nodes[c].scores.push(blank(Some(e.clone()), false));
             }
@@ -655,7 +660,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         plugins[pi].1.normalize(&mut normalized);
         for (k, &c) in candidates.iter().enumerate() {
             nodes[c].scores.push(ScoreResult {
-                plugin: name.clone(),
+                plugin: name_of(name),
                 weight: *weight,
                 raw: Some(raws[k]),
                 normalized: Some(normalized[k]),

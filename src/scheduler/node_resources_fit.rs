@@ -3,6 +3,8 @@
 //! requests, reporting every short resource; Score ranks by the configured strategy
 //! (LeastAllocated by default) over non-zero requests. There is no NormalizeScore.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::profile::{FeatureGates, ProfileError};
@@ -31,7 +33,8 @@ pub enum StrategyType {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResourceSpec {
-    pub name: String,
+    /// Shared with every node's score details.
+    pub name: Arc<str>,
     #[serde(default)]
     pub weight: i64,
 }
@@ -58,11 +61,11 @@ pub struct FitArgs {
 pub fn default_resources() -> Vec<ResourceSpec> {
     vec![
         ResourceSpec {
-            name: CPU.to_string(),
+            name: CPU.into(),
             weight: 1,
         },
         ResourceSpec {
-            name: MEMORY.to_string(),
+            name: MEMORY.into(),
             weight: 1,
         },
     ]
@@ -247,7 +250,7 @@ pub struct PodCount {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceCheck {
-    pub resource: String,
+    pub resource: Arc<str>,
     pub requested: i64,
     /// Requested by the pods already on the node.
     pub used: i64,
@@ -271,7 +274,7 @@ pub struct FilterDetails {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceScore {
-    pub resource: String,
+    pub resource: Arc<str>,
     pub weight: i64,
     /// Node total with the pod (non-zero defaults for cpu/memory where the strategy uses them).
     pub requested: i64,
@@ -432,6 +435,19 @@ pub(crate) fn strategy_score(
     (score, per)
 }
 
+/// The name of a resource as shared by every node's details: the common ones without an
+/// allocation per node.
+fn shared_name(name: &str) -> Arc<str> {
+    use std::sync::LazyLock;
+    static COMMON: LazyLock<[Arc<str>; 3]> =
+        LazyLock::new(|| [CPU.into(), MEMORY.into(), EPHEMERAL_STORAGE.into()]);
+    COMMON
+        .iter()
+        .find(|c| &***c == name)
+        .cloned()
+        .unwrap_or_else(|| name.into())
+}
+
 #[derive(Debug)]
 pub struct NodeResourcesFit<'a> {
     input: Input<'a>,
@@ -527,7 +543,7 @@ impl Plugin for NodeResourcesFit<'_> {
                     unresolvable |= over_total;
                 }
                 checks.push(ResourceCheck {
-                    resource: name.to_string(),
+                    resource: shared_name(name),
                     requested,
                     used,
                     allocatable,

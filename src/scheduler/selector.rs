@@ -8,6 +8,7 @@
 //! reports.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
@@ -287,9 +288,11 @@ pub fn validate_label_value(value: &str) -> Result<(), &'static str> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequirementCheck {
-    pub key: String,
-    pub operator: String,
-    pub values: Vec<String>,
+    /// Shared by every node's check of this requirement: only the node's value and the
+    /// verdict are per node.
+    pub key: Arc<str>,
+    pub operator: Arc<str>,
+    pub values: Arc<[String]>,
     /// The node's label value (for matchExpressions) or field value (for matchFields);
     /// `None` when the node has no such label.
     pub node_value: Option<String>,
@@ -317,11 +320,53 @@ pub enum TermProblem {
     Invalid { error: String },
 }
 
-/// A term as parsed: usable, or with the problem that makes it never match.
+/// A term as parsed: usable, or with the problem that makes it never match; with each
+/// requirement prepared once for the per-node explanations.
 #[derive(Debug, Clone)]
-pub enum ParsedTerm {
+pub struct ParsedTerm {
+    state: TermState,
+    expressions: Arc<[ExprSpec]>,
+    fields: Arc<[ExprSpec]>,
+}
+
+#[derive(Debug, Clone)]
+enum TermState {
     Ok(NodeSelectorTerm),
     Problem(core::NodeSelectorTerm, TermProblem),
+}
+
+/// A requirement as written, and parsed by its literal meaning (`None` when it does not
+/// parse: it then matches no node).
+#[derive(Debug)]
+struct ExprSpec {
+    key: Arc<str>,
+    operator: Arc<str>,
+    values: Arc<[String]>,
+    requirement: Option<Requirement>,
+}
+
+impl ExprSpec {
+    fn of(key: &str, operator: &str, values: Option<&Vec<String>>, label: bool) -> ExprSpec {
+        let vals = values.cloned().unwrap_or_default();
+        ExprSpec {
+            requirement: label
+                .then(|| new_requirement(key, operator, &vals).ok())
+                .flatten(),
+            key: key.into(),
+            operator: operator.into(),
+            values: vals.into(),
+        }
+    }
+
+    fn check(&self, node_value: Option<String>, matched: bool) -> RequirementCheck {
+        RequirementCheck {
+            key: self.key.clone(),
+            operator: self.operator.clone(),
+            values: self.values.clone(),
+            node_value,
+            matched,
+        }
+    }
 }
 
 pub fn is_empty_term(t: &core::NodeSelectorTerm) -> bool {
@@ -332,8 +377,77 @@ pub fn is_empty_term(t: &core::NodeSelectorTerm) -> bool {
 impl ParsedTerm {
     /// `newNodeSelectorTerm`; empty terms are reported as such.
     pub fn parse(term: &core::NodeSelectorTerm) -> ParsedTerm {
+        let specs = |list: Option<&Vec<core::NodeSelectorRequirement>>, label: bool| {
+            list.into_iter()
+                .flatten()
+                .map(|e| ExprSpec::of(&e.key, &e.operator, e.values.as_ref(), label))
+                .collect::<Arc<[ExprSpec]>>()
+        };
+        ParsedTerm {
+            state: TermState::parse(term),
+            expressions: specs(term.match_expressions.as_ref(), true),
+            fields: specs(term.match_fields.as_ref(), false),
+        }
+    }
+
+    pub fn source(&self) -> &core::NodeSelectorTerm {
+        match &self.state {
+            TermState::Ok(t) => &t.source,
+            TermState::Problem(s, _) => s,
+        }
+    }
+
+    pub fn problem(&self) -> Option<&TermProblem> {
+        match &self.state {
+            TermState::Ok(_) => None,
+            TermState::Problem(_, p) => Some(p),
+        }
+    }
+
+    pub fn matches(&self, node_name: &str, labels: &Labels) -> bool {
+        match &self.state {
+            TermState::Ok(t) => t.matches(node_name, labels),
+            TermState::Problem(..) => false,
+        }
+    }
+
+    /// Every requirement of the term with the node's actual value. Parse-invalid requirements
+    /// are still shown, evaluated by their literal meaning, but the term never matches.
+    pub fn explain(&self, node_name: &str, labels: &Labels) -> TermCheck {
+        let expressions = self
+            .expressions
+            .iter()
+            .map(|e| {
+                let matched = e.requirement.as_ref().is_some_and(|r| r.matches(labels));
+                e.check(labels.get(&*e.key).cloned(), matched)
+            })
+            .collect();
+        let fields = self
+            .fields
+            .iter()
+            .map(|e| {
+                let value = field_value(&e.key, node_name);
+                let matched = match (&*e.operator, &*e.values) {
+                    ("In", [v]) => value == *v,
+                    ("NotIn", [v]) => value != *v,
+                    _ => false,
+                };
+                e.check(Some(value.to_string()), matched)
+            })
+            .collect();
+        TermCheck {
+            matched: self.matches(node_name, labels),
+            problem: self.problem().cloned(),
+            match_expressions: expressions,
+            match_fields: fields,
+        }
+    }
+}
+
+impl TermState {
+    fn parse(term: &core::NodeSelectorTerm) -> TermState {
         if is_empty_term(term) {
-            return ParsedTerm::Problem(term.clone(), TermProblem::Empty);
+            return TermState::Problem(term.clone(), TermProblem::Empty);
         }
         let mut errs = Vec::new();
         let mut labels = None;
@@ -370,91 +484,18 @@ impl ParsedTerm {
             fields = Some(reqs);
         }
         if errs.is_empty() {
-            ParsedTerm::Ok(NodeSelectorTerm {
+            TermState::Ok(NodeSelectorTerm {
                 source: term.clone(),
                 labels,
                 fields,
             })
         } else {
-            ParsedTerm::Problem(
+            TermState::Problem(
                 term.clone(),
                 TermProblem::Invalid {
                     error: errs.join("; "),
                 },
             )
-        }
-    }
-
-    pub fn source(&self) -> &core::NodeSelectorTerm {
-        match self {
-            ParsedTerm::Ok(t) => &t.source,
-            ParsedTerm::Problem(s, _) => s,
-        }
-    }
-
-    pub fn problem(&self) -> Option<&TermProblem> {
-        match self {
-            ParsedTerm::Ok(_) => None,
-            ParsedTerm::Problem(_, p) => Some(p),
-        }
-    }
-
-    pub fn matches(&self, node_name: &str, labels: &Labels) -> bool {
-        match self {
-            ParsedTerm::Ok(t) => t.matches(node_name, labels),
-            ParsedTerm::Problem(..) => false,
-        }
-    }
-
-    /// Every requirement of the term with the node's actual value. Parse-invalid requirements
-    /// are still shown, evaluated by their literal meaning, but the term never matches.
-    pub fn explain(&self, node_name: &str, labels: &Labels) -> TermCheck {
-        let src = self.source();
-        let expressions = src
-            .match_expressions
-            .iter()
-            .flatten()
-            .map(|e| {
-                let node_value = labels.get(&e.key).cloned();
-                let vals = e.values.clone().unwrap_or_default();
-                let matched = new_requirement(&e.key, &e.operator, &vals)
-                    .map(|r| r.matches(labels))
-                    .unwrap_or(false);
-                RequirementCheck {
-                    key: e.key.clone(),
-                    operator: e.operator.clone(),
-                    values: vals,
-                    node_value,
-                    matched,
-                }
-            })
-            .collect();
-        let fields = src
-            .match_fields
-            .iter()
-            .flatten()
-            .map(|e| {
-                let vals = e.values.clone().unwrap_or_default();
-                let value = field_value(&e.key, node_name);
-                let matched = match (e.operator.as_str(), vals.as_slice()) {
-                    ("In", [v]) => value == *v,
-                    ("NotIn", [v]) => value != *v,
-                    _ => false,
-                };
-                RequirementCheck {
-                    key: e.key.clone(),
-                    operator: e.operator.clone(),
-                    values: vals,
-                    node_value: Some(value.to_string()),
-                    matched,
-                }
-            })
-            .collect();
-        TermCheck {
-            matched: self.matches(node_name, labels),
-            problem: self.problem().cloned(),
-            match_expressions: expressions,
-            match_fields: fields,
         }
     }
 }

@@ -225,8 +225,8 @@ pub struct Topology {
 /// The domains of one label key.
 #[derive(Debug, Clone, Default)]
 pub struct Domains {
-    /// Distinct values, in order of first appearance.
-    pub values: Vec<String>,
+    /// Distinct values, in order of first appearance; shared with per-node report entries.
+    pub values: Vec<Arc<str>>,
     /// Per node, the index of its value in `values`, or [`Domains::NONE`] without the label.
     of_node: Vec<u32>,
 }
@@ -257,7 +257,7 @@ impl Topology {
                     }),
                 };
                 let id = *ids.entry((k.as_str(), v.as_str())).or_insert_with(|| {
-                    d.values.push(v.clone());
+                    d.values.push(Arc::from(v.as_str()));
                     u32::try_from(d.values.len() - 1).unwrap_or(Domains::NONE)
                 });
                 d.of_node[n] = id;
@@ -390,7 +390,7 @@ mod tests {
             node("d", Some("z2")),
         ]);
         let d = t.domains("zone").expect("zone");
-        assert_eq!(d.values, vec!["z1", "z2"]);
+        assert_eq!(d.values, vec![Arc::from("z1"), Arc::from("z2")]);
         assert_eq!(
             (d.of(0), d.of(1), d.of(2), d.of(3)),
             (Some(0), None, Some(0), Some(1))
