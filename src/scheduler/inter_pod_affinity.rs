@@ -198,22 +198,34 @@ fn affinity_terms(pa: &PodAffinity) -> impl Iterator<Item = &AffinityTerm> {
 #[derive(Debug, Default)]
 struct TermPods<'a> {
     domains: Option<&'a Domains>,
-    by_domain: Vec<Vec<u32>>,
-    without_domain: Vec<u32>,
+    /// `(domain or Domains::NONE, pod)` in the order pods were matched.
+    hits: Vec<(u32, u32)>,
 }
 
 impl TermPods<'_> {
     fn push(&mut self, domain: Option<u32>, pod: u32) {
-        match domain {
-            Some(d) => {
-                let d = d as usize;
-                if self.by_domain.len() <= d {
-                    self.by_domain.resize_with(d + 1, Vec::new);
-                }
-                self.by_domain[d].push(pod);
+        self.hits.push((domain.unwrap_or(Domains::NONE), pod));
+    }
+
+    /// The pods per domain (in matching order) and the pods without one, bucketed in two
+    /// passes so each list is allocated once at its size.
+    fn by_domain(self) -> (Vec<Vec<u32>>, Vec<u32>) {
+        let n = self.domains.map_or(0, |d| d.values.len());
+        let mut sizes = vec![0usize; n];
+        let mut without = Vec::new();
+        for &(d, _) in &self.hits {
+            if let Some(c) = sizes.get_mut(d as usize) {
+                *c += 1;
             }
-            None => self.without_domain.push(pod),
         }
+        let mut lists: Vec<Vec<u32>> = sizes.into_iter().map(Vec::with_capacity).collect();
+        for (d, p) in self.hits {
+            match lists.get_mut(d as usize) {
+                Some(l) => l.push(p),
+                None => without.push(p),
+            }
+        }
+        (lists, without)
     }
 }
 
@@ -444,8 +456,10 @@ impl<'a> InterPodAffinity<'a> {
         let index = &self.input.state.index;
         for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
             let rec = std::mem::take(rec);
-            if let Some(domains) = rec.domains {
-                for (d, list) in rec.by_domain.into_iter().enumerate() {
+            let domains = rec.domains;
+            let (by_domain, without_domain) = rec.by_domain();
+            if let Some(domains) = domains {
+                for (d, list) in by_domain.into_iter().enumerate() {
                     if !list.is_empty() {
                         table
                             .domains
@@ -453,7 +467,7 @@ impl<'a> InterPodAffinity<'a> {
                     }
                 }
             }
-            table.pods_without_domain = index.pod_list(rec.without_domain);
+            table.pods_without_domain = index.pod_list(without_domain);
         }
     }
 
@@ -494,21 +508,29 @@ impl<'a> InterPodAffinity<'a> {
             .collect()
     }
 
+    /// The score table of `key`, made on first use; `None` when no node has the key (then
+    /// no pod adds anything for it).
+    fn score_key(&mut self, key: &str) -> Option<usize> {
+        if let Some(k) = self.topology_score.iter().position(|k| &*k.key == key) {
+            return Some(k);
+        }
+        let domains = self.input.state.topology.domains(key)?;
+        self.topology_score.push(KeyScores {
+            key: key.into(),
+            domains,
+            cells: vec![(0, 0); domains.values.len() * self.source_names.len()],
+        });
+        Some(self.topology_score.len() - 1)
+    }
+
     /// Adds one pod's contribution to `(key, node's value) -> source`; the domain, `None`
     /// when the node lacks the key.
     fn add_score(&mut self, key: &str, node: usize, source: usize, delta: i64) -> Option<u32> {
-        let k = match self.topology_score.iter().position(|k| &*k.key == key) {
-            Some(k) => k,
-            None => {
-                let domains = self.input.state.topology.domains(key)?;
-                self.topology_score.push(KeyScores {
-                    key: key.into(),
-                    domains,
-                    cells: vec![(0, 0); domains.values.len() * self.source_names.len()],
-                });
-                self.topology_score.len() - 1
-            }
-        };
+        let k = self.score_key(key)?;
+        self.add_score_at(k, node, source, delta)
+    }
+
+    fn add_score_at(&mut self, k: usize, node: usize, source: usize, delta: i64) -> Option<u32> {
         let ks = &mut self.topology_score[k];
         let d = ks.domains.of(node)?;
         let cell = &mut ks.cells[d as usize * self.source_names.len() + source];
@@ -791,9 +813,13 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                     .filter(|&p| labelled(p))
                     .collect();
                 let source = if sign > 0 { i } else { n_aff + i };
+                let k = self.score_key(&key);
+                let at = table_offset(kind, self.lens()) + i;
                 for p in matching {
-                    let d = self.add_score(&key, state.pod_node[p as usize], source, delta);
-                    self.record(kind, i, d, p);
+                    let d = k.and_then(|k| {
+                        self.add_score_at(k, state.pod_node[p as usize], source, delta)
+                    });
+                    self.term_pods[at].push(d, p);
                 }
             }
         }

@@ -478,47 +478,64 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         }
     }
 
-    // Filter: every plugin on every node.
+    // Filter: every plugin on every node. What does not depend on the node is decided once.
+    enum Run {
+        NotEvaluated(Arc<str>),
+        Skipped,
+        Filter(usize),
+    }
+    let plan: Vec<(&String, Arc<str>, Run)> = profile
+        .filter
+        .iter()
+        .map(|name| {
+            let run = match plugin(&plugins, name) {
+                None => Run::NotEvaluated(why_not_evaluated(name)),
+                Some(_) if skipped.contains(name) => Run::Skipped,
+                Some(i) => Run::Filter(i),
+            };
+            (name, name_of(name), run)
+        })
+        .collect();
     let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
     for (ni, node) in input.state.nodes.iter().enumerate() {
         let mut filters = Vec::with_capacity(profile.filter.len());
         let mut reported: Option<ReportedStatus> = None;
         let mut unevaluated_before = false;
         let mut any_unevaluated = false;
-        for name in &profile.filter {
-            let result = match plugin(&plugins, name) {
-                None => {
+        for (name, shared_name, run) in &plan {
+            let result = match run {
+                Run::NotEvaluated(why) => {
                     any_unevaluated = true;
                     unevaluated_before = true;
                     FilterResult {
-                        plugin: name_of(name),
+                        plugin: shared_name.clone(),
                         pass: None,
                         status: None,
                         skipped: false,
-                        not_evaluated: Some(why_not_evaluated(name)),
+                        not_evaluated: Some(why.clone()),
                         details: None,
                     }
                 }
-                Some(_) if skipped.contains(name) => FilterResult {
-                    plugin: name_of(name),
+                Run::Skipped => FilterResult {
+                    plugin: shared_name.clone(),
                     pass: Some(true),
                     status: None,
                     skipped: true,
                     not_evaluated: None,
                     details: None,
                 },
-                Some(i) => {
-                    let (status, details) = plugins[i].1.filter(ni);
+                Run::Filter(i) => {
+                    let (status, details) = plugins[*i].1.filter(ni);
                     if let (Some(s), None) = (&status, &reported) {
                         reported = Some(ReportedStatus {
-                            plugin: name.clone(),
+                            plugin: (*name).clone(),
                             code: s.code,
                             reason: s.message(),
                             uncertain: unevaluated_before,
                         });
                     }
                     FilterResult {
-                        plugin: name_of(name),
+                        plugin: shared_name.clone(),
                         pass: Some(status.is_none()),
                         status,
                         skipped: false,

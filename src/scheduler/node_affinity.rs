@@ -204,12 +204,16 @@ impl Plugin for NodeAffinity<'_> {
         ];
         for (source, list) in sources {
             let Some(list) = list else { continue };
-            raw += list.score(&node.name, &node.labels);
+            // `PreferredTerms::score`, from the explanations: the weights of matching terms.
             for (weight, term) in &list.terms {
+                let term = term.explain(&node.name, &node.labels);
+                if term.matched {
+                    raw += i64::from(*weight);
+                }
                 terms.push(PreferredCheck {
                     weight: *weight,
                     source,
-                    term: term.explain(&node.name, &node.labels),
+                    term,
                 });
             }
         }

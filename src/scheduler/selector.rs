@@ -41,7 +41,11 @@ impl Requirement {
     /// `labels.Requirement.Matches`: NotIn and DoesNotExist hold for a missing label; Gt/Lt
     /// parse the node's value as a base-10 int64 and fail when it is missing or not a number.
     pub fn matches(&self, labels: &Labels) -> bool {
-        let value = labels.get(&self.key);
+        self.matches_value(labels.get(&self.key))
+    }
+
+    /// The same, given the label's value (`None` when absent) already looked up.
+    pub fn matches_value(&self, value: Option<&String>) -> bool {
         match &self.op {
             Op::Equals(want) => value == Some(want),
             Op::In(vals) => value.is_some_and(|v| vals.iter().any(|x| x == v)),
@@ -418,10 +422,14 @@ impl ParsedTerm {
             .expressions
             .iter()
             .map(|e| {
-                let matched = e.requirement.as_ref().is_some_and(|r| r.matches(labels));
-                e.check(labels.get(&*e.key).cloned(), matched)
+                let value = labels.get(&*e.key);
+                let matched = e
+                    .requirement
+                    .as_ref()
+                    .is_some_and(|r| r.matches_value(value));
+                e.check(value.cloned(), matched)
             })
-            .collect();
+            .collect::<Vec<_>>();
         let fields = self
             .fields
             .iter()
@@ -434,9 +442,15 @@ impl ParsedTerm {
                 };
                 e.check(Some(value.to_string()), matched)
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // What `matches` decides, from the checks just made: a usable term's requirements
+        // are exactly these (fields are skipped for a node without a name, as upstream does).
+        let matched = self.problem().is_none()
+            && expressions.iter().all(|c| c.matched)
+            && (node_name.is_empty() || fields.iter().all(|c| c.matched));
+        debug_assert_eq!(matched, self.matches(node_name, labels));
         TermCheck {
-            matched: self.matches(node_name, labels),
+            matched,
             problem: self.problem().cloned(),
             match_expressions: expressions,
             match_fields: fields,
