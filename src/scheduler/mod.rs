@@ -578,7 +578,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             verdict,
             reported,
             filters,
-            scores: Vec::new(),
+            scores: Vec::with_capacity(profile.score.len()),
             total: None,
         });
     }

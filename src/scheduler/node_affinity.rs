@@ -2,15 +2,17 @@
 //! its required node affinity, the profile's `addedAffinity`, and the preferred terms' score.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::profile::NodeAffinityArgs;
-use super::selector::{NodeSelector, PreferredTerms, SelectorCheck, TermCheck};
+use super::selector::{NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck};
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
 };
+use crate::state::Domains;
 
 pub const REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
@@ -62,6 +64,34 @@ pub struct NodeAffinity<'a> {
     required: Option<NodeSelector>,
     /// `Ok(None)` when the pod has no preferred list; `Err` when a preferred term is invalid.
     preferred: Result<Option<PreferredTerms>, String>,
+    /// Per selector (added required, required, added preferred, pod preferred), per term, per
+    /// expression: the domains of its key, so a node's value is an index, not a map lookup.
+    domains: [Vec<Vec<Option<&'a Domains>>>; 4],
+}
+
+/// The domains of every expression key of `terms`.
+fn term_domains<'a, 't>(
+    input: Input<'a>,
+    terms: impl Iterator<Item = &'t ParsedTerm>,
+) -> Vec<Vec<Option<&'a Domains>>> {
+    terms
+        .map(|t| {
+            t.expression_keys()
+                .map(|k| input.state.topology.domains(k))
+                .collect()
+        })
+        .collect()
+}
+
+/// Node `node`'s value of expression `e` of term `t`, shared.
+fn value_on(
+    domains: &[Vec<Option<&Domains>>],
+    node: usize,
+    t: usize,
+    e: usize,
+) -> Option<Arc<str>> {
+    let d = domains.get(t)?.get(e).copied().flatten()?;
+    d.of(node).map(|i| d.values[i as usize].clone())
 }
 
 impl<'a> NodeAffinity<'a> {
@@ -80,16 +110,35 @@ impl<'a> NodeAffinity<'a> {
             Some(terms) => PreferredTerms::parse(terms).map(Some),
             None => Ok(None),
         };
+        let domains = [
+            term_domains(input, args.added_required.iter().flat_map(|s| &s.terms)),
+            term_domains(input, required.iter().flat_map(|s| &s.terms)),
+            term_domains(
+                input,
+                args.added_preferred
+                    .iter()
+                    .flat_map(|p| p.terms.iter().map(|(_, t)| t)),
+            ),
+            term_domains(
+                input,
+                preferred
+                    .iter()
+                    .flatten()
+                    .flat_map(|p| p.terms.iter().map(|(_, t)| t)),
+            ),
+        ];
         NodeAffinity {
             input,
             args,
             required,
             preferred,
+            domains,
         }
     }
 
     fn filter_details(
         &self,
+        ni: usize,
         name: &str,
         labels: &crate::scheduler::selector::Labels,
     ) -> FilterDetails {
@@ -98,7 +147,7 @@ impl<'a> NodeAffinity<'a> {
                 .args
                 .added_required
                 .as_ref()
-                .map(|s| s.explain(name, labels)),
+                .map(|s| s.explain_with(name, |t, e, _| value_on(&self.domains[0], ni, t, e))),
             node_selector: self
                 .input
                 .pod
@@ -115,7 +164,10 @@ impl<'a> NodeAffinity<'a> {
                     }
                 })
                 .collect(),
-            required: self.required.as_ref().map(|s| s.explain(name, labels)),
+            required: self
+                .required
+                .as_ref()
+                .map(|s| s.explain_with(name, |t, e, _| value_on(&self.domains[1], ni, t, e))),
         }
     }
 }
@@ -164,9 +216,9 @@ impl Plugin for NodeAffinity<'_> {
         }
     }
 
-    fn filter(&self, node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
-        let node = self.input.node(node);
-        let details = self.filter_details(&node.name, &node.labels);
+    fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        let node = self.input.node(ni);
+        let details = self.filter_details(ni, &node.name, &node.labels);
         let status = if details.added_affinity.as_ref().is_some_and(|c| !c.matched) {
             Some(Status::new(
                 Code::UnschedulableAndUnresolvable,
@@ -193,20 +245,24 @@ impl Plugin for NodeAffinity<'_> {
         }
     }
 
-    fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
-        let node = self.input.node(node);
+    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        let node = self.input.node(ni);
         let preferred = self.preferred.as_ref().map_err(|e| e.clone())?;
         let mut terms = Vec::new();
         let mut raw = 0;
         let sources = [
-            ("addedAffinity", self.args.added_preferred.as_ref()),
-            ("pod", preferred.as_ref()),
+            (
+                "addedAffinity",
+                self.args.added_preferred.as_ref(),
+                &self.domains[2],
+            ),
+            ("pod", preferred.as_ref(), &self.domains[3]),
         ];
-        for (source, list) in sources {
+        for (source, list, domains) in sources {
             let Some(list) = list else { continue };
             // `PreferredTerms::score`, from the explanations: the weights of matching terms.
-            for (weight, term) in &list.terms {
-                let term = term.explain(&node.name, &node.labels);
+            for (t, (weight, term)) in list.terms.iter().enumerate() {
+                let term = term.explain_with(&node.name, |e, _| value_on(domains, ni, t, e));
                 if term.matched {
                     raw += i64::from(*weight);
                 }

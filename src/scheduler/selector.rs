@@ -41,11 +41,11 @@ impl Requirement {
     /// `labels.Requirement.Matches`: NotIn and DoesNotExist hold for a missing label; Gt/Lt
     /// parse the node's value as a base-10 int64 and fail when it is missing or not a number.
     pub fn matches(&self, labels: &Labels) -> bool {
-        self.matches_value(labels.get(&self.key))
+        self.matches_value(labels.get(&self.key).map(String::as_str))
     }
 
     /// The same, given the label's value (`None` when absent) already looked up.
-    pub fn matches_value(&self, value: Option<&String>) -> bool {
+    pub fn matches_value(&self, value: Option<&str>) -> bool {
         match &self.op {
             Op::Equals(want) => value == Some(want),
             Op::In(vals) => value.is_some_and(|v| vals.iter().any(|x| x == v)),
@@ -299,7 +299,7 @@ pub struct RequirementCheck {
     pub values: Arc<[String]>,
     /// The node's label value (for matchExpressions) or field value (for matchFields);
     /// `None` when the node has no such label.
-    pub node_value: Option<String>,
+    pub node_value: Option<Arc<str>>,
     pub matched: bool,
 }
 
@@ -362,7 +362,7 @@ impl ExprSpec {
         }
     }
 
-    fn check(&self, node_value: Option<String>, matched: bool) -> RequirementCheck {
+    fn check(&self, node_value: Option<Arc<str>>, matched: bool) -> RequirementCheck {
         RequirementCheck {
             key: self.key.clone(),
             operator: self.operator.clone(),
@@ -418,16 +418,35 @@ impl ParsedTerm {
     /// Every requirement of the term with the node's actual value. Parse-invalid requirements
     /// are still shown, evaluated by their literal meaning, but the term never matches.
     pub fn explain(&self, node_name: &str, labels: &Labels) -> TermCheck {
+        self.explain_with(node_name, |_, key| {
+            labels.get(key).map(|v| Arc::from(v.as_str()))
+        })
+    }
+
+    /// The label keys of the term's matchExpressions, in order.
+    pub fn expression_keys(&self) -> impl Iterator<Item = &str> {
+        self.expressions.iter().map(|e| &*e.key)
+    }
+
+    /// [`ParsedTerm::explain`] with the node's label values given by `value_of`
+    /// (expression index, key -> value), so a caller holding the values shared hands them
+    /// out without a lookup in the node's label map or a copy.
+    pub fn explain_with(
+        &self,
+        node_name: &str,
+        mut value_of: impl FnMut(usize, &str) -> Option<Arc<str>>,
+    ) -> TermCheck {
         let expressions = self
             .expressions
             .iter()
-            .map(|e| {
-                let value = labels.get(&*e.key);
+            .enumerate()
+            .map(|(i, e)| {
+                let value = value_of(i, &e.key);
                 let matched = e
                     .requirement
                     .as_ref()
-                    .is_some_and(|r| r.matches_value(value));
-                e.check(value.cloned(), matched)
+                    .is_some_and(|r| r.matches_value(value.as_deref()));
+                e.check(value, matched)
             })
             .collect::<Vec<_>>();
         let fields = self
@@ -440,7 +459,7 @@ impl ParsedTerm {
                     ("NotIn", [v]) => value != *v,
                     _ => false,
                 };
-                e.check(Some(value.to_string()), matched)
+                e.check(Some(Arc::from(value)), matched)
             })
             .collect::<Vec<_>>();
         // What `matches` decides, from the checks just made: a usable term's requirements
@@ -448,7 +467,6 @@ impl ParsedTerm {
         let matched = self.problem().is_none()
             && expressions.iter().all(|c| c.matched)
             && (node_name.is_empty() || fields.iter().all(|c| c.matched));
-        debug_assert_eq!(matched, self.matches(node_name, labels));
         TermCheck {
             matched,
             problem: self.problem().cloned(),
@@ -573,6 +591,25 @@ impl NodeSelector {
 
     pub fn matches(&self, node_name: &str, labels: &Labels) -> bool {
         self.terms.iter().any(|t| t.matches(node_name, labels))
+    }
+
+    /// [`NodeSelector::explain`] with values from `value_of` (term index, expression
+    /// index, key -> value); see [`ParsedTerm::explain_with`].
+    pub fn explain_with(
+        &self,
+        node_name: &str,
+        mut value_of: impl FnMut(usize, usize, &str) -> Option<Arc<str>>,
+    ) -> SelectorCheck {
+        let terms: Vec<TermCheck> = self
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(t, term)| term.explain_with(node_name, |e, key| value_of(t, e, key)))
+            .collect();
+        SelectorCheck {
+            matched: terms.iter().any(|t| t.matched),
+            terms,
+        }
     }
 
     /// The first parse error, for the strict variant (`addedAffinity` must be valid).
