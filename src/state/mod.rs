@@ -14,7 +14,7 @@ mod slim;
 pub mod validate;
 mod yaml;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
@@ -56,7 +56,7 @@ pub struct Taint {
 }
 
 /// A toleration with upstream's empty-string defaults made explicit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
     pub key: String,
@@ -196,14 +196,17 @@ pub struct Pod {
     /// Shared, so that the report's per-domain pod lists cost a reference count, not two
     /// strings, per matching pod.
     pub id: Arc<PodRef>,
-    pub labels: Labels,
+    /// Shared between pods with equal labels (the replicas of a workload): see
+    /// [`ClusterState::add_pod`].
+    pub labels: Arc<Labels>,
     pub node_name: String,
     pub phase: String,
     pub scheduler_name: String,
     pub terminating: bool,
     pub node_selector: Option<Labels>,
     pub node_affinity: Option<Box<core::NodeAffinity>>,
-    pub tolerations: Vec<Toleration>,
+    /// Shared like `labels`: most pods carry the same default tolerations.
+    pub tolerations: Arc<[Toleration]>,
     /// `Some` when the pod has a `podAffinity` or `podAntiAffinity` stanza.
     pub pod_affinity: Option<Arc<PodAffinity>>,
     /// Parse errors in the pod's affinity label selectors (rejected by API validation, so only
@@ -279,7 +282,7 @@ impl Pod {
                 namespace,
                 name: p.metadata.name.clone().unwrap_or_default(),
             }),
-            labels: p.metadata.labels.clone().unwrap_or_default(),
+            labels: Arc::new(p.metadata.labels.clone().unwrap_or_default()),
             node_name: spec.and_then(|s| s.node_name.clone()).unwrap_or_default(),
             phase: p
                 .status
@@ -523,6 +526,9 @@ pub struct ClusterState {
     pub index: PodIndex,
     /// Node label values numbered per key (topology domains).
     pub topology: Topology,
+    /// One copy of each distinct label set and toleration list among the pods.
+    shared_labels: HashSet<Arc<Labels>>,
+    shared_tolerations: HashSet<Arc<[Toleration]>>,
 }
 
 /// What the existing pods of one node hold.
@@ -611,7 +617,21 @@ impl ClusterState {
         state
     }
 
+    /// Adds a pod read from the source. At 150,000 pods, labels and tolerations were a third
+    /// of the model's memory, and replicas carry equal ones: each distinct set is kept once.
     pub fn add_pod(&mut self, mut pod: Pod) {
+        match self.shared_labels.get(&*pod.labels) {
+            Some(shared) => pod.labels = shared.clone(),
+            None => {
+                self.shared_labels.insert(pod.labels.clone());
+            }
+        }
+        match self.shared_tolerations.get(&*pod.tolerations) {
+            Some(shared) => pod.tolerations = shared.clone(),
+            None => {
+                self.shared_tolerations.insert(pod.tolerations.clone());
+            }
+        }
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
                 let index = self.pods.len();
@@ -665,4 +685,31 @@ impl ClusterState {
 pub enum FoundPod<'a> {
     Existing(usize),
     Other(&'a Pod),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replicas share one copy of their labels and tolerations; a pod with other labels
+    /// keeps its own, and sharing changes no value.
+    #[test]
+    fn equal_labels_and_tolerations_are_stored_once() {
+        let text = r#"{"apiVersion":"v1","kind":"List","items":[
+          {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
+          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns","labels":{"app":"x"}},
+           "spec":{"nodeName":"n1","containers":[{"name":"c"}],"tolerations":[{"key":"k","operator":"Exists"}]}},
+          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","namespace":"ns","labels":{"app":"x"}},
+           "spec":{"nodeName":"n1","containers":[{"name":"c"}],"tolerations":[{"key":"k","operator":"Exists"}]}},
+          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"c","namespace":"ns","labels":{"app":"y"}},
+           "spec":{"nodeName":"n1","containers":[{"name":"c"}]}}]}"#;
+        let state = read_snapshot_str(text, "t").expect("read");
+        let [a, b, c] = [0, 1, 2].map(|i| &state.pods[i]);
+        assert!(Arc::ptr_eq(&a.labels, &b.labels));
+        assert!(Arc::ptr_eq(&a.tolerations, &b.tolerations));
+        assert!(!Arc::ptr_eq(&a.labels, &c.labels));
+        assert_eq!(c.labels.get("app").map(String::as_str), Some("y"));
+        assert_eq!(b.tolerations[0].key, "k");
+        assert!(c.tolerations.is_empty());
+    }
 }
