@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
@@ -59,8 +60,7 @@ struct Condition {
 struct ContainerStatus {
     name: String,
     #[serde(default)]
-    allocated_resources:
-        Option<BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+    allocated_resources: Option<BTreeMap<String, Quantity>>,
     #[serde(default)]
     resources: Option<core::ResourceRequirements>,
 }
@@ -85,13 +85,152 @@ pub fn decode_pod_page(text: &str) -> Result<(Option<String>, Vec<Pod>), serde_j
     ))
 }
 
+/// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
+/// env, probes and mounts, and every pod has a projected token volume: building those as
+/// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
+/// `k8s-openapi` (a missing required field reads as its default there too).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Spec {
+    #[serde(default)]
+    affinity: Option<core::Affinity>,
+    #[serde(default)]
+    containers: Option<Vec<Container>>,
+    #[serde(default)]
+    init_containers: Option<Vec<Container>>,
+    #[serde(default)]
+    node_name: Option<String>,
+    #[serde(default)]
+    node_selector: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    overhead: Option<BTreeMap<String, Quantity>>,
+    #[serde(default)]
+    preemption_policy: Option<String>,
+    #[serde(default)]
+    priority: Option<i32>,
+    #[serde(default)]
+    resource_claims: Option<Vec<core::PodResourceClaim>>,
+    #[serde(default)]
+    resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    scheduler_name: Option<String>,
+    #[serde(default)]
+    tolerations: Option<Vec<core::Toleration>>,
+    #[serde(default)]
+    topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    #[serde(default)]
+    volumes: Option<Vec<Volume>>,
+}
+
+/// A container, the fields the resource plugins read (requests, host ports, image, and
+/// `restartPolicy`, which makes an init container a sidecar).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Container {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    image: Option<String>,
+    #[serde(default)]
+    ports: Option<Vec<core::ContainerPort>>,
+    #[serde(default)]
+    resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    restart_policy: Option<String>,
+}
+
+/// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
+/// configMap, secret, emptyDir) are skipped.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Volume {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
+    #[serde(default)]
+    ephemeral: Option<core::EphemeralVolumeSource>,
+    #[serde(default)]
+    gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    #[serde(default)]
+    aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    #[serde(default)]
+    rbd: Option<core::RBDVolumeSource>,
+    #[serde(default)]
+    iscsi: Option<core::ISCSIVolumeSource>,
+    #[serde(default)]
+    azure_disk: Option<core::AzureDiskVolumeSource>,
+    #[serde(default)]
+    azure_file: Option<core::AzureFileVolumeSource>,
+    #[serde(default)]
+    cinder: Option<core::CinderVolumeSource>,
+    #[serde(default)]
+    vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
+    #[serde(default)]
+    portworx_volume: Option<core::PortworxVolumeSource>,
+}
+
+impl Spec {
+    fn into_api(self) -> core::PodSpec {
+        let containers = |list: Option<Vec<Container>>| {
+            list.map(|l| {
+                l.into_iter()
+                    .map(|c| core::Container {
+                        name: c.name.unwrap_or_default(),
+                        image: c.image,
+                        ports: c.ports,
+                        resources: c.resources,
+                        restart_policy: c.restart_policy,
+                        ..Default::default()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        core::PodSpec {
+            affinity: self.affinity,
+            containers: containers(self.containers).unwrap_or_default(),
+            init_containers: containers(self.init_containers),
+            node_name: self.node_name,
+            node_selector: self.node_selector,
+            overhead: self.overhead,
+            preemption_policy: self.preemption_policy,
+            priority: self.priority,
+            resource_claims: self.resource_claims,
+            resources: self.resources,
+            scheduler_name: self.scheduler_name,
+            tolerations: self.tolerations,
+            topology_spread_constraints: self.topology_spread_constraints,
+            volumes: self.volumes.map(|l| {
+                l.into_iter()
+                    .map(|v| core::Volume {
+                        name: v.name.unwrap_or_default(),
+                        persistent_volume_claim: v.persistent_volume_claim,
+                        ephemeral: v.ephemeral,
+                        gce_persistent_disk: v.gce_persistent_disk,
+                        aws_elastic_block_store: v.aws_elastic_block_store,
+                        rbd: v.rbd,
+                        iscsi: v.iscsi,
+                        azure_disk: v.azure_disk,
+                        azure_file: v.azure_file,
+                        cinder: v.cinder,
+                        vsphere_volume: v.vsphere_volume,
+                        portworx_volume: v.portworx_volume,
+                        ..Default::default()
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        }
+    }
+}
+
 /// A pod with only what the evaluation reads.
 #[derive(Deserialize)]
 pub(crate) struct SlimPod {
     #[serde(default)]
     metadata: Option<Meta>,
     #[serde(default)]
-    spec: Option<core::PodSpec>,
+    spec: Option<Spec>,
     #[serde(default)]
     status: Option<Status>,
 }
@@ -138,7 +277,7 @@ impl SlimPod {
                 owner_references: m.owner_references,
                 ..Default::default()
             },
-            spec: self.spec,
+            spec: self.spec.map(Spec::into_api),
             status,
         }
     }
@@ -164,9 +303,78 @@ mod tests {
           "status":{"phase":"Running","conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],
             "containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true,"restartCount":0,
               "allocatedResources":{"cpu":"2"},"resources":{"requests":{"cpu":"3"}}}]}}"#;
-        let full: core::Pod = serde_json::from_str(text).unwrap();
-        let slim: SlimPod = serde_json::from_str(text).unwrap();
-        let (a, b) = (Pod::from_api(&full), slim.into_pod());
-        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        // Every spec field the compact model reads, next to fields it skips.
+        let every = r#"{"metadata":{"name":"b","labels":{"app":"y"}},
+          "spec":{"nodeName":"n2","schedulerName":"other","priority":1000,"preemptionPolicy":"Never",
+            "nodeSelector":{"disk":"ssd"},
+            "tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoSchedule","tolerationSeconds":5}],
+            "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+                {"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]},
+              "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":3,"preference":{"matchFields":[
+                {"key":"metadata.name","operator":"NotIn","values":["n9"]}]}}]},
+              "podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":7,"podAffinityTerm":{
+                "labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists"}]},
+                "namespaceSelector":{"matchLabels":{"team":"t"}},"namespaces":["n"],"topologyKey":"zone"}}]}},
+            "overhead":{"cpu":"250m","memory":"120Mi"},
+            "resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"4"}},
+            "resourceClaims":[{"name":"gpu","resourceClaimName":"gpu-claim"}],
+            "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule",
+              "labelSelector":{"matchLabels":{"app":"y"}},"matchLabelKeys":["pod-template-hash"],"minDomains":2,
+              "nodeAffinityPolicy":"Honor","nodeTaintsPolicy":"Ignore"}],
+            "initContainers":[
+              {"name":"init","image":"busybox","resources":{"requests":{"cpu":"3","memory":"64Mi"}},
+               "ports":[{"containerPort":1,"hostPort":7000}]},
+              {"name":"sidecar","image":"envoy","restartPolicy":"Always",
+               "resources":{"requests":{"cpu":"100m","example.com/dev":"1"}},
+               "ports":[{"containerPort":9901,"hostPort":9901,"hostIP":"10.0.0.1","protocol":"UDP"}],
+               "env":[{"name":"X","value":"1"}],"readinessProbe":{"httpGet":{"path":"/","port":9901}}}],
+            "containers":[
+              {"name":"main","image":"nginx","resources":{"requests":{"cpu":"500m","hugepages-2Mi":"4Mi"},"limits":{"memory":"1Gi"}},
+               "ports":[{"containerPort":80,"hostPort":8080},{"containerPort":81,"hostPort":0},{"containerPort":82}],
+               "env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}}],
+               "volumeMounts":[{"name":"data","mountPath":"/data"}],"securityContext":{"runAsUser":1}},
+              {"name":"nothing"}],
+            "volumes":[
+              {"name":"data","persistentVolumeClaim":{"claimName":"data"}},
+              {"name":"eph","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"]}}}},
+              {"name":"gce","gcePersistentDisk":{"pdName":"pd"}},
+              {"name":"ebs","awsElasticBlockStore":{"volumeID":"vol"}},
+              {"name":"rbd","rbd":{"monitors":["m"],"image":"i"}},
+              {"name":"iscsi","iscsi":{"targetPortal":"t","iqn":"q","lun":0}},
+              {"name":"ad","azureDisk":{"diskName":"d","diskURI":"u"}},
+              {"name":"af","azureFile":{"secretName":"s","shareName":"s"}},
+              {"name":"cinder","cinder":{"volumeID":"c"}},
+              {"name":"vs","vsphereVolume":{"volumePath":"p"}},
+              {"name":"px","portworxVolume":{"volumeID":"x"}},
+              {"name":"token","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}},
+              {"name":"cm","configMap":{"name":"cm"}}]},
+          "status":{"phase":"Pending","initContainerStatuses":[{"name":"sidecar","image":"i","imageID":"",
+            "ready":true,"restartCount":0,"allocatedResources":{"cpu":"200m"}}]}}"#;
+        // Each volume kind alone, so that one kind cannot hide another's flag.
+        let volumes = [
+            "persistentVolumeClaim\":{\"claimName\":\"d\"}",
+            "ephemeral\":{}",
+            "gcePersistentDisk\":{\"pdName\":\"pd\"}",
+            "awsElasticBlockStore\":{\"volumeID\":\"v\"}",
+            "rbd\":{\"monitors\":[],\"image\":\"i\"}",
+            "iscsi\":{\"targetPortal\":\"t\",\"iqn\":\"q\",\"lun\":0}",
+            "azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"u\"}",
+            "azureFile\":{\"secretName\":\"s\",\"shareName\":\"s\"}",
+            "cinder\":{\"volumeID\":\"c\"}",
+            "vsphereVolume\":{\"volumePath\":\"p\"}",
+            "portworxVolume\":{\"volumeID\":\"x\"}",
+        ]
+        .map(|v| format!(r#"{{"spec":{{"containers":[],"volumes":[{{"name":"v","{v}}}]}}}}"#));
+        let texts = [text, every, r#"{"spec":{}}"#, "{}"];
+        for text in texts
+            .iter()
+            .copied()
+            .chain(volumes.iter().map(String::as_str))
+        {
+            let full: core::Pod = serde_json::from_str(text).unwrap();
+            let slim: SlimPod = serde_json::from_str(text).unwrap();
+            let (a, b) = (Pod::from_api(&full), slim.into_pod());
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
+        }
     }
 }
