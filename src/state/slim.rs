@@ -65,24 +65,94 @@ struct ContainerStatus {
     resources: Option<core::ResourceRequirements>,
 }
 
-/// One page of a pod list: the continue token and the pods, compact.
-pub fn decode_pod_page(text: &str) -> Result<(Option<String>, Vec<Pod>), serde_json::Error> {
+/// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
+/// token as soon as the list's `metadata` is read (API servers write it before `items`), so
+/// that the next page can be requested while this one's pods are still being decoded; it is
+/// called once, with `None` at the end when there is no `metadata`, and never on an error
+/// before that.
+pub fn decode_pod_page(
+    text: &str,
+    on_continue: impl FnOnce(Option<String>),
+) -> Result<Vec<Pod>, serde_json::Error> {
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
     /// As kube's `ObjectList`: metadata may be missing, items may be null but not missing.
-    #[derive(Deserialize)]
-    struct PodPage {
-        #[serde(default)]
-        metadata: meta::ListMeta,
-        #[serde(deserialize_with = "null_as_empty")]
-        items: Vec<SlimPod>,
+    struct PageVisitor<F>(Option<F>);
+
+    impl<'de, F: FnOnce(Option<String>)> Visitor<'de> for PageVisitor<F> {
+        type Value = Vec<Pod>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("struct PodPage")
+        }
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Vec<Pod>, A::Error> {
+            let mut seen_metadata = false;
+            let mut items: Option<Vec<Pod>> = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "metadata" => {
+                        if seen_metadata {
+                            return Err(de::Error::duplicate_field("metadata"));
+                        }
+                        seen_metadata = true;
+                        let m: Option<meta::ListMeta> = map.next_value()?;
+                        if let Some(f) = self.0.take() {
+                            f(m.and_then(|m| m.continue_));
+                        }
+                    }
+                    "items" => {
+                        if items.is_some() {
+                            return Err(de::Error::duplicate_field("items"));
+                        }
+                        let list: Option<Pods> = map.next_value()?;
+                        items = Some(list.map(|p| p.0).unwrap_or_default());
+                    }
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            let items = items.ok_or_else(|| de::Error::missing_field("items"))?;
+            if let Some(f) = self.0.take() {
+                f(None);
+            }
+            Ok(items)
+        }
     }
-    fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SlimPod>, D::Error> {
-        Ok(Option::<Vec<SlimPod>>::deserialize(d)?.unwrap_or_default())
+
+    /// Each pod made compact as soon as it is read, so a page's slim pods are never all held.
+    struct Pods(Vec<Pod>);
+    impl<'de> Deserialize<'de> for Pods {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pods, D::Error> {
+            struct Seq;
+            impl<'de> Visitor<'de> for Seq {
+                type Value = Pods;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a sequence")
+                }
+                fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Pods, A::Error> {
+                    let mut pods = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                    while let Some(p) = seq.next_element::<SlimPod>()? {
+                        pods.push(p.into_pod());
+                    }
+                    Ok(Pods(pods))
+                }
+            }
+            d.deserialize_seq(Seq)
+        }
     }
-    let page: PodPage = serde_json::from_str(text)?;
-    Ok((
-        page.metadata.continue_,
-        page.items.into_iter().map(SlimPod::into_pod).collect(),
-    ))
+
+    struct Page<F>(F);
+    impl<'de, F: FnOnce(Option<String>)> DeserializeSeed<'de> for Page<F> {
+        type Value = Vec<Pod>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<Pod>, D::Error> {
+            d.deserialize_struct("PodPage", &["metadata", "items"], PageVisitor(Some(self.0)))
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    let pods = Page(on_continue).deserialize(&mut de)?;
+    de.end()?;
+    Ok(pods)
 }
 
 /// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
