@@ -7,6 +7,7 @@
 //! A value that does not decode here is decoded again the full way by the caller, so error
 //! messages stay those of the full type.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
@@ -357,6 +358,162 @@ impl SlimPod {
     }
 }
 
+/// One item of a JSON `List`, as far as one pass over it reads it.
+pub(crate) enum ListItem<'a> {
+    /// A pod, decoded slim.
+    Pod(Box<Pod>),
+    /// Any other kind (`""` when the item has none).
+    Other(Cow<'a, str>),
+    /// A pod the slim decode refused: the general decode gives the error (or the pod).
+    PodRefused,
+    /// Not an object with a string `kind`: the input is not the shape the fast path reads.
+    Unreadable,
+}
+
+/// Reads one list item in a single pass. `kind` comes first in what API servers and kubectl
+/// write, so a pod's `metadata`, `spec` and `status` decode straight into the slim types; a
+/// part that comes before `kind` is kept as raw text and decoded once the kind is known.
+pub(crate) fn decode_list_item(text: &str) -> ListItem<'_> {
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
+    #[derive(Clone, Copy)]
+    enum Part {
+        Metadata,
+        Spec,
+        Status,
+    }
+
+    /// A pod's parts; `Some(None)` is a part given as `null`.
+    #[derive(Default)]
+    struct Slots {
+        metadata: Option<Option<Meta>>,
+        spec: Option<Option<Spec>>,
+        status: Option<Option<Status>>,
+    }
+
+    #[derive(Default)]
+    struct Parts<'de> {
+        kind: Option<Cow<'de, str>>,
+        pod: Option<Slots>,
+        early: Vec<(Part, &'de serde_json::value::RawValue)>,
+    }
+
+    /// Set while a pod's own part decodes: an error then is the pod's, not the item's shape.
+    struct ItemSeed<'s> {
+        in_pod: &'s mut bool,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
+        type Value = Parts<'de>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Parts<'de>, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for ItemSeed<'_> {
+        type Value = Parts<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts<'de>, A::Error> {
+            let mut parts = Parts::default();
+            let mut kind_seen = false;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                let part = match key.as_ref() {
+                    "kind" => {
+                        if kind_seen {
+                            return Err(de::Error::duplicate_field("kind"));
+                        }
+                        kind_seen = true;
+                        parts.kind = map.next_value()?;
+                        if parts.kind.as_deref() == Some("Pod") {
+                            parts.pod = Some(Slots::default());
+                        }
+                        continue;
+                    }
+                    "metadata" => Part::Metadata,
+                    "spec" => Part::Spec,
+                    "status" => Part::Status,
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                match (&mut parts.pod, kind_seen) {
+                    (Some(pod), _) => {
+                        *self.in_pod = true;
+                        pod.set(part, &mut map)?;
+                        *self.in_pod = false;
+                    }
+                    (None, false) => parts.early.push((part, map.next_value()?)),
+                    (None, true) => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(parts)
+        }
+    }
+
+    /// Fills a slot once: a part given twice is an error, as in the derived decoder.
+    fn once<'de, T: Deserialize<'de>, E: de::Error>(
+        slot: &mut Option<Option<T>>,
+        name: &'static str,
+        value: impl FnOnce() -> Result<Option<T>, E>,
+    ) -> Result<(), E> {
+        if slot.is_some() {
+            return Err(de::Error::duplicate_field(name));
+        }
+        *slot = Some(value()?);
+        Ok(())
+    }
+
+    impl Slots {
+        fn set<'de, A: MapAccess<'de>>(&mut self, part: Part, map: &mut A) -> Result<(), A::Error> {
+            match part {
+                Part::Metadata => once(&mut self.metadata, "metadata", || map.next_value()),
+                Part::Spec => once(&mut self.spec, "spec", || map.next_value()),
+                Part::Status => once(&mut self.status, "status", || map.next_value()),
+            }
+        }
+
+        fn set_raw(&mut self, part: Part, raw: &str) -> Result<(), serde_json::Error> {
+            match part {
+                Part::Metadata => {
+                    once(&mut self.metadata, "metadata", || serde_json::from_str(raw))
+                }
+                Part::Spec => once(&mut self.spec, "spec", || serde_json::from_str(raw)),
+                Part::Status => once(&mut self.status, "status", || serde_json::from_str(raw)),
+            }
+        }
+    }
+
+    let mut in_pod = false;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let seed = ItemSeed {
+        in_pod: &mut in_pod,
+    };
+    let parts = match seed.deserialize(&mut de).and_then(|p| de.end().map(|()| p)) {
+        Ok(p) => p,
+        Err(_) if in_pod => return ListItem::PodRefused,
+        Err(_) => return ListItem::Unreadable,
+    };
+    let Some(mut pod) = parts.pod else {
+        return ListItem::Other(parts.kind.unwrap_or_default());
+    };
+    for (part, raw) in parts.early {
+        if pod.set_raw(part, raw.get()).is_err() {
+            return ListItem::PodRefused;
+        }
+    }
+    let slim = SlimPod {
+        metadata: pod.metadata.flatten(),
+        spec: pod.spec.flatten(),
+        status: pod.status.flatten(),
+    };
+    ListItem::Pod(Box::new(slim.into_pod()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,6 +602,53 @@ mod tests {
             let slim: SlimPod = serde_json::from_str(text).unwrap();
             let (a, b) = (Pod::from_api(&full), slim.into_pod());
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
+        }
+    }
+
+    /// Kind anywhere in the item: parts before it are decoded afterwards, the same way.
+    #[test]
+    fn list_items_are_read_whatever_the_key_order() {
+        let pod = |text: &str| match decode_list_item(text) {
+            ListItem::Pod(p) => format!("{p:?}"),
+            _ => panic!("not read as a pod: {text}"),
+        };
+        let first = r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"}}"#;
+        let last = r#"{"metadata":{"name":"a","labels":{"x":"y"}},
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"},"apiVersion":"v1","kind":"Pod"}"#;
+        let middle = r#"{"metadata":{"name":"a","labels":{"x":"y"}},"kind":"Pod",
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"}}"#;
+        let full: core::Pod = serde_json::from_str(first).unwrap();
+        let expected = format!("{:?}", Pod::from_api(&full));
+        for text in [first, last, middle] {
+            assert_eq!(pod(text), expected, "{text}");
+        }
+        assert!(
+            matches!(decode_list_item(r#"{"metadata":{},"kind":"Node"}"#),
+            ListItem::Other(k) if k == "Node")
+        );
+        assert!(
+            matches!(decode_list_item(r#"{"metadata":{}}"#), ListItem::Other(k) if k.is_empty())
+        );
+        for refused in [
+            r#"{"kind":"Pod","spec":{"containers":"no"}}"#,
+            r#"{"spec":{"containers":"no"},"kind":"Pod"}"#,
+            r#"{"kind":"Pod","spec":{},"spec":{}}"#,
+            r#"{"spec":{},"kind":"Pod","spec":{}}"#,
+        ] {
+            assert!(
+                matches!(decode_list_item(refused), ListItem::PodRefused),
+                "{refused}"
+            );
+        }
+        for unreadable in [r#"[]"#, r#"{"kind":3}"#, r#"{"kind":"Pod","kind":"Pod"}"#] {
+            assert!(
+                matches!(decode_list_item(unreadable), ListItem::Unreadable),
+                "{unreadable}"
+            );
         }
     }
 }
