@@ -1,7 +1,7 @@
 //! Reading the cluster: GET requests only, lists in pages folded into the compact state as
 //! they arrive, bounded retries, and errors that say which permission is missing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::io::Write;
@@ -655,14 +655,16 @@ impl Live {
         let get = |lp: ListParams| async move {
             api.list(&lp)
                 .await
-                .map(|list| (list.metadata.continue_, list.items))
+                .map(|list| (list.metadata.continue_, Pending::Ready(list.items)))
         };
         self.list_pages(&get, req, fields, on_page).await
     }
 
-    /// The pods of the cluster, decoded from each page's text straight into the compact model
+    /// The pods of the cluster, decoded from each page's bytes straight into the compact model
     /// (the typed `k8s-openapi` pod would decode managedFields and the whole status, which no
-    /// plugin reads: on large clusters that is most of the time and memory of a run).
+    /// plugin reads: on large clusters that is most of the time and memory of a run). Pages
+    /// are decoded on blocking threads while the next ones download: the continue token is
+    /// at the start of a page, so the next request goes out as soon as it is read.
     async fn list_pods_compact(
         &self,
         req: &Request,
@@ -671,16 +673,33 @@ impl Live {
     ) -> Result<(), ClusterError> {
         let client = &self.client;
         let get = |lp: ListParams| async move {
-            let request = kube::core::Request::new("/api/v1/pods")
-                .list(&lp)
-                .map_err(kube::Error::BuildRequest)?;
-            let text = client.request_text(request).await?;
-            crate::state::decode_pod_page(&text).map_err(kube::Error::SerdeError)
+            let body = list_body(client, "/api/v1/pods", &lp).await?;
+            let (token_tx, token_rx) = tokio::sync::oneshot::channel();
+            let decoding = tokio::task::spawn_blocking(move || {
+                // As kube's `request_text`, without its copy of the body.
+                let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+                crate::state::decode_pod_page(&text, |token| {
+                    let _ = token_tx.send(token);
+                })
+                .map_err(kube::Error::SerdeError)
+            });
+            match token_rx.await {
+                Ok(token) => Ok((token, Pending::Decoding(decoding))),
+                // The page failed before its metadata: the decode's error is the page's. (A
+                // decode that succeeds has always given the token.)
+                Err(_) => Pending::Decoding(decoding)
+                    .items()
+                    .await
+                    .map(|items| (None, Pending::Ready(items))),
+            }
         };
         self.list_pages(&get, req, fields, on_page).await
     }
 
-    /// The paging loop: `get` fetches one page (continue token and items).
+    /// The paging loop: `get` fetches one page (continue token and items, maybe still
+    /// decoding). At most [`PAGES_IN_FLIGHT`] pages decode at once, so memory stays that of a
+    /// few pages; they are handed over in order, and an error of an earlier page is reported
+    /// before one of a later request, as when pages were read one after the other.
     async fn list_pages<K, F, Fut>(
         &self,
         get: &F,
@@ -690,9 +709,20 @@ impl Live {
     ) -> Result<(), ClusterError>
     where
         F: Fn(ListParams) -> Fut,
-        Fut: Future<Output = Result<(Option<String>, Vec<K>), kube::Error>>,
+        Fut: Future<Output = Result<(Option<String>, Pending<K>), kube::Error>>,
     {
         let mut restarts = 0;
+        let mut pending: VecDeque<Pending<K>> = VecDeque::new();
+        // The earlier pages' first error, once all of them are decoded.
+        let settle = |pending: &mut VecDeque<Pending<K>>| {
+            let drained: Vec<Pending<K>> = pending.drain(..).collect();
+            async move {
+                for p in drained {
+                    p.items().await?;
+                }
+                Ok::<(), kube::Error>(())
+            }
+        };
         'list: loop {
             let mut token: Option<String> = None;
             loop {
@@ -706,18 +736,34 @@ impl Live {
                 if let Some(t) = &token {
                     lp = lp.continue_token(t);
                 }
-                let page: Result<(Option<String>, Vec<K>), Failure> =
+                let page: Result<(Option<String>, Pending<K>), Failure> =
                     self.call(req, || get(lp.clone())).await;
                 match page {
                     Ok((next, items)) => {
                         let next = next.filter(|c| !c.is_empty());
-                        on_page(Page::Items(items))?;
+                        pending.push_back(items);
+                        while let Some(first) = pending.front() {
+                            if !(first.is_done()
+                                || pending.len() > PAGES_IN_FLIGHT
+                                || next.is_none())
+                            {
+                                break;
+                            }
+                            let Some(first) = pending.pop_front() else {
+                                break;
+                            };
+                            let items = first.items().await.map_err(|e| self.classify(req, e))?;
+                            on_page(Page::Items(items))?;
+                        }
                         match next {
                             Some(t) => token = Some(t),
                             None => return Ok(()),
                         }
                     }
                     Err(Failure::Status(s)) if s.code == 410 && token.is_some() => {
+                        settle(&mut pending)
+                            .await
+                            .map_err(|e| self.classify(req, e))?;
                         if restarts >= MAX_RESTARTS {
                             return Err(ClusterError::Expired {
                                 request: req.to_string(),
@@ -728,7 +774,12 @@ impl Live {
                         on_page(Page::Restart)?;
                         continue 'list;
                     }
-                    Err(f) => return Err(self.fail(req, f)),
+                    Err(f) => {
+                        settle(&mut pending)
+                            .await
+                            .map_err(|e| self.classify(req, e))?;
+                        return Err(self.fail(req, f));
+                    }
                 }
             }
         }
@@ -884,6 +935,62 @@ impl Live {
             detail: chain,
         }
     }
+}
+
+/// Pages decoding at once (besides the one downloading): two keep both cores busy.
+const PAGES_IN_FLIGHT: usize = 2;
+
+/// A page's items: decoded, or being decoded on a blocking thread.
+enum Pending<K> {
+    Ready(Vec<K>),
+    Decoding(tokio::task::JoinHandle<Result<Vec<K>, kube::Error>>),
+}
+
+impl<K> Pending<K> {
+    fn is_done(&self) -> bool {
+        match self {
+            Pending::Ready(_) => true,
+            Pending::Decoding(h) => h.is_finished(),
+        }
+    }
+
+    async fn items(self) -> Result<Vec<K>, kube::Error> {
+        match self {
+            Pending::Ready(items) => Ok(items),
+            Pending::Decoding(h) => match h.await {
+                Ok(r) => r,
+                // A panic while decoding stays a panic, as when pages were decoded in place.
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            },
+        }
+    }
+}
+
+/// A successful answer's body, whole; an error status becomes `kube::Error::Api` exactly as
+/// kube's own `request_text` makes it (a `Status` body, or one built from the text).
+async fn list_body(
+    client: &kube::Client,
+    path: &str,
+    lp: &ListParams,
+) -> Result<Vec<u8>, kube::Error> {
+    let request = kube::core::Request::new(path)
+        .list(lp)
+        .map_err(kube::Error::BuildRequest)?;
+    let res = client.send(request.map(kube::client::Body::from)).await?;
+    let status = res.status();
+    let body = Vec::from(res.into_body().collect_bytes().await?);
+    if status.is_client_error() || status.is_server_error() {
+        let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+        return Err(kube::Error::Api(
+            match serde_json::from_str::<Status>(&text) {
+                Ok(s) => s,
+                Err(_) => Status::failure(text.trim(), "Failed to parse error data")
+                    .with_code(status.as_u16()),
+            }
+            .boxed(),
+        ));
+    }
+    Ok(body)
 }
 
 enum Page<K> {

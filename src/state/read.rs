@@ -375,61 +375,91 @@ struct SnapshotBuilder {
     workloads: Option<WorkloadSelectors>,
 }
 
-impl SnapshotBuilder {
-    fn add(&mut self, obj: &Located, path: &str) -> Result<(), SourceError> {
-        let workloads = &mut self.workloads;
-        match obj.kind() {
+/// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
+/// needs no builder, so the fast path does it on several threads and adds in input order.
+enum Decoded {
+    Skip,
+    Node(Box<Node>),
+    Pod(Box<Pod>),
+    Namespace(String, crate::scheduler::selector::Labels),
+    Service(String, Option<BTreeMap<String, String>>),
+    ReplicationController((String, String), Option<BTreeMap<String, String>>),
+    /// A ReplicaSet (`false`) or StatefulSet (`true`).
+    LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
+}
+
+impl Decoded {
+    fn of(obj: &Located, path: &str) -> Result<Decoded, SourceError> {
+        Ok(match obj.kind() {
             "Service" => {
                 let o: MapSelectorObject = obj.decode(path)?;
                 let (ns, _) = namespaced_name(&o.metadata);
-                workloads
-                    .get_or_insert_with(Default::default)
-                    .add_service(ns, o.spec.and_then(|s| s.selector));
+                Decoded::Service(ns, o.spec.and_then(|s| s.selector))
             }
             "ReplicationController" => {
                 let o: MapSelectorObject = obj.decode(path)?;
-                workloads
-                    .get_or_insert_with(Default::default)
-                    .add_replication_controller(
-                        namespaced_name(&o.metadata),
-                        o.spec.and_then(|s| s.selector),
-                    );
+                Decoded::ReplicationController(
+                    namespaced_name(&o.metadata),
+                    o.spec.and_then(|s| s.selector),
+                )
             }
             kind @ ("ReplicaSet" | "StatefulSet") => {
                 let o: LabelSelectorObject = obj.decode(path)?;
-                workloads
-                    .get_or_insert_with(Default::default)
-                    .add_label_selector(
-                        kind == "StatefulSet",
-                        namespaced_name(&o.metadata),
-                        o.spec.and_then(|s| s.selector).as_ref(),
-                    );
+                Decoded::LabelSelector(
+                    kind == "StatefulSet",
+                    namespaced_name(&o.metadata),
+                    o.spec.and_then(|s| s.selector),
+                )
             }
             "Node" => {
                 let node = Node::from(&obj.decode::<core::Node>(path)?);
                 check_quantities(obj, path, &node.resources.problems)?;
-                self.nodes.push(node);
+                Decoded::Node(Box::new(node))
             }
             "Pod" => {
                 let pod = Pod::from_api(&obj.decode::<core::Pod>(path)?);
-                self.add_pod(obj, path, pod)?;
+                check_quantities(obj, path, &pod.resources.problems)?;
+                Decoded::Pod(Box::new(pod))
             }
             "Namespace" => {
                 let ns: core::Namespace = obj.decode(path)?;
-                self.namespaces.get_or_insert_with(BTreeMap::new).insert(
+                Decoded::Namespace(
                     ns.metadata.name.unwrap_or_default(),
                     ns.metadata.labels.unwrap_or_default(),
-                );
+                )
             }
-            _ => {}
-        }
+            _ => Decoded::Skip,
+        })
+    }
+}
+
+impl SnapshotBuilder {
+    fn add(&mut self, obj: &Located, path: &str) -> Result<(), SourceError> {
+        self.apply(Decoded::of(obj, path)?);
         Ok(())
     }
 
-    fn add_pod(&mut self, obj: &Located, path: &str, pod: Pod) -> Result<(), SourceError> {
-        check_quantities(obj, path, &pod.resources.problems)?;
-        self.pods.push(pod);
-        Ok(())
+    fn apply(&mut self, d: Decoded) {
+        let workloads = &mut self.workloads;
+        match d {
+            Decoded::Skip => {}
+            Decoded::Service(ns, selector) => workloads
+                .get_or_insert_with(Default::default)
+                .add_service(ns, selector),
+            Decoded::ReplicationController(key, selector) => workloads
+                .get_or_insert_with(Default::default)
+                .add_replication_controller(key, selector),
+            Decoded::LabelSelector(stateful, key, selector) => workloads
+                .get_or_insert_with(Default::default)
+                .add_label_selector(stateful, key, selector.as_ref()),
+            Decoded::Node(node) => self.nodes.push(*node),
+            Decoded::Pod(pod) => self.pods.push(*pod),
+            Decoded::Namespace(name, labels) => {
+                self.namespaces
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(name, labels);
+            }
+        }
     }
 
     fn finish(self, path: &str, empty_list: bool) -> Result<ClusterState, SourceError> {
@@ -462,19 +492,20 @@ struct RawList<'a> {
     items: Option<Vec<&'a serde_json::value::RawValue>>,
 }
 
-/// An item's kind, read without building the item.
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow, default)]
-    kind: Option<std::borrow::Cow<'a, str>>,
-}
-
 /// The fast path for the common large snapshot, one JSON `List` (`kubectl get -o json`):
 /// pods are decoded straight from the text into the compact model, never through
-/// `serde_json::Value`. `None` when the text has another shape (YAML, several documents,
-/// nested lists), which the general path reads. Every object that does not decode is decoded
-/// again the general way, so errors are the same.
+/// `serde_json::Value`, each item in one pass, on several threads. `None` when the text has
+/// another shape (YAML, several documents, nested lists), which the general path reads.
+/// Every object that does not decode is decoded again the general way, so errors are the
+/// same, and the first one in input order is reported.
 fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceError> {
+    use super::slim::{ListItem, decode_list_item};
+    use std::sync::mpsc;
+
+    /// Items per unit of work: large enough that handing over costs nothing, small enough
+    /// that the decoded-but-not-added pods held at once stay few.
+    const CHUNK: usize = 1024;
+
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if !trimmed.starts_with('{') {
         return Ok(None);
@@ -488,17 +519,6 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     if !kind.ends_with("List") || items.is_empty() {
         return Ok(None);
     }
-    let mut heads = Vec::with_capacity(items.len());
-    for raw in &items {
-        let Ok(head) = serde_json::from_str::<Head<'_>>(raw.get()) else {
-            return Ok(None);
-        };
-        let k = head.kind.unwrap_or_default();
-        if k.ends_with("List") {
-            return Ok(None);
-        }
-        heads.push(k);
-    }
     let located = |raw: &serde_json::value::RawValue| -> Result<Located, SourceError> {
         serde_json::from_str(raw.get())
             .map(|value| Located { document: 1, value })
@@ -507,32 +527,83 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
                 message: e.to_string(),
             })
     };
-    let mut b = SnapshotBuilder::default();
-    for (raw, kind) in items.iter().zip(&heads) {
-        match kind.as_ref() {
-            "Pod" => match serde_json::from_str::<super::slim::SlimPod>(raw.get()) {
-                Ok(slim) => {
-                    let pod = slim.into_pod();
-                    if pod.resources.problems.is_empty() {
-                        b.pods.push(pod);
-                    } else {
-                        b.add_pod(&located(raw)?, path, pod)?;
-                    }
-                }
-                Err(_) => b.add(&located(raw)?, path)?,
+    /// `None`: the item is not of the fast path's shape (the whole input goes the general way).
+    type Item = Option<Result<Decoded, SourceError>>;
+    let decode = |raw: &serde_json::value::RawValue| -> Item {
+        Some(match decode_list_item(raw.get()) {
+            ListItem::Unreadable => return None,
+            ListItem::Other(kind) if kind.ends_with("List") => return None,
+            ListItem::Pod(pod) if pod.resources.problems.is_empty() => Ok(Decoded::Pod(pod)),
+            ListItem::Pod(pod) => located(raw).and_then(|obj| {
+                check_quantities(&obj, path, &pod.resources.problems).map(|()| Decoded::Pod(pod))
+            }),
+            ListItem::Other(kind) => match kind.as_ref() {
+                "Node"
+                | "Namespace"
+                | "Service"
+                | "ReplicationController"
+                | "ReplicaSet"
+                | "StatefulSet" => located(raw).and_then(|obj| Decoded::of(&obj, path)),
+                _ => Ok(Decoded::Skip),
             },
-            "Node"
-            | "Namespace"
-            | "Service"
-            | "ReplicationController"
-            | "ReplicaSet"
-            | "StatefulSet" => b.add(&located(raw)?, path)?,
-            _ => {}
+            ListItem::PodRefused => located(raw).and_then(|obj| Decoded::of(&obj, path)),
+        })
+    };
+    let chunks: Vec<&[&serde_json::value::RawValue]> = items.chunks(CHUNK).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(chunks.len());
+    let mut b = SnapshotBuilder::default();
+    let mut first_error = None;
+    let mut bail = false;
+    std::thread::scope(|scope| {
+        // Worker w decodes chunks w, w + workers, ...; the chunks are added in order.
+        let receivers: Vec<mpsc::Receiver<Vec<Item>>> = (0..workers)
+            .map(|w| {
+                let (tx, rx) = mpsc::sync_channel(1);
+                let (chunks, decode) = (&chunks, &decode);
+                scope.spawn(move || {
+                    for chunk in chunks.iter().skip(w).step_by(workers) {
+                        if tx
+                            .send(chunk.iter().map(|raw| decode(raw)).collect())
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+                rx
+            })
+            .collect();
+        for i in 0..chunks.len() {
+            // A worker that stopped early panicked: the scope passes the panic on.
+            let Ok(decoded) = receivers[i % workers].recv() else {
+                return;
+            };
+            for d in decoded {
+                match d {
+                    None => bail = true,
+                    Some(Err(e)) => {
+                        first_error.get_or_insert(e);
+                    }
+                    Some(Ok(d)) if first_error.is_none() => b.apply(d),
+                    Some(Ok(_)) => {}
+                }
+            }
+            if bail {
+                return;
+            }
         }
+    });
+    if bail {
+        return Ok(None);
+    }
+    if let Some(e) = first_error {
+        return Err(e);
     }
     b.finish(path, false).map(Some)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

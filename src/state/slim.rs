@@ -7,9 +7,11 @@
 //! A value that does not decode here is decoded again the full way by the caller, so error
 //! messages stay those of the full type.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
@@ -59,30 +61,238 @@ struct Condition {
 struct ContainerStatus {
     name: String,
     #[serde(default)]
-    allocated_resources:
-        Option<BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+    allocated_resources: Option<BTreeMap<String, Quantity>>,
     #[serde(default)]
     resources: Option<core::ResourceRequirements>,
 }
 
-/// One page of a pod list: the continue token and the pods, compact.
-pub fn decode_pod_page(text: &str) -> Result<(Option<String>, Vec<Pod>), serde_json::Error> {
+/// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
+/// token as soon as the list's `metadata` is read (API servers write it before `items`), so
+/// that the next page can be requested while this one's pods are still being decoded; it is
+/// called once, with `None` at the end when there is no `metadata`, and never on an error
+/// before that.
+pub fn decode_pod_page(
+    text: &str,
+    on_continue: impl FnOnce(Option<String>),
+) -> Result<Vec<Pod>, serde_json::Error> {
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
     /// As kube's `ObjectList`: metadata may be missing, items may be null but not missing.
-    #[derive(Deserialize)]
-    struct PodPage {
-        #[serde(default)]
-        metadata: meta::ListMeta,
-        #[serde(deserialize_with = "null_as_empty")]
-        items: Vec<SlimPod>,
+    struct PageVisitor<F>(Option<F>);
+
+    impl<'de, F: FnOnce(Option<String>)> Visitor<'de> for PageVisitor<F> {
+        type Value = Vec<Pod>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("struct PodPage")
+        }
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Vec<Pod>, A::Error> {
+            let mut seen_metadata = false;
+            let mut items: Option<Vec<Pod>> = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "metadata" => {
+                        if seen_metadata {
+                            return Err(de::Error::duplicate_field("metadata"));
+                        }
+                        seen_metadata = true;
+                        let m: Option<meta::ListMeta> = map.next_value()?;
+                        if let Some(f) = self.0.take() {
+                            f(m.and_then(|m| m.continue_));
+                        }
+                    }
+                    "items" => {
+                        if items.is_some() {
+                            return Err(de::Error::duplicate_field("items"));
+                        }
+                        let list: Option<Pods> = map.next_value()?;
+                        items = Some(list.map(|p| p.0).unwrap_or_default());
+                    }
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            let items = items.ok_or_else(|| de::Error::missing_field("items"))?;
+            if let Some(f) = self.0.take() {
+                f(None);
+            }
+            Ok(items)
+        }
     }
-    fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SlimPod>, D::Error> {
-        Ok(Option::<Vec<SlimPod>>::deserialize(d)?.unwrap_or_default())
+
+    /// Each pod made compact as soon as it is read, so a page's slim pods are never all held.
+    struct Pods(Vec<Pod>);
+    impl<'de> Deserialize<'de> for Pods {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pods, D::Error> {
+            struct Seq;
+            impl<'de> Visitor<'de> for Seq {
+                type Value = Pods;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a sequence")
+                }
+                fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Pods, A::Error> {
+                    let mut pods = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                    while let Some(p) = seq.next_element::<SlimPod>()? {
+                        pods.push(p.into_pod());
+                    }
+                    Ok(Pods(pods))
+                }
+            }
+            d.deserialize_seq(Seq)
+        }
     }
-    let page: PodPage = serde_json::from_str(text)?;
-    Ok((
-        page.metadata.continue_,
-        page.items.into_iter().map(SlimPod::into_pod).collect(),
-    ))
+
+    struct Page<F>(F);
+    impl<'de, F: FnOnce(Option<String>)> DeserializeSeed<'de> for Page<F> {
+        type Value = Vec<Pod>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<Pod>, D::Error> {
+            d.deserialize_struct("PodPage", &["metadata", "items"], PageVisitor(Some(self.0)))
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    let pods = Page(on_continue).deserialize(&mut de)?;
+    de.end()?;
+    Ok(pods)
+}
+
+/// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
+/// env, probes and mounts, and every pod has a projected token volume: building those as
+/// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
+/// `k8s-openapi` (a missing required field reads as its default there too).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Spec {
+    #[serde(default)]
+    affinity: Option<core::Affinity>,
+    #[serde(default)]
+    containers: Option<Vec<Container>>,
+    #[serde(default)]
+    init_containers: Option<Vec<Container>>,
+    #[serde(default)]
+    node_name: Option<String>,
+    #[serde(default)]
+    node_selector: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    overhead: Option<BTreeMap<String, Quantity>>,
+    #[serde(default)]
+    preemption_policy: Option<String>,
+    #[serde(default)]
+    priority: Option<i32>,
+    #[serde(default)]
+    resource_claims: Option<Vec<core::PodResourceClaim>>,
+    #[serde(default)]
+    resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    scheduler_name: Option<String>,
+    #[serde(default)]
+    tolerations: Option<Vec<core::Toleration>>,
+    #[serde(default)]
+    topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    #[serde(default)]
+    volumes: Option<Vec<Volume>>,
+}
+
+/// A container, the fields the resource plugins read (requests, host ports, image, and
+/// `restartPolicy`, which makes an init container a sidecar).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Container {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    image: Option<String>,
+    #[serde(default)]
+    ports: Option<Vec<core::ContainerPort>>,
+    #[serde(default)]
+    resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    restart_policy: Option<String>,
+}
+
+/// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
+/// configMap, secret, emptyDir) are skipped.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Volume {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
+    #[serde(default)]
+    ephemeral: Option<core::EphemeralVolumeSource>,
+    #[serde(default)]
+    gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    #[serde(default)]
+    aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    #[serde(default)]
+    rbd: Option<core::RBDVolumeSource>,
+    #[serde(default)]
+    iscsi: Option<core::ISCSIVolumeSource>,
+    #[serde(default)]
+    azure_disk: Option<core::AzureDiskVolumeSource>,
+    #[serde(default)]
+    azure_file: Option<core::AzureFileVolumeSource>,
+    #[serde(default)]
+    cinder: Option<core::CinderVolumeSource>,
+    #[serde(default)]
+    vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
+    #[serde(default)]
+    portworx_volume: Option<core::PortworxVolumeSource>,
+}
+
+impl Spec {
+    fn into_api(self) -> core::PodSpec {
+        let containers = |list: Option<Vec<Container>>| {
+            list.map(|l| {
+                l.into_iter()
+                    .map(|c| core::Container {
+                        name: c.name.unwrap_or_default(),
+                        image: c.image,
+                        ports: c.ports,
+                        resources: c.resources,
+                        restart_policy: c.restart_policy,
+                        ..Default::default()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        core::PodSpec {
+            affinity: self.affinity,
+            containers: containers(self.containers).unwrap_or_default(),
+            init_containers: containers(self.init_containers),
+            node_name: self.node_name,
+            node_selector: self.node_selector,
+            overhead: self.overhead,
+            preemption_policy: self.preemption_policy,
+            priority: self.priority,
+            resource_claims: self.resource_claims,
+            resources: self.resources,
+            scheduler_name: self.scheduler_name,
+            tolerations: self.tolerations,
+            topology_spread_constraints: self.topology_spread_constraints,
+            volumes: self.volumes.map(|l| {
+                l.into_iter()
+                    .map(|v| core::Volume {
+                        name: v.name.unwrap_or_default(),
+                        persistent_volume_claim: v.persistent_volume_claim,
+                        ephemeral: v.ephemeral,
+                        gce_persistent_disk: v.gce_persistent_disk,
+                        aws_elastic_block_store: v.aws_elastic_block_store,
+                        rbd: v.rbd,
+                        iscsi: v.iscsi,
+                        azure_disk: v.azure_disk,
+                        azure_file: v.azure_file,
+                        cinder: v.cinder,
+                        vsphere_volume: v.vsphere_volume,
+                        portworx_volume: v.portworx_volume,
+                        ..Default::default()
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        }
+    }
 }
 
 /// A pod with only what the evaluation reads.
@@ -91,7 +301,7 @@ pub(crate) struct SlimPod {
     #[serde(default)]
     metadata: Option<Meta>,
     #[serde(default)]
-    spec: Option<core::PodSpec>,
+    spec: Option<Spec>,
     #[serde(default)]
     status: Option<Status>,
 }
@@ -138,7 +348,7 @@ impl SlimPod {
                 owner_references: m.owner_references,
                 ..Default::default()
             },
-            spec: self.spec,
+            spec: self.spec.map(Spec::into_api),
             status,
         }
     }
@@ -146,6 +356,162 @@ impl SlimPod {
     pub(crate) fn into_pod(self) -> Pod {
         Pod::from_api(&self.into_api())
     }
+}
+
+/// One item of a JSON `List`, as far as one pass over it reads it.
+pub(crate) enum ListItem<'a> {
+    /// A pod, decoded slim.
+    Pod(Box<Pod>),
+    /// Any other kind (`""` when the item has none).
+    Other(Cow<'a, str>),
+    /// A pod the slim decode refused: the general decode gives the error (or the pod).
+    PodRefused,
+    /// Not an object with a string `kind`: the input is not the shape the fast path reads.
+    Unreadable,
+}
+
+/// Reads one list item in a single pass. `kind` comes first in what API servers and kubectl
+/// write, so a pod's `metadata`, `spec` and `status` decode straight into the slim types; a
+/// part that comes before `kind` is kept as raw text and decoded once the kind is known.
+pub(crate) fn decode_list_item(text: &str) -> ListItem<'_> {
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
+    #[derive(Clone, Copy)]
+    enum Part {
+        Metadata,
+        Spec,
+        Status,
+    }
+
+    /// A pod's parts; `Some(None)` is a part given as `null`.
+    #[derive(Default)]
+    struct Slots {
+        metadata: Option<Option<Meta>>,
+        spec: Option<Option<Spec>>,
+        status: Option<Option<Status>>,
+    }
+
+    #[derive(Default)]
+    struct Parts<'de> {
+        kind: Option<Cow<'de, str>>,
+        pod: Option<Slots>,
+        early: Vec<(Part, &'de serde_json::value::RawValue)>,
+    }
+
+    /// Set while a pod's own part decodes: an error then is the pod's, not the item's shape.
+    struct ItemSeed<'s> {
+        in_pod: &'s mut bool,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
+        type Value = Parts<'de>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Parts<'de>, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for ItemSeed<'_> {
+        type Value = Parts<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts<'de>, A::Error> {
+            let mut parts = Parts::default();
+            let mut kind_seen = false;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                let part = match key.as_ref() {
+                    "kind" => {
+                        if kind_seen {
+                            return Err(de::Error::duplicate_field("kind"));
+                        }
+                        kind_seen = true;
+                        parts.kind = map.next_value()?;
+                        if parts.kind.as_deref() == Some("Pod") {
+                            parts.pod = Some(Slots::default());
+                        }
+                        continue;
+                    }
+                    "metadata" => Part::Metadata,
+                    "spec" => Part::Spec,
+                    "status" => Part::Status,
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                match (&mut parts.pod, kind_seen) {
+                    (Some(pod), _) => {
+                        *self.in_pod = true;
+                        pod.set(part, &mut map)?;
+                        *self.in_pod = false;
+                    }
+                    (None, false) => parts.early.push((part, map.next_value()?)),
+                    (None, true) => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(parts)
+        }
+    }
+
+    /// Fills a slot once: a part given twice is an error, as in the derived decoder.
+    fn once<'de, T: Deserialize<'de>, E: de::Error>(
+        slot: &mut Option<Option<T>>,
+        name: &'static str,
+        value: impl FnOnce() -> Result<Option<T>, E>,
+    ) -> Result<(), E> {
+        if slot.is_some() {
+            return Err(de::Error::duplicate_field(name));
+        }
+        *slot = Some(value()?);
+        Ok(())
+    }
+
+    impl Slots {
+        fn set<'de, A: MapAccess<'de>>(&mut self, part: Part, map: &mut A) -> Result<(), A::Error> {
+            match part {
+                Part::Metadata => once(&mut self.metadata, "metadata", || map.next_value()),
+                Part::Spec => once(&mut self.spec, "spec", || map.next_value()),
+                Part::Status => once(&mut self.status, "status", || map.next_value()),
+            }
+        }
+
+        fn set_raw(&mut self, part: Part, raw: &str) -> Result<(), serde_json::Error> {
+            match part {
+                Part::Metadata => {
+                    once(&mut self.metadata, "metadata", || serde_json::from_str(raw))
+                }
+                Part::Spec => once(&mut self.spec, "spec", || serde_json::from_str(raw)),
+                Part::Status => once(&mut self.status, "status", || serde_json::from_str(raw)),
+            }
+        }
+    }
+
+    let mut in_pod = false;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let seed = ItemSeed {
+        in_pod: &mut in_pod,
+    };
+    let parts = match seed.deserialize(&mut de).and_then(|p| de.end().map(|()| p)) {
+        Ok(p) => p,
+        Err(_) if in_pod => return ListItem::PodRefused,
+        Err(_) => return ListItem::Unreadable,
+    };
+    let Some(mut pod) = parts.pod else {
+        return ListItem::Other(parts.kind.unwrap_or_default());
+    };
+    for (part, raw) in parts.early {
+        if pod.set_raw(part, raw.get()).is_err() {
+            return ListItem::PodRefused;
+        }
+    }
+    let slim = SlimPod {
+        metadata: pod.metadata.flatten(),
+        spec: pod.spec.flatten(),
+        status: pod.status.flatten(),
+    };
+    ListItem::Pod(Box::new(slim.into_pod()))
 }
 
 #[cfg(test)]
@@ -164,9 +530,125 @@ mod tests {
           "status":{"phase":"Running","conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],
             "containerStatuses":[{"name":"c","image":"i","imageID":"","ready":true,"restartCount":0,
               "allocatedResources":{"cpu":"2"},"resources":{"requests":{"cpu":"3"}}}]}}"#;
-        let full: core::Pod = serde_json::from_str(text).unwrap();
-        let slim: SlimPod = serde_json::from_str(text).unwrap();
-        let (a, b) = (Pod::from_api(&full), slim.into_pod());
-        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        // Every spec field the compact model reads, next to fields it skips.
+        let every = r#"{"metadata":{"name":"b","labels":{"app":"y"}},
+          "spec":{"nodeName":"n2","schedulerName":"other","priority":1000,"preemptionPolicy":"Never",
+            "nodeSelector":{"disk":"ssd"},
+            "tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoSchedule","tolerationSeconds":5}],
+            "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+                {"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]},
+              "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":3,"preference":{"matchFields":[
+                {"key":"metadata.name","operator":"NotIn","values":["n9"]}]}}]},
+              "podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":7,"podAffinityTerm":{
+                "labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists"}]},
+                "namespaceSelector":{"matchLabels":{"team":"t"}},"namespaces":["n"],"topologyKey":"zone"}}]}},
+            "overhead":{"cpu":"250m","memory":"120Mi"},
+            "resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"4"}},
+            "resourceClaims":[{"name":"gpu","resourceClaimName":"gpu-claim"}],
+            "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule",
+              "labelSelector":{"matchLabels":{"app":"y"}},"matchLabelKeys":["pod-template-hash"],"minDomains":2,
+              "nodeAffinityPolicy":"Honor","nodeTaintsPolicy":"Ignore"}],
+            "initContainers":[
+              {"name":"init","image":"busybox","resources":{"requests":{"cpu":"3","memory":"64Mi"}},
+               "ports":[{"containerPort":1,"hostPort":7000}]},
+              {"name":"sidecar","image":"envoy","restartPolicy":"Always",
+               "resources":{"requests":{"cpu":"100m","example.com/dev":"1"}},
+               "ports":[{"containerPort":9901,"hostPort":9901,"hostIP":"10.0.0.1","protocol":"UDP"}],
+               "env":[{"name":"X","value":"1"}],"readinessProbe":{"httpGet":{"path":"/","port":9901}}}],
+            "containers":[
+              {"name":"main","image":"nginx","resources":{"requests":{"cpu":"500m","hugepages-2Mi":"4Mi"},"limits":{"memory":"1Gi"}},
+               "ports":[{"containerPort":80,"hostPort":8080},{"containerPort":81,"hostPort":0},{"containerPort":82}],
+               "env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}}],
+               "volumeMounts":[{"name":"data","mountPath":"/data"}],"securityContext":{"runAsUser":1}},
+              {"name":"nothing"}],
+            "volumes":[
+              {"name":"data","persistentVolumeClaim":{"claimName":"data"}},
+              {"name":"eph","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"]}}}},
+              {"name":"gce","gcePersistentDisk":{"pdName":"pd"}},
+              {"name":"ebs","awsElasticBlockStore":{"volumeID":"vol"}},
+              {"name":"rbd","rbd":{"monitors":["m"],"image":"i"}},
+              {"name":"iscsi","iscsi":{"targetPortal":"t","iqn":"q","lun":0}},
+              {"name":"ad","azureDisk":{"diskName":"d","diskURI":"u"}},
+              {"name":"af","azureFile":{"secretName":"s","shareName":"s"}},
+              {"name":"cinder","cinder":{"volumeID":"c"}},
+              {"name":"vs","vsphereVolume":{"volumePath":"p"}},
+              {"name":"px","portworxVolume":{"volumeID":"x"}},
+              {"name":"token","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}},
+              {"name":"cm","configMap":{"name":"cm"}}]},
+          "status":{"phase":"Pending","initContainerStatuses":[{"name":"sidecar","image":"i","imageID":"",
+            "ready":true,"restartCount":0,"allocatedResources":{"cpu":"200m"}}]}}"#;
+        // Each volume kind alone, so that one kind cannot hide another's flag.
+        let volumes = [
+            "persistentVolumeClaim\":{\"claimName\":\"d\"}",
+            "ephemeral\":{}",
+            "gcePersistentDisk\":{\"pdName\":\"pd\"}",
+            "awsElasticBlockStore\":{\"volumeID\":\"v\"}",
+            "rbd\":{\"monitors\":[],\"image\":\"i\"}",
+            "iscsi\":{\"targetPortal\":\"t\",\"iqn\":\"q\",\"lun\":0}",
+            "azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"u\"}",
+            "azureFile\":{\"secretName\":\"s\",\"shareName\":\"s\"}",
+            "cinder\":{\"volumeID\":\"c\"}",
+            "vsphereVolume\":{\"volumePath\":\"p\"}",
+            "portworxVolume\":{\"volumeID\":\"x\"}",
+        ]
+        .map(|v| format!(r#"{{"spec":{{"containers":[],"volumes":[{{"name":"v","{v}}}]}}}}"#));
+        let texts = [text, every, r#"{"spec":{}}"#, "{}"];
+        for text in texts
+            .iter()
+            .copied()
+            .chain(volumes.iter().map(String::as_str))
+        {
+            let full: core::Pod = serde_json::from_str(text).unwrap();
+            let slim: SlimPod = serde_json::from_str(text).unwrap();
+            let (a, b) = (Pod::from_api(&full), slim.into_pod());
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
+        }
+    }
+
+    /// Kind anywhere in the item: parts before it are decoded afterwards, the same way.
+    #[test]
+    fn list_items_are_read_whatever_the_key_order() {
+        let pod = |text: &str| match decode_list_item(text) {
+            ListItem::Pod(p) => format!("{p:?}"),
+            _ => panic!("not read as a pod: {text}"),
+        };
+        let first = r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"}}"#;
+        let last = r#"{"metadata":{"name":"a","labels":{"x":"y"}},
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"},"apiVersion":"v1","kind":"Pod"}"#;
+        let middle = r#"{"metadata":{"name":"a","labels":{"x":"y"}},"kind":"Pod",
+            "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},
+            "status":{"phase":"Running"}}"#;
+        let full: core::Pod = serde_json::from_str(first).unwrap();
+        let expected = format!("{:?}", Pod::from_api(&full));
+        for text in [first, last, middle] {
+            assert_eq!(pod(text), expected, "{text}");
+        }
+        assert!(
+            matches!(decode_list_item(r#"{"metadata":{},"kind":"Node"}"#),
+            ListItem::Other(k) if k == "Node")
+        );
+        assert!(
+            matches!(decode_list_item(r#"{"metadata":{}}"#), ListItem::Other(k) if k.is_empty())
+        );
+        for refused in [
+            r#"{"kind":"Pod","spec":{"containers":"no"}}"#,
+            r#"{"spec":{"containers":"no"},"kind":"Pod"}"#,
+            r#"{"kind":"Pod","spec":{},"spec":{}}"#,
+            r#"{"spec":{},"kind":"Pod","spec":{}}"#,
+        ] {
+            assert!(
+                matches!(decode_list_item(refused), ListItem::PodRefused),
+                "{refused}"
+            );
+        }
+        for unreadable in [r#"[]"#, r#"{"kind":3}"#, r#"{"kind":"Pod","kind":"Pod"}"#] {
+            assert!(
+                matches!(decode_list_item(unreadable), ListItem::Unreadable),
+                "{unreadable}"
+            );
+        }
     }
 }
