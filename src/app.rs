@@ -453,7 +453,14 @@ fn whatif(
         doc.source = Some(source.name());
         code = code.max(render(&doc, common, out)?);
     }
+    exit_without_freeing(state);
     Ok(code)
+}
+
+/// The command ends here and the process right after it: freeing a 150,000-pod state one
+/// allocation at a time took ~10% of a large live run, for memory the OS takes back anyway.
+fn exit_without_freeing(state: ClusterState) {
+    std::mem::forget(state);
 }
 
 fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
@@ -553,5 +560,7 @@ fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, E
             matches_computed,
         });
     }
-    render(&doc, common, out)
+    let code = render(&doc, common, out);
+    exit_without_freeing(state);
+    code
 }

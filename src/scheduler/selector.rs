@@ -52,12 +52,8 @@ impl Requirement {
             Op::NotIn(vals) => value.is_none_or(|v| !vals.iter().any(|x| x == v)),
             Op::Exists => value.is_some(),
             Op::DoesNotExist => value.is_none(),
-            Op::Gt(bound) => value
-                .and_then(|v| parse_go_int(v))
-                .is_some_and(|v| v > *bound),
-            Op::Lt(bound) => value
-                .and_then(|v| parse_go_int(v))
-                .is_some_and(|v| v < *bound),
+            Op::Gt(bound) => value.and_then(parse_go_int).is_some_and(|v| v > *bound),
+            Op::Lt(bound) => value.and_then(parse_go_int).is_some_and(|v| v < *bound),
         }
     }
 }
