@@ -374,6 +374,53 @@ mod tests {
         assert_eq!(ix.affinity_groups()[0].pods, vec![0, 3]);
     }
 
+    use proptest::prelude::*;
+
+    /// Small label alphabets, so selectors and pods meet often.
+    fn arb_labels() -> impl Strategy<Value = Labels> {
+        proptest::collection::btree_map("[ab]", "[xyz]", 0..3)
+    }
+
+    fn arb_requirement() -> impl Strategy<Value = Requirement> {
+        let values = proptest::collection::vec("[xyzw]", 1..3);
+        let op = prop_oneof![
+            "[xyzw]".prop_map(Op::Equals),
+            values.clone().prop_map(Op::In),
+            values.prop_map(Op::NotIn),
+            Just(Op::Exists),
+            Just(Op::DoesNotExist),
+        ];
+        ("[abc]", op).prop_map(|(key, op)| Requirement { key, op })
+    }
+
+    proptest! {
+        /// The index never loses a matching pod, and when it says `exact` it adds none.
+        #[test]
+        fn candidates_are_a_superset_and_exact_when_said(
+            pods in proptest::collection::vec(arb_labels(), 0..12),
+            reqs in proptest::collection::vec(arb_requirement(), 0..3),
+        ) {
+            let mut ix = PodIndex::default();
+            for (i, labels) in pods.iter().enumerate() {
+                ix.add(i, &id("ns", &format!("p{i}")), labels, None);
+            }
+            let sel = LabelSelector::Requirements(reqs);
+            let matching: Vec<u32> = (0..pods.len() as u32)
+                .filter(|&p| sel.matches(&pods[p as usize]))
+                .collect();
+            match ix.candidates(&sel) {
+                Candidates::All => {}
+                Candidates::Some { pods: c, exact } => {
+                    prop_assert!(c.windows(2).all(|w| w[0] < w[1]), "ascending, no repeats");
+                    prop_assert!(matching.iter().all(|p| c.contains(p)), "lost a match");
+                    if exact {
+                        prop_assert_eq!(c.as_ref(), matching.as_slice());
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn topology_numbers_values_per_key() {
         let node = |name: &str, zone: Option<&str>| Node {
