@@ -411,22 +411,15 @@ impl ParsedTerm {
         }
     }
 
-    /// Every requirement of the term with the node's actual value. Parse-invalid requirements
-    /// are still shown, evaluated by their literal meaning, but the term never matches.
-    pub fn explain(&self, node_name: &str, labels: &Labels) -> TermCheck {
-        self.explain_with(node_name, |_, key| {
-            labels.get(key).map(|v| Arc::from(v.as_str()))
-        })
-    }
-
     /// The label keys of the term's matchExpressions, in order.
     pub fn expression_keys(&self) -> impl Iterator<Item = &str> {
         self.expressions.iter().map(|e| &*e.key)
     }
 
-    /// [`ParsedTerm::explain`] with the node's label values given by `value_of`
-    /// (expression index, key -> value), so a caller holding the values shared hands them
-    /// out without a lookup in the node's label map or a copy.
+    /// Every requirement of the term with the node's actual value, given by `value_of`
+    /// (expression index, key -> value) so a caller holding the values shared hands them out
+    /// without a lookup in the node's label map or a copy. Parse-invalid requirements are
+    /// still shown, evaluated by their literal meaning, but the term never matches.
     pub fn explain_with(
         &self,
         node_name: &str,
@@ -589,8 +582,8 @@ impl NodeSelector {
         self.terms.iter().any(|t| t.matches(node_name, labels))
     }
 
-    /// [`NodeSelector::explain`] with values from `value_of` (term index, expression
-    /// index, key -> value); see [`ParsedTerm::explain_with`].
+    /// Every term explained, with values from `value_of` (term index, expression index,
+    /// key -> value); see [`ParsedTerm::explain_with`].
     pub fn explain_with(
         &self,
         node_name: &str,
@@ -619,18 +612,6 @@ impl NodeSelector {
                 }
                 _ => None,
             })
-    }
-
-    pub fn explain(&self, node_name: &str, labels: &Labels) -> SelectorCheck {
-        let terms: Vec<TermCheck> = self
-            .terms
-            .iter()
-            .map(|t| t.explain(node_name, labels))
-            .collect();
-        SelectorCheck {
-            matched: terms.iter().any(|t| t.matched),
-            terms,
-        }
     }
 }
 
@@ -669,21 +650,13 @@ impl PreferredTerms {
             Err(errs.join("; "))
         }
     }
-
-    pub fn score(&self, node_name: &str, labels: &Labels) -> i64 {
-        self.terms
-            .iter()
-            .filter(|(_, t)| t.matches(node_name, labels))
-            .map(|(w, _)| i64::from(*w))
-            .sum()
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pub(crate) fn labels(pairs: &[(&str, &str)]) -> Labels {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -865,11 +838,52 @@ mod tests {
             preference: term(&[], &[]),
         };
         let p = PreferredTerms::parse(&[good.clone(), zero_invalid, empty]).unwrap();
-        assert_eq!(p.score("n", &labels(&[("foo", "bar")])), 5);
+        assert_eq!(p.terms.len(), 1);
+        assert_eq!(p.terms[0].0, 5);
+        assert!(p.terms[0].1.matches("n", &labels(&[("foo", "bar")])));
         let invalid = core::PreferredSchedulingTerm {
             weight: 3,
             preference: term(&[("bad key!", "Exists", &[])], &[]),
         };
         assert!(PreferredTerms::parse(&[good, invalid]).is_err());
+    }
+
+    /// `explain_with` derives a term's verdict from its requirement checks instead of
+    /// matching again: it must agree with `matches` for every kind of term, including field
+    /// requirements on a node without a name (skipped upstream) and invalid terms.
+    #[test]
+    fn explained_verdict_agrees_with_matches() {
+        let terms = [
+            term(&[("zone", "In", &["a", "b"])], &[]),
+            term(&[("zone", "NotIn", &["a"]), ("gpu", "Exists", &[])], &[]),
+            term(&[("size", "Gt", &["4"])], &[]),
+            term(&[("zone", "Bogus", &["a"])], &[]),
+            term(&[], &[("metadata.name", "In", &["n1"])]),
+            term(
+                &[("zone", "In", &["a"])],
+                &[("metadata.name", "NotIn", &["n1"])],
+            ),
+            term(&[], &[]),
+        ];
+        let nodes = [
+            labels(&[("zone", "a")]),
+            labels(&[("zone", "c"), ("gpu", "1"), ("size", "8")]),
+            labels(&[("size", "four")]),
+            Labels::new(),
+        ];
+        for t in &terms {
+            let parsed = ParsedTerm::parse(t);
+            for l in &nodes {
+                for name in ["n1", "n2", ""] {
+                    let check =
+                        parsed.explain_with(name, |_, k| l.get(k).map(|v| Arc::from(v.as_str())));
+                    assert_eq!(
+                        check.matched,
+                        parsed.matches(name, l),
+                        "{t:?} on {name} {l:?}"
+                    );
+                }
+            }
+        }
     }
 }

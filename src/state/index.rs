@@ -276,13 +276,7 @@ impl Topology {
 mod tests {
     use super::*;
     use crate::scheduler::selector::Requirement;
-
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::scheduler::selector::tests::labels;
 
     fn req(key: &str, op: Op) -> Requirement {
         Requirement {
