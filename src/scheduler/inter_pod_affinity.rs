@@ -814,18 +814,17 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                     .collect();
                 let source = if sign > 0 { i } else { n_aff + i };
                 let k = self.score_key(&key);
-                let at = table_offset(kind, self.lens()) + i;
                 for p in matching {
                     let d = k.and_then(|k| {
                         self.add_score_at(k, state.pod_node[p as usize], source, delta)
                     });
-                    self.term_pods[at].push(d, p);
+                    self.record(kind, i, d, p);
                 }
             }
         }
         // Existing pods' terms against the incoming pod: each distinct term matched once.
         let existing_source = self.preferred_affinity.len() + self.preferred_anti_affinity.len();
-        let mut hits: Vec<(u32, usize, usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
+        let mut hits: Vec<(u32, usize, usize, TermKind, &'a AffinityTerm, i64)> = Vec::new();
         for g in state.index.affinity_groups() {
             let pa: &'a PodAffinity = &g.terms;
             let mut matched: Vec<(usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
@@ -863,14 +862,15 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 if Some(p as usize) == input.exclude || !labelled(p) {
                     continue;
                 }
-                for (seq, &(source, kind, i, t, delta)) in matched.iter().enumerate() {
-                    hits.push((p, seq, source, kind, i, t, delta));
+                for &(source, kind, i, t, delta) in &matched {
+                    hits.push((p, source, i, kind, t, delta));
                 }
             }
         }
-        // In pod order, then in the order of the pod's lists, as a walk over pods gives.
-        hits.sort_by_key(|h| (h.0, h.1));
-        for (p, _, source, kind, i, t, delta) in hits {
+        // In pod order, then in the order of the pod's lists (source) and terms, as a walk
+        // over pods gives.
+        hits.sort_by_key(|h| (h.0, h.1, h.2));
+        for (p, source, i, kind, t, delta) in hits {
             let source = existing_source + source;
             let n = state.pod_node[p as usize];
             let d = self.add_score(&t.topology_key, n, source, delta);
