@@ -54,6 +54,21 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `whatif` arguments reading `file` as the manifest, then as the snapshot: every hostile
+/// file is tried in both places.
+fn as_manifest_and_as_snapshot(file: &str) -> [[&str; 5]; 2] {
+    [
+        ["whatif", "-f", file, "--snapshot", SNAPSHOT],
+        [
+            "whatif",
+            "-f",
+            "examples/web-store.yaml",
+            "--snapshot",
+            file,
+        ],
+    ]
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -490,16 +505,7 @@ fn bounded(args: &[&str]) -> Output {
 fn an_alias_bomb_ends_with_a_message_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
     let bomb = write(dir.path(), "bomb.yaml", &alias_bomb());
-    for args in [
-        ["whatif", "-f", s(&bomb), "--snapshot", SNAPSHOT],
-        [
-            "whatif",
-            "-f",
-            "examples/web-store.yaml",
-            "--snapshot",
-            s(&bomb),
-        ],
-    ] {
+    for args in as_manifest_and_as_snapshot(s(&bomb)) {
         let out = bounded(&args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{err}");
@@ -582,16 +588,7 @@ fn a_multi_gigabyte_file_is_refused_from_its_size() {
         .unwrap()
         .set_len(2 << 30)
         .unwrap();
-    for args in [
-        ["whatif", "-f", s(&huge), "--snapshot", SNAPSHOT],
-        [
-            "whatif",
-            "-f",
-            "examples/web-store.yaml",
-            "--snapshot",
-            s(&huge),
-        ],
-    ] {
+    for args in as_manifest_and_as_snapshot(s(&huge)) {
         let out = bounded(&args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{err}");
