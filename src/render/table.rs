@@ -6,7 +6,8 @@ use std::io::Write;
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
-use crate::report::{Explanation, FilterEntry, NodeReport};
+use crate::report::{Explanation, NodeReport};
+use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
 use crate::scheduler::selector::{RequirementCheck, SelectorCheck};
 use crate::scheduler::{FilterDetails, ScoreDetails, Verdict};
@@ -82,7 +83,7 @@ fn short_domain(key: &str, value: Option<&str>) -> String {
     }
 }
 
-fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterEntry> {
+fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterResult> {
     n.filters.iter().find(|f| &*f.plugin == plugin)
 }
 
@@ -234,10 +235,10 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
 
 /// "✗ short: cpu, memory" for NodeResourcesFit ("Insufficient cpu, Insufficient memory"),
 /// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
-fn short_fit_cell(f: &FilterEntry) -> Option<String> {
+fn short_fit_cell(f: &FilterResult) -> Option<String> {
     match &*f.plugin {
         "NodeResourcesFit" => {
-            let reason = f.reason.as_deref()?;
+            let reason = f.reason()?;
             let short: Vec<&str> = reason
                 .split(", ")
                 .map(|r| match r {
@@ -266,7 +267,7 @@ fn other_cell(n: &NodeReport) -> String {
             Some(false) => parts.push(
                 super::topology_spread::cell(f)
                     .or_else(|| short_fit_cell(f))
-                    .unwrap_or_else(|| format!("✗ {}", f.reason.clone().unwrap_or_default())),
+                    .unwrap_or_else(|| format!("✗ {}", f.reason().unwrap_or_default())),
             ),
             None => unevaluated += 1,
             _ => {}
@@ -310,7 +311,7 @@ fn score_parts(n: &NodeReport) -> String {
         .iter()
         .filter(|s| !s.skipped)
         .map(|s| {
-            let v = match (s.evaluated, s.weighted) {
+            let v = match (s.evaluated(), s.weighted) {
                 (true, Some(w)) => w.to_string(),
                 _ => "?".to_string(),
             };
@@ -687,8 +688,8 @@ fn drill_down(
         )?;
     }
     for f in &n.filters {
-        let reason = f.reason.clone().unwrap_or_default();
-        let note = f.note.as_deref().unwrap_or_default();
+        let reason = f.reason().unwrap_or_default();
+        let note = f.note().unwrap_or_default();
         writeln!(
             out,
             "  {} {:<20} {}{}",
@@ -844,7 +845,7 @@ fn drill_down(
         )?;
         for s in &n.scores {
             let line = match (s.raw, s.normalized, s.weighted) {
-                _ if !s.evaluated => format!("not evaluated (x{})", s.weight),
+                _ if !s.evaluated() => format!("not evaluated (x{})", s.weight),
                 _ if s.skipped => format!("skipped by PreScore -> 0 x{} = 0", s.weight),
                 (Some(r), Some(nm), Some(w)) => format!("raw {r} -> {nm} x{} = {w}", s.weight),
                 _ => String::new(),

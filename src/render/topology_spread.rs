@@ -5,7 +5,8 @@ use std::io::Write;
 
 use owo_colors::OwoColorize;
 
-use crate::report::{Explanation, FilterEntry, NodeReport};
+use crate::report::{Explanation, NodeReport};
+use crate::scheduler::FilterResult;
 use crate::scheduler::pod_topology_spread::{ConstraintTable, FilterDetails, ScoreDetails};
 use crate::scheduler::{FilterDetails as AnyFilter, ScoreDetails as AnyScore};
 
@@ -30,7 +31,7 @@ fn table(doc: &Explanation, i: usize) -> Option<&ConstraintTable> {
 
 /// The OTHER cell for a failed PodTopologySpread filter: which key, which domain, which skew.
 /// `None` when the entry is not this plugin's or has no details.
-pub(super) fn cell(f: &FilterEntry) -> Option<String> {
+pub(super) fn cell(f: &FilterResult) -> Option<String> {
     if &*f.plugin != PLUGIN || f.pass != Some(false) {
         return None;
     }

@@ -4,7 +4,6 @@
 //! exactly as upstream builds them, because they are data users match on.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -12,7 +11,7 @@ use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Code, Evaluation, FilterDetails, PreFilterReport, PreScoreReport, ReportedStatus, ScoreDetails,
+    Evaluation, FilterResult, PreFilterReport, PreScoreReport, ReportedStatus, ScoreResult,
     Verdict, fit_error_message,
 };
 use crate::state::PodRef;
@@ -164,38 +163,6 @@ pub struct DaemonSetPlacement {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FilterEntry {
-    pub plugin: Arc<str>,
-    /// `None` (null) when the plugin was not evaluated.
-    pub pass: Option<bool>,
-    pub reason: Option<String>,
-    pub code: Option<Code>,
-    pub skipped: bool,
-    pub evaluated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<Arc<str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<FilterDetails>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScoreEntry {
-    pub plugin: Arc<str>,
-    pub raw: Option<i64>,
-    pub normalized: Option<i64>,
-    pub weight: i64,
-    pub weighted: Option<i64>,
-    pub skipped: bool,
-    pub evaluated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<Arc<str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<ScoreDetails>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct NodeReport {
     pub name: String,
     /// True only when every enabled Filter plugin was evaluated and passed.
@@ -204,8 +171,10 @@ pub struct NodeReport {
     /// The status the scheduler records for this node (first failure in profile order).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reported: Option<ReportedStatus>,
-    pub filters: Vec<FilterEntry>,
-    pub scores: Vec<ScoreEntry>,
+    /// One entry per Filter plugin, in profile order.
+    pub filters: Vec<FilterResult>,
+    /// One entry per Score plugin (empty for rejected nodes).
+    pub scores: Vec<ScoreResult>,
     /// Total weighted score of the evaluated plugins; null for rejected nodes.
     pub score: Option<i64>,
     /// Whether every enabled score plugin was evaluated for this node.
@@ -285,52 +254,17 @@ impl Explanation {
         } else {
             failed_scheduling_message(&eval)
         };
-        let skipped_filter: Arc<str> =
-            "PreFilter returned Skip: the scheduler does not run this Filter for the pod".into();
-        let skipped_score: Arc<str> =
-            "PreScore returned Skip: the plugin adds nothing to any node's score".into();
         let mut nodes: Vec<NodeReport> = eval
             .nodes
             .into_iter()
             .map(|n| {
-                let score_complete = n.scores.iter().all(|s| s.not_evaluated.is_none());
+                let score_complete = n.scores.iter().all(|s| s.evaluated());
                 NodeReport {
                     feasible: n.verdict == Verdict::Feasible,
                     verdict: n.verdict,
                     reported: n.reported,
-                    filters: n
-                        .filters
-                        .into_iter()
-                        .map(|f| FilterEntry {
-                            reason: f.status.as_ref().map(|s| s.message()),
-                            code: f.status.as_ref().map(|s| s.code),
-                            evaluated: f.not_evaluated.is_none(),
-                            note: f
-                                .not_evaluated
-                                .or_else(|| f.skipped.then(|| skipped_filter.clone())),
-                            plugin: f.plugin,
-                            pass: f.pass,
-                            skipped: f.skipped,
-                            details: f.details,
-                        })
-                        .collect(),
-                    scores: n
-                        .scores
-                        .into_iter()
-                        .map(|s| ScoreEntry {
-                            evaluated: s.not_evaluated.is_none(),
-                            note: s
-                                .not_evaluated
-                                .or_else(|| s.skipped.then(|| skipped_score.clone())),
-                            plugin: s.plugin,
-                            raw: s.raw,
-                            normalized: s.normalized,
-                            weight: s.weight,
-                            weighted: s.weighted,
-                            skipped: s.skipped,
-                            details: s.details,
-                        })
-                        .collect(),
+                    filters: n.filters,
+                    scores: n.scores,
                     score: n.total,
                     score_complete,
                     rank: None,
@@ -389,7 +323,7 @@ impl Explanation {
                         n.filters
                             .iter()
                             .filter(|f| f.pass == Some(false))
-                            .filter_map(|f| f.reason.clone())
+                            .filter_map(|f| f.reason())
                             .collect()
                     })
                     .unwrap_or_default(),
