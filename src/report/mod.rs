@@ -254,9 +254,29 @@ impl Explanation {
         } else {
             failed_scheduling_message(&eval)
         };
-        let mut nodes: Vec<NodeReport> = eval
+        let group = |v: Verdict| match v {
+            Verdict::Feasible => 0,
+            Verdict::Unknown => 1,
+            Verdict::Infeasible => 2,
+        };
+        // The order is decided on indexes, then each node is moved once: sorting the node
+        // reports themselves moved 5,000 large values a dozen times each.
+        let mut keys: Vec<(u8, std::cmp::Reverse<Option<i64>>, u32, &str, usize)> = eval
             .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let by_total = std::cmp::Reverse(n.total);
+                (group(n.verdict), by_total, n.name_rank, n.name.as_str(), i)
+            })
+            .collect();
+        keys.sort_unstable();
+        let order: Vec<usize> = keys.into_iter().map(|k| k.4).collect();
+        let mut slots: Vec<Option<crate::scheduler::NodeResult>> =
+            eval.nodes.into_iter().map(Some).collect();
+        let mut nodes: Vec<NodeReport> = order
             .into_iter()
+            .filter_map(|i| slots[i].take())
             .map(|n| {
                 let score_complete = n.scores.iter().all(|s| s.evaluated());
                 NodeReport {
@@ -272,17 +292,6 @@ impl Explanation {
                 }
             })
             .collect();
-        let group = |v: Verdict| match v {
-            Verdict::Feasible => 0,
-            Verdict::Unknown => 1,
-            Verdict::Infeasible => 2,
-        };
-        nodes.sort_by(|a, b| {
-            group(a.verdict)
-                .cmp(&group(b.verdict))
-                .then(b.score.cmp(&a.score))
-                .then(a.name.cmp(&b.name))
-        });
         let mut rank = 0;
         let mut last = None;
         for (i, n) in nodes.iter_mut().enumerate() {

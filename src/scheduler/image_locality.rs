@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::state::ImageSpread;
 use serde::Serialize;
 
 use super::{
@@ -72,8 +73,9 @@ pub struct ScoreDetails {
 #[derive(Debug)]
 pub struct ImageLocality<'a> {
     input: Input<'a>,
-    /// The pod's images as written and normalized, once rather than per node.
-    images: Vec<(Arc<str>, Arc<str>)>,
+    /// The pod's images as written and normalized, and where the normalized name is cached,
+    /// once rather than per node.
+    images: Vec<(Arc<str>, Arc<str>, Option<&'a ImageSpread>)>,
 }
 
 impl<'a> ImageLocality<'a> {
@@ -83,7 +85,11 @@ impl<'a> ImageLocality<'a> {
             .resources
             .images
             .iter()
-            .map(|i| (Arc::from(i.as_str()), Arc::from(normalized_image_name(i))))
+            .map(|i| {
+                let normalized = normalized_image_name(i);
+                let spread = input.state.images.get(&normalized);
+                (Arc::from(i.as_str()), Arc::from(normalized), spread)
+            })
             .collect();
         ImageLocality { input, images }
     }
@@ -96,18 +102,15 @@ impl Plugin for ImageLocality<'_> {
 
     fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
         let state = self.input.state;
-        let node = self.input.node(ni);
         let total = state.nodes.len();
         let images: Vec<ImageCheck> = self
             .images
             .iter()
-            .map(|(image, normalized)| {
-                let present = node
-                    .resources
-                    .images
-                    .iter()
-                    .any(|i| i.names.iter().any(|n| **n == **normalized));
-                let spread = present.then(|| state.images.get(&**normalized)).flatten();
+            .map(|(image, normalized, cached)| {
+                let spread = cached.filter(|s| {
+                    u32::try_from(ni).is_ok_and(|ni| s.on_nodes.binary_search(&ni).is_ok())
+                });
+                let present = spread.is_some();
                 ImageCheck {
                     image: image.clone(),
                     present,

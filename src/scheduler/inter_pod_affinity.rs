@@ -5,7 +5,6 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -48,11 +47,44 @@ pub struct TermTable {
     pub all_namespaces: bool,
     /// Domain value -> matching pods on nodes of that domain. For required affinity a pod is
     /// listed only when it matches every required affinity term, as upstream counts it.
-    pub domains: BTreeMap<String, PodList>,
+    pub domains: DomainPods,
     /// Matching pods on nodes that lack the topology key: they count for nothing.
     pub pods_without_domain: PodList,
     /// Whether the incoming pod matches this term itself (the first-pod exception).
     pub incoming_pod_matches: bool,
+}
+
+/// Domain value -> the matching pods on nodes of that domain, ordered by value (as the
+/// `BTreeMap` it replaces, and serialized the same way, as an object), made from the
+/// topology's sorted values without comparing strings.
+#[derive(Debug, Clone, Default)]
+pub struct DomainPods(Vec<(Arc<str>, PodList)>);
+
+impl DomainPods {
+    pub fn get(&self, value: &str) -> Option<&PodList> {
+        self.0
+            .binary_search_by(|(v, _)| (**v).cmp(value))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &PodList)> {
+        self.0.iter().map(|(v, p)| (&**v, p))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for DomainPods {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
 }
 
 fn is_zero(w: &i32) -> bool {
@@ -381,7 +413,7 @@ impl<'a> InterPodAffinity<'a> {
                     selector: r.term.selector.to_string(),
                     namespaces: r.term.namespaces.clone(),
                     all_namespaces: r.term.namespace_selector.is_everything(),
-                    domains: BTreeMap::new(),
+                    domains: DomainPods::default(),
                     pods_without_domain: PodList::default(),
                     incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
                 });
@@ -459,13 +491,18 @@ impl<'a> InterPodAffinity<'a> {
             let domains = rec.domains;
             let (by_domain, without_domain) = rec.by_domain();
             if let Some(domains) = domains {
-                for (d, list) in by_domain.into_iter().enumerate() {
-                    if !list.is_empty() {
-                        table
-                            .domains
-                            .insert(domains.values[d].to_string(), index.pod_list(list));
-                    }
-                }
+                let mut by_domain = by_domain;
+                table.domains = DomainPods(
+                    domains
+                        .sorted
+                        .iter()
+                        .filter_map(|&d| {
+                            let list = std::mem::take(&mut by_domain[d as usize]);
+                            (!list.is_empty())
+                                .then(|| (domains.values[d as usize].clone(), index.pod_list(list)))
+                        })
+                        .collect(),
+                );
             }
             table.pods_without_domain = index.pod_list(without_domain);
         }
@@ -963,5 +1000,80 @@ fn kind_name(kind: TermKind) -> &'static str {
         TermKind::RequiredAntiAffinity => "requiredAntiAffinity",
         TermKind::PreferredAffinity => "preferredAffinity",
         TermKind::PreferredAntiAffinity => "preferredAntiAffinity",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scheduler::profile::{FeatureGates, Profile};
+    use crate::scheduler::{Input, evaluate};
+    use crate::state::{Pod, read_snapshot_str};
+    use serde_json::{Value, json};
+
+    /// The report's per-domain pod lists are ordered by domain value (not by the order nodes
+    /// come in), found by value, and serialized as an object, as a `BTreeMap` would be.
+    #[test]
+    fn term_domains_are_ordered_and_found_by_value() {
+        let node = |name: &str, zone: &str| {
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": name, "labels": {"zone": zone}},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        };
+        let pod = |name: &str, node: &str| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
+                   "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}})
+        };
+        let items: Vec<Value> = vec![
+            node("n1", "zone-c"),
+            node("n2", "zone-a"),
+            node("n3", "zone-b"),
+            pod("p1", "n1"),
+            pod("p2", "n2"),
+            pod("p3", "n1"),
+        ];
+        let state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "test",
+        )
+        .expect("snapshot");
+        let incoming: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "new", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}],
+                     "affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                         {"weight": 5, "podAffinityTerm": {
+                             "topologyKey": "zone",
+                             "labelSelector": {"matchLabels": {"app": "db"}}}}]}}}
+        }))
+        .expect("pod");
+        let incoming = Pod::from_api(&incoming);
+        let profile = Profile::default_profile(FeatureGates::default());
+        let eval = evaluate(
+            Input {
+                pod: &incoming,
+                state: &state,
+                exclude: None,
+            },
+            &profile,
+        );
+        let tables = eval.pod_terms.expect("term tables");
+        let domains = &tables.terms[0].domains;
+        let keys: Vec<&str> = domains.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["zone-a", "zone-c"]);
+        let names = |v: &str| -> Vec<String> {
+            domains
+                .get(v)
+                .map(|l| l.iter().map(ToString::to_string).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(names("zone-c"), ["default/p1", "default/p3"]);
+        assert_eq!(names("zone-a"), ["default/p2"]);
+        assert!(domains.get("zone-b").is_none());
+        assert_eq!(
+            serde_json::to_value(domains).expect("json"),
+            json!({"zone-a": [{"namespace": "default", "name": "p2"}],
+                   "zone-c": [{"namespace": "default", "name": "p1"},
+                              {"namespace": "default", "name": "p3"}]})
+        );
     }
 }

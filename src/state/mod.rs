@@ -502,6 +502,9 @@ impl WorkloadSelectors {
 pub struct ClusterState {
     pub nodes: Vec<Node>,
     node_index: HashMap<String, usize>,
+    /// Per node, its position among all nodes' names: the report orders 5,000 nodes by name
+    /// with integers, not string comparisons.
+    pub name_rank: Vec<u32>,
     /// Pods bound to a known node and not terminal: the scheduler's "existing pods".
     pub pods: Vec<Pod>,
     /// Node index of each existing pod.
@@ -564,10 +567,13 @@ impl NodeUsage {
 }
 
 /// `ImageStateSummary`: an image's size and how many nodes have it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageSpread {
     pub size_bytes: i64,
     pub nodes: usize,
+    /// The nodes that have it, ascending: ImageLocality asks per node whether the image is
+    /// there, which is a search here instead of a walk over the node's image names.
+    pub on_nodes: Vec<u32>,
 }
 
 impl ClusterState {
@@ -584,24 +590,32 @@ impl ClusterState {
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
         let mut images: HashMap<String, ImageSpread> = HashMap::new();
-        for n in &nodes {
+        for (ni, n) in nodes.iter().enumerate() {
+            let ni = u32::try_from(ni).unwrap_or(u32::MAX);
             let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
             for img in &n.resources.images {
                 for name in &img.names {
                     if !seen.insert(name.as_str()) {
                         continue;
                     }
-                    images
-                        .entry(name.clone())
-                        .and_modify(|s| s.nodes += 1)
-                        .or_insert(ImageSpread {
-                            size_bytes: img.size_bytes,
-                            nodes: 1,
-                        });
+                    let spread = images.entry(name.clone()).or_insert(ImageSpread {
+                        size_bytes: img.size_bytes,
+                        nodes: 0,
+                        on_nodes: Vec::new(),
+                    });
+                    spread.nodes += 1;
+                    spread.on_nodes.push(ni);
                 }
             }
         }
+        let mut by_name: Vec<usize> = (0..nodes.len()).collect();
+        by_name.sort_by(|&a, &b| nodes[a].name.cmp(&nodes[b].name));
+        let mut name_rank = vec![0u32; nodes.len()];
+        for (rank, &n) in by_name.iter().enumerate() {
+            name_rank[n] = u32::try_from(rank).unwrap_or(u32::MAX);
+        }
         let mut state = ClusterState {
+            name_rank,
             topology: Topology::new(&nodes),
             pods_by_node: vec![Vec::new(); nodes.len()],
             node_usage: vec![NodeUsage::default(); nodes.len()],
