@@ -121,7 +121,7 @@ fn run_all(snapshot: &str, pod: &str, config: &Value, gates: Option<&str>) {
         json(&mut sink, &doc).expect("json");
         yaml(&mut sink, &doc).expect("yaml");
         let opts = TableOptions {
-            nodes: doc.nodes.iter().map(|n| n.name.clone()).collect(),
+            nodes: doc.nodes.iter().map(|n| n.name.to_string()).collect(),
             ..Default::default()
         };
         table(&mut sink, &doc, &opts).expect("table");

@@ -369,7 +369,7 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         let best_parts = |name: &str| {
             doc.nodes
                 .iter()
-                .find(|n| n.name == name)
+                .find(|n| &*n.name == name)
                 .map(score_parts)
                 .unwrap_or_default()
         };
@@ -471,8 +471,8 @@ fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
             candidates += 1;
         }
         if (candidate && candidates <= TOP)
-            || opts.nodes.contains(&n.name)
-            || Some(n.name.as_str()) == current
+            || opts.nodes.iter().any(|x| **x == *n.name)
+            || Some(&*n.name) == current
         {
             shown.push(i);
         }
@@ -553,10 +553,10 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             Verdict::Infeasible => "✗ no",
             Verdict::Unknown => "? unknown",
         };
-        let name = if Some(n.name.as_str()) == current {
+        let name = if Some(&*n.name) == current {
             format!("{}*", n.name)
         } else {
-            n.name.clone()
+            n.name.to_string()
         };
         let mut row = vec![
             name,
@@ -635,7 +635,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         }
     }
     for name in &opts.nodes {
-        match doc.nodes.iter().find(|n| &n.name == name) {
+        match doc.nodes.iter().find(|n| *n.name == **name) {
             Some(n) => drill_down(out, doc, n, &p)?,
             None => writeln!(out, "\nNode {name}: not in the cluster state")?,
         }

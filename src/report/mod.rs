@@ -4,6 +4,7 @@
 //! exactly as upstream builds them, because they are data users match on.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -164,7 +165,7 @@ pub struct DaemonSetPlacement {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeReport {
-    pub name: String,
+    pub name: Arc<str>,
     /// True only when every enabled Filter plugin was evaluated and passed.
     pub feasible: bool,
     pub verdict: Verdict,
@@ -267,7 +268,7 @@ impl Explanation {
             .enumerate()
             .map(|(i, n)| {
                 let by_total = std::cmp::Reverse(n.total);
-                (group(n.verdict), by_total, n.name_rank, n.name.as_str(), i)
+                (group(n.verdict), by_total, n.name_rank, &*n.name, i)
             })
             .collect();
         keys.sort_unstable();
@@ -314,7 +315,7 @@ impl Explanation {
             nodes
                 .iter()
                 .filter(|n| n.verdict != Verdict::Infeasible && n.score == best)
-                .map(|n| n.name.clone())
+                .map(|n| n.name.to_string())
                 .collect()
         };
         let candidates = nodes
@@ -322,7 +323,7 @@ impl Explanation {
             .filter(|n| n.verdict != Verdict::Infeasible)
             .count();
         let current = ctx.current_node.as_ref().map(|name| {
-            let report = nodes.iter().find(|n| &n.name == name);
+            let report = nodes.iter().find(|n| *n.name == **name);
             CurrentNode {
                 node: name.clone(),
                 in_cluster: report.is_some(),
@@ -406,7 +407,7 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
                 Verdict::Unknown => &mut out.unknown,
             }
         };
-        list.push(n.name.clone());
+        list.push(n.name.to_string());
     }
     for l in [
         &mut out.runs,

@@ -220,7 +220,7 @@ pub enum FilterDetails {
     InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
     PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
     NodeResourcesFit(Box<node_resources_fit::FilterDetails>),
-    NodePorts(node_ports::FilterDetails),
+    NodePorts(Box<node_ports::FilterDetails>),
 }
 
 /// Per-plugin typed details of a score.
@@ -341,7 +341,7 @@ pub struct ReportedStatus {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeResult {
-    pub name: String,
+    pub name: Arc<str>,
     /// The node's position among all nodes' names (`ClusterState::name_rank`), to order the
     /// report without comparing names.
     #[serde(skip)]
@@ -676,7 +676,12 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             Verdict::Feasible
         };
         nodes.push(NodeResult {
-            name: node.name.clone(),
+            name: input
+                .state
+                .node_names
+                .get(ni)
+                .cloned()
+                .unwrap_or_else(|| Arc::from(node.name.as_str())),
             name_rank: input.state.name_rank.get(ni).copied().unwrap_or(u32::MAX),
             verdict,
             reported,

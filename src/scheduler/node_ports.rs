@@ -64,10 +64,10 @@ impl Plugin for NodePorts<'_> {
         let status = (!conflicts.is_empty()).then(|| Status::new(Code::Unschedulable, REASON));
         (
             status,
-            Some(AnyFilterDetails::NodePorts(FilterDetails {
+            Some(AnyFilterDetails::NodePorts(Box::new(FilterDetails {
                 wanted: wanted.clone(),
                 conflicts,
-            })),
+            }))),
         )
     }
 }

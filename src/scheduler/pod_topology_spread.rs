@@ -881,7 +881,7 @@ mod tests {
                     }
                     Some(_) => "other",
                 };
-                (n.name.clone(), v)
+                (n.name.to_string(), v)
             })
             .collect()
     }

@@ -77,7 +77,7 @@ pub struct FilterDetails {
     pub taints: Vec<TaintCheck>,
     /// The first untolerated taint, the one upstream logs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_untolerated: Option<Taint>,
+    pub first_untolerated: Option<Box<Taint>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -138,7 +138,7 @@ impl Plugin for TaintToleration<'_> {
         let first = taints
             .iter()
             .find(|c| c.considered && c.tolerated_by.is_none())
-            .map(|c| c.taint.clone());
+            .map(|c| Box::new(c.taint.clone()));
         let status = first
             .as_ref()
             .map(|_| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED));

@@ -505,6 +505,9 @@ pub struct ClusterState {
     /// Per node, its position among all nodes' names: the report orders 5,000 nodes by name
     /// with integers, not string comparisons.
     pub name_rank: Vec<u32>,
+    /// Per node, its name, shared by the report's entry for the node (one count, not one
+    /// copy, per node and evaluation).
+    pub node_names: Vec<Arc<str>>,
     /// Pods bound to a known node and not terminal: the scheduler's "existing pods".
     pub pods: Vec<Pod>,
     /// Node index of each existing pod.
@@ -616,6 +619,7 @@ impl ClusterState {
         }
         let mut state = ClusterState {
             name_rank,
+            node_names: nodes.iter().map(|n| Arc::from(n.name.as_str())).collect(),
             topology: Topology::new(&nodes),
             pods_by_node: vec![Vec::new(); nodes.len()],
             node_usage: vec![NodeUsage::default(); nodes.len()],
