@@ -88,9 +88,14 @@ fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterResult> {
 }
 
 fn values(r: &RequirementCheck) -> String {
-    match &*r.operator {
-        "Exists" | "DoesNotExist" => format!("{} {}", r.key, r.operator),
-        _ => format!("{} {} [{}]", r.key, r.operator, r.values.join(",")),
+    match r.written.operator.as_str() {
+        "Exists" | "DoesNotExist" => format!("{} {}", r.written.key, r.written.operator),
+        _ => format!(
+            "{} {} [{}]",
+            r.written.key,
+            r.written.operator,
+            r.written.values.join(",")
+        ),
     }
 }
 
@@ -108,7 +113,7 @@ fn first_failing(sel: &SelectorCheck) -> String {
         .iter()
         .chain(&t.match_fields)
         .find(|r| !r.matched)
-        .map(|r| label_on_node(&r.key, r.node_value.as_deref()))
+        .map(|r| label_on_node(&r.written.key, r.node_value.as_deref()))
         .unwrap_or_else(|| "term".to_string())
 }
 

@@ -22,9 +22,11 @@ pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LabelCheck {
-    pub key: String,
-    pub value: String,
-    pub node_value: Option<String>,
+    /// The entry as written, shared by every node's check.
+    pub key: Arc<str>,
+    pub value: Arc<str>,
+    /// The node's value, shared with the topology index.
+    pub node_value: Option<Arc<str>>,
     pub matched: bool,
 }
 
@@ -67,6 +69,8 @@ pub struct NodeAffinity<'a> {
     /// Per selector (added required, required, added preferred, pod preferred), per term, per
     /// expression: the domains of its key, so a node's value is an index, not a map lookup.
     domains: [Vec<Vec<Option<&'a Domains>>>; 4],
+    /// `spec.nodeSelector`'s entries with the domains of their keys.
+    node_selector: Vec<(Arc<str>, Arc<str>, Option<&'a Domains>)>,
 }
 
 /// The domains of every expression key of `terms`.
@@ -127,21 +131,27 @@ impl<'a> NodeAffinity<'a> {
                     .flat_map(|p| p.terms.iter().map(|(_, t)| t)),
             ),
         ];
+        let node_selector = input
+            .pod
+            .node_selector
+            .iter()
+            .flatten()
+            .map(|(k, v)| {
+                let domains = input.state.topology.domains(k);
+                (Arc::from(k.as_str()), Arc::from(v.as_str()), domains)
+            })
+            .collect();
         NodeAffinity {
             input,
             args,
             required,
             preferred,
             domains,
+            node_selector,
         }
     }
 
-    fn filter_details(
-        &self,
-        ni: usize,
-        name: &str,
-        labels: &crate::scheduler::selector::Labels,
-    ) -> FilterDetails {
+    fn filter_details(&self, ni: usize, name: &str) -> FilterDetails {
         FilterDetails {
             added_affinity: self
                 .args
@@ -149,17 +159,15 @@ impl<'a> NodeAffinity<'a> {
                 .as_ref()
                 .map(|s| s.explain_with(name, |t, e, _| value_on(&self.domains[0], ni, t, e))),
             node_selector: self
-                .input
-                .pod
                 .node_selector
                 .iter()
-                .flatten()
-                .map(|(k, v)| {
-                    let node_value = labels.get(k).cloned();
+                .map(|(key, value, domains)| {
+                    let node_value =
+                        domains.and_then(|d| d.of(ni).map(|i| d.values[i as usize].clone()));
                     LabelCheck {
-                        key: k.clone(),
-                        value: v.clone(),
-                        matched: node_value.as_deref() == Some(v.as_str()),
+                        key: key.clone(),
+                        value: value.clone(),
+                        matched: node_value.as_deref() == Some(&**value),
                         node_value,
                     }
                 })
@@ -218,7 +226,7 @@ impl Plugin for NodeAffinity<'_> {
 
     fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
         let node = self.input.node(ni);
-        let details = self.filter_details(ni, &node.name, &node.labels);
+        let details = self.filter_details(ni, &node.name);
         let status = if details.added_affinity.as_ref().is_some_and(|c| !c.matched) {
             Some(Status::new(
                 Code::UnschedulableAndUnresolvable,

@@ -284,19 +284,38 @@ pub fn validate_label_value(value: &str) -> Result<(), &'static str> {
     }
 }
 
+/// A node-selector requirement as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
 /// The outcome of one node-selector requirement against a node, kept for drill-down.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Serialized flat: `key`, `operator`, `values`, `nodeValue`, `matched`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequirementCheck {
-    /// Shared by every node's check of this requirement: only the node's value and the
-    /// verdict are per node.
-    pub key: Arc<str>,
-    pub operator: Arc<str>,
-    pub values: Arc<[String]>,
+    /// Shared by every node's check of this requirement (one count per node, where three
+    /// shared strings were three): only the node's value and the verdict are per node.
+    pub written: Arc<Written>,
     /// The node's label value (for matchExpressions) or field value (for matchFields);
     /// `None` when the node has no such label.
     pub node_value: Option<Arc<str>>,
     pub matched: bool,
+}
+
+impl Serialize for RequirementCheck {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("RequirementCheck", 5)?;
+        st.serialize_field("key", &self.written.key)?;
+        st.serialize_field("operator", &self.written.operator)?;
+        st.serialize_field("values", &self.written.values)?;
+        st.serialize_field("nodeValue", &self.node_value)?;
+        st.serialize_field("matched", &self.matched)?;
+        st.end()
+    }
 }
 
 /// A parsed `NodeSelectorTerm`: matchExpressions AND matchFields.
@@ -339,9 +358,7 @@ enum TermState {
 /// parse: it then matches no node).
 #[derive(Debug)]
 struct ExprSpec {
-    key: Arc<str>,
-    operator: Arc<str>,
-    values: Arc<[String]>,
+    written: Arc<Written>,
     requirement: Option<Requirement>,
 }
 
@@ -352,17 +369,17 @@ impl ExprSpec {
             requirement: label
                 .then(|| new_requirement(key, operator, &vals).ok())
                 .flatten(),
-            key: key.into(),
-            operator: operator.into(),
-            values: vals.into(),
+            written: Arc::new(Written {
+                key: key.to_string(),
+                operator: operator.to_string(),
+                values: vals,
+            }),
         }
     }
 
     fn check(&self, node_value: Option<Arc<str>>, matched: bool) -> RequirementCheck {
         RequirementCheck {
-            key: self.key.clone(),
-            operator: self.operator.clone(),
-            values: self.values.clone(),
+            written: self.written.clone(),
             node_value,
             matched,
         }
@@ -413,7 +430,7 @@ impl ParsedTerm {
 
     /// The label keys of the term's matchExpressions, in order.
     pub fn expression_keys(&self) -> impl Iterator<Item = &str> {
-        self.expressions.iter().map(|e| &*e.key)
+        self.expressions.iter().map(|e| e.written.key.as_str())
     }
 
     /// Every requirement of the term with the node's actual value, given by `value_of`
@@ -430,7 +447,7 @@ impl ParsedTerm {
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                let value = value_of(i, &e.key);
+                let value = value_of(i, &e.written.key);
                 let matched = e
                     .requirement
                     .as_ref()
@@ -442,8 +459,8 @@ impl ParsedTerm {
             .fields
             .iter()
             .map(|e| {
-                let value = field_value(&e.key, node_name);
-                let matched = match (&*e.operator, &*e.values) {
+                let value = field_value(&e.written.key, node_name);
+                let matched = match (e.written.operator.as_str(), e.written.values.as_slice()) {
                     ("In", [v]) => value == *v,
                     ("NotIn", [v]) => value != *v,
                     _ => false,
