@@ -503,7 +503,7 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
                     .as_ref()
                     .map(|r| r.reason.clone())
                     .unwrap_or_default();
-                *by_reason.entry(reason).or_default() += 1;
+                *by_reason.entry(reason.into_owned()).or_default() += 1;
             }
         }
     }

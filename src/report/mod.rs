@@ -244,8 +244,8 @@ fn node_reasons(node: &crate::scheduler::NodeResult, r: &ReportedStatus) -> Vec<
         .find(|f| *f.plugin == *r.plugin)
         .and_then(|f| f.status.as_ref())
         .filter(|s| s.message() == r.reason)
-        .map(|s| s.reasons.clone())
-        .unwrap_or_else(|| vec![r.reason.clone()])
+        .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
+        .unwrap_or_else(|| vec![r.reason.to_string()])
 }
 
 impl Explanation {

@@ -48,20 +48,26 @@ pub enum Code {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
     pub code: Code,
-    pub reasons: Vec<String>,
+    /// Mostly upstream's constant reasons, which every rejected node then names without a
+    /// copy of its own.
+    pub reasons: Vec<Cow<'static, str>>,
 }
 
 impl Status {
-    pub fn new(code: Code, reason: impl Into<String>) -> Status {
+    pub fn new(code: Code, reason: impl Into<Cow<'static, str>>) -> Status {
         Status {
             code,
             reasons: vec![reason.into()],
         }
     }
 
-    /// The reasons joined the way the oracle and `kubectl describe` show them.
-    pub fn message(&self) -> String {
-        self.reasons.join(", ")
+    /// The reasons joined the way the oracle and `kubectl describe` show them (a constant
+    /// reason stays borrowed).
+    pub fn message(&self) -> Cow<'static, str> {
+        match self.reasons.as_slice() {
+            [one] => one.clone(),
+            many => Cow::Owned(many.join(", ")),
+        }
     }
 }
 
@@ -166,7 +172,7 @@ pub struct FilterResult {
 impl FilterResult {
     /// The status's reasons joined as `kubectl describe` shows them; `None` when it passed.
     pub fn reason(&self) -> Option<String> {
-        self.status.as_ref().map(Status::message)
+        self.status.as_ref().map(|s| s.message().into_owned())
     }
 
     pub fn code(&self) -> Option<Code> {
@@ -331,7 +337,7 @@ pub enum Verdict {
 pub struct ReportedStatus {
     pub plugin: PluginName,
     pub code: Code,
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the
     /// scheduler might report that plugin instead.
     pub uncertain: bool,
@@ -664,7 +670,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             reported = Some(ReportedStatus {
                 plugin: Cow::Owned(by.join(",")),
                 code: Code::UnschedulableAndUnresolvable,
-                reason: format!("node(s) didn't satisfy plugin(s) [{}]", by.join(" ")),
+                reason: format!("node(s) didn't satisfy plugin(s) [{}]", by.join(" ")).into(),
                 uncertain: false,
             });
         }

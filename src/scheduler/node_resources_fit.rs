@@ -509,7 +509,7 @@ impl Plugin for NodeResourcesFit<'_> {
             fits: usage.pods < node.allowed_pods,
         };
         if !pods.fits {
-            reasons.push(REASON_TOO_MANY_PODS.to_string());
+            reasons.push(std::borrow::Cow::Borrowed(REASON_TOO_MANY_PODS));
         }
         let mut checks = Vec::new();
         let requests_something = req.milli_cpu != 0
@@ -539,7 +539,7 @@ impl Plugin for NodeResourcesFit<'_> {
                 let fits = ignored.is_some() || i128::from(requested) <= free;
                 let over_total = !fits && requested > allocatable;
                 if !fits {
-                    reasons.push(format!("Insufficient {name}"));
+                    reasons.push(format!("Insufficient {name}").into());
                     unresolvable |= over_total;
                 }
                 checks.push(ResourceCheck {
