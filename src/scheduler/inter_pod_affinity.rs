@@ -334,6 +334,9 @@ pub struct InterPodAffinity<'a> {
     source_names: Vec<Arc<str>>,
     source_order: Vec<usize>,
     topology_score: Vec<KeyScores<'a>>,
+    /// `topology_score` in key order, as each node's contributions are listed; sorted once
+    /// when PreScore is done.
+    score_order: Vec<usize>,
     any_score: bool,
     term_pods: Vec<TermPods<'a>>,
     tables: TermTables,
@@ -460,6 +463,7 @@ impl<'a> InterPodAffinity<'a> {
             source_names,
             source_order,
             topology_score: Vec::new(),
+            score_order: Vec::new(),
             any_score: false,
             term_pods,
             tables,
@@ -925,6 +929,9 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         if !self.any_score {
             return PreScoreOutcome::Skip;
         }
+        let mut order: Vec<usize> = (0..self.topology_score.len()).collect();
+        order.sort_by(|&a, &b| self.topology_score[a].key.cmp(&self.topology_score[b].key));
+        self.score_order = order;
         PreScoreOutcome::Proceed
     }
 
@@ -934,10 +941,8 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         }
         let mut raw = 0;
         let mut contributions = Vec::new();
-        let mut keys: Vec<&KeyScores<'_>> = self.topology_score.iter().collect();
-        keys.sort_by(|a, b| a.key.cmp(&b.key));
         let sources = self.source_names.len();
-        for ks in keys {
+        for ks in self.score_order.iter().map(|&k| &self.topology_score[k]) {
             let Some(d) = ks.domains.of(node) else {
                 continue;
             };
