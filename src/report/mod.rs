@@ -12,8 +12,8 @@ use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Evaluation, FilterResult, PreFilterReport, PreScoreReport, ReportedStatus, ScoreResult,
-    Verdict, fit_error_message,
+    Evaluation, FilterResult, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
+    ScoreResult, Verdict, fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -238,7 +238,7 @@ pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
     ))
 }
 
-fn node_reasons(node: &crate::scheduler::NodeResult, r: &ReportedStatus) -> Vec<String> {
+fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
     node.filters
         .iter()
         .find(|f| *f.plugin == *r.plugin)
@@ -262,19 +262,16 @@ impl Explanation {
         };
         // The order is decided on indexes, then each node is moved once: sorting the node
         // reports themselves moved 5,000 large values a dozen times each.
-        let mut keys: Vec<(u8, std::cmp::Reverse<Option<i64>>, u32, &str, usize)> = eval
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                let by_total = std::cmp::Reverse(n.total);
-                (group(n.verdict), by_total, n.name_rank, &*n.name, i)
-            })
-            .collect();
-        keys.sort_unstable();
-        let order: Vec<usize> = keys.into_iter().map(|k| k.4).collect();
-        let mut slots: Vec<Option<crate::scheduler::NodeResult>> =
-            eval.nodes.into_iter().map(Some).collect();
+        let key = |n: &NodeResult| (group(n.verdict), std::cmp::Reverse(n.total), n.name_rank);
+        let mut order: Vec<usize> = (0..eval.nodes.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let (x, y) = (&eval.nodes[a], &eval.nodes[b]);
+            key(x)
+                .cmp(&key(y))
+                .then_with(|| x.name.cmp(&y.name))
+                .then(a.cmp(&b))
+        });
+        let mut slots: Vec<Option<NodeResult>> = eval.nodes.into_iter().map(Some).collect();
         let mut nodes: Vec<NodeReport> = order
             .into_iter()
             .filter_map(|i| slots[i].take())

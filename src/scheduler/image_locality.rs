@@ -172,4 +172,67 @@ mod tests {
         // Nothing present: 0.
         assert_eq!(calculate_priority(0, 3), 0);
     }
+
+    /// Presence is read per node from the state's image index: the nodes that have the image
+    /// under the normalized name, and only those, count it.
+    #[test]
+    fn presence_is_per_node() {
+        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::{Input, ScoreDetails as Any, evaluate};
+        use crate::state::{Pod, read_snapshot_str};
+        use serde_json::json;
+        let node = |name: &str, images: serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                              "images": images}})
+        };
+        let big = json!({"names": ["reg/big:1"], "sizeBytes": 500 * MB});
+        let items = json!([
+            node("node-c", json!([big])),
+            node(
+                "node-a",
+                json!([{"names": ["reg/other:1"], "sizeBytes": 500 * MB}])
+            ),
+            node("node-b", json!([big])),
+        ]);
+        let state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "t",
+        )
+        .expect("snapshot");
+        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "reg/big:1"}]}
+        }))
+        .expect("pod");
+        let pod = Pod::from_api(&pod);
+        let eval = evaluate(
+            Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+            },
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        let present: Vec<(&str, bool, Option<usize>)> = eval
+            .nodes
+            .iter()
+            .flat_map(|n| {
+                n.scores.iter().filter_map(move |s| match &s.details {
+                    Some(Any::ImageLocality(d)) => {
+                        Some((&*n.name, d.images[0].present, d.images[0].nodes_with_image))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        assert_eq!(
+            present,
+            [
+                ("node-c", true, Some(2)),
+                ("node-a", false, None),
+                ("node-b", true, Some(2))
+            ]
+        );
+    }
 }

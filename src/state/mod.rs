@@ -730,4 +730,32 @@ mod tests {
         assert_eq!(b.tolerations[0].key, "k");
         assert!(c.tolerations.is_empty());
     }
+
+    /// Nodes listed out of name order: each gets its rank among the names, and each cached
+    /// image lists the nodes that have it (under any of its names, once per node).
+    #[test]
+    fn node_name_ranks_and_image_nodes() {
+        let node = |name: &str, images: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Node","metadata":{{"name":"{name}"}},
+                    "status":{{"images":[{images}]}}}}"#
+            )
+        };
+        let big = r#"{"names":["reg/big:1","reg/big@sha256:aa"],"sizeBytes":500000000}"#;
+        let small = r#"{"names":["reg/small:1"],"sizeBytes":1000}"#;
+        let text = format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{},{},{}]}}"#,
+            node("node-c", big),
+            node("node-a", small),
+            node("node-b", &format!("{big},{small}")),
+        );
+        let state = read_snapshot_str(&text, "t").expect("read");
+        assert_eq!(state.name_rank, [2, 0, 1]);
+        let names: Vec<&str> = state.node_names.iter().map(|n| &**n).collect();
+        assert_eq!(names, ["node-c", "node-a", "node-b"]);
+        let big = &state.images["reg/big:1"];
+        assert_eq!((big.nodes, big.on_nodes.as_slice()), (2, &[0, 2][..]));
+        assert_eq!(state.images["reg/big@sha256:aa"].on_nodes, [0, 2]);
+        assert_eq!(state.images["reg/small:1"].on_nodes, [1, 2]);
+    }
 }
