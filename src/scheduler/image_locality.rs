@@ -115,9 +115,9 @@ impl Plugin for ImageLocality<'_> {
                     image: image.clone(),
                     present,
                     size_bytes: spread.map(|s| s.size_bytes),
-                    nodes_with_image: spread.map(|s| s.nodes),
+                    nodes_with_image: spread.map(ImageSpread::nodes),
                     scaled_score: spread
-                        .map_or(0, |s| scaled_image_score(s.size_bytes, s.nodes, total)),
+                        .map_or(0, |s| scaled_image_score(s.size_bytes, s.nodes(), total)),
                     normalized: normalized.clone(),
                 }
             })

@@ -573,10 +573,16 @@ impl NodeUsage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageSpread {
     pub size_bytes: i64,
-    pub nodes: usize,
     /// The nodes that have it, ascending: ImageLocality asks per node whether the image is
     /// there, which is a search here instead of a walk over the node's image names.
     pub on_nodes: Vec<u32>,
+}
+
+impl ImageSpread {
+    /// How many nodes have it (`ImageStateSummary.NumNodes`).
+    pub fn nodes(&self) -> usize {
+        self.on_nodes.len()
+    }
 }
 
 impl ClusterState {
@@ -603,10 +609,8 @@ impl ClusterState {
                     }
                     let spread = images.entry(name.clone()).or_insert(ImageSpread {
                         size_bytes: img.size_bytes,
-                        nodes: 0,
                         on_nodes: Vec::new(),
                     });
-                    spread.nodes += 1;
                     spread.on_nodes.push(ni);
                 }
             }
@@ -754,7 +758,7 @@ mod tests {
         let names: Vec<&str> = state.node_names.iter().map(|n| &**n).collect();
         assert_eq!(names, ["node-c", "node-a", "node-b"]);
         let big = &state.images["reg/big:1"];
-        assert_eq!((big.nodes, big.on_nodes.as_slice()), (2, &[0, 2][..]));
+        assert_eq!((big.nodes(), big.on_nodes.as_slice()), (2, &[0, 2][..]));
         assert_eq!(state.images["reg/big@sha256:aa"].on_nodes, [0, 2]);
         assert_eq!(state.images["reg/small:1"].on_nodes, [1, 2]);
     }
