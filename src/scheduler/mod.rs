@@ -191,27 +191,37 @@ impl FilterResult {
     }
 }
 
-/// The report's form: `plugin`, `pass` (null when not evaluated), `reason`, `code`,
-/// `skipped`, `evaluated`, then `note` and `details` when there are any.
+/// How the report writes a [`FilterResult`]: the status as its joined reason and code, and
+/// whether the plugin was evaluated, with a note when it was not or was skipped.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FilterEntry<'a> {
+    plugin: &'a str,
+    /// `None` (null) when the plugin was not evaluated.
+    pass: Option<bool>,
+    reason: Option<Cow<'static, str>>,
+    code: Option<Code>,
+    skipped: bool,
+    evaluated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a FilterDetails>,
+}
+
 impl Serialize for FilterResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let note = self.note();
-        let len = 6 + usize::from(note.is_some()) + usize::from(self.details.is_some());
-        let mut st = s.serialize_struct("FilterEntry", len)?;
-        st.serialize_field("plugin", &self.plugin)?;
-        st.serialize_field("pass", &self.pass)?;
-        st.serialize_field("reason", &self.reason())?;
-        st.serialize_field("code", &self.code())?;
-        st.serialize_field("skipped", &self.skipped)?;
-        st.serialize_field("evaluated", &self.evaluated())?;
-        if let Some(note) = note {
-            st.serialize_field("note", note)?;
+        FilterEntry {
+            plugin: &self.plugin,
+            pass: self.pass,
+            reason: self.status.as_ref().map(Status::message),
+            code: self.code(),
+            skipped: self.skipped,
+            evaluated: self.evaluated(),
+            note: self.note(),
+            details: self.details.as_ref(),
         }
-        if let Some(details) = &self.details {
-            st.serialize_field("details", details)?;
-        }
-        st.end()
+        .serialize(s)
     }
 }
 
@@ -270,28 +280,38 @@ impl ScoreResult {
     }
 }
 
-/// The report's form: `plugin`, `raw`, `normalized`, `weight`, `weighted`, `skipped`,
-/// `evaluated`, then `note` and `details` when there are any.
+/// How the report writes a [`ScoreResult`]: with whether it was evaluated, and a note when
+/// it was not or was skipped.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScoreEntry<'a> {
+    plugin: &'a str,
+    raw: Option<i64>,
+    normalized: Option<i64>,
+    weight: i64,
+    weighted: Option<i64>,
+    skipped: bool,
+    evaluated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a ScoreDetails>,
+}
+
 impl Serialize for ScoreResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let note = self.note();
-        let len = 7 + usize::from(note.is_some()) + usize::from(self.details.is_some());
-        let mut st = s.serialize_struct("ScoreEntry", len)?;
-        st.serialize_field("plugin", &self.plugin)?;
-        st.serialize_field("raw", &self.raw)?;
-        st.serialize_field("normalized", &self.normalized)?;
-        st.serialize_field("weight", &self.weight)?;
-        st.serialize_field("weighted", &self.weighted)?;
-        st.serialize_field("skipped", &self.skipped)?;
-        st.serialize_field("evaluated", &self.evaluated())?;
-        if let Some(note) = note {
-            st.serialize_field("note", note)?;
+        ScoreEntry {
+            plugin: &self.plugin,
+            raw: self.raw,
+            normalized: self.normalized,
+            weight: self.weight,
+            weighted: self.weighted,
+            skipped: self.skipped,
+            evaluated: self.evaluated(),
+            note: self.note(),
+            details: self.details.as_ref(),
         }
-        if let Some(details) = &self.details {
-            st.serialize_field("details", details)?;
-        }
-        st.end()
+        .serialize(s)
     }
 }
 

@@ -296,8 +296,8 @@ pub struct Written {
 /// Serialized flat: `key`, `operator`, `values`, `nodeValue`, `matched`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequirementCheck {
-    /// Shared by every node's check of this requirement (one count per node, where three
-    /// shared strings were three): only the node's value and the verdict are per node.
+    /// Shared by every node's check of this requirement (one reference count per node
+    /// instead of three): only the node's value and the verdict are per node.
     pub written: Arc<Written>,
     /// The node's label value (for matchExpressions) or field value (for matchFields);
     /// `None` when the node has no such label.
@@ -305,16 +305,27 @@ pub struct RequirementCheck {
     pub matched: bool,
 }
 
+/// How [`RequirementCheck`] is written: flat, the requirement's fields beside the node's.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequirementEntry<'a> {
+    key: &'a str,
+    operator: &'a str,
+    values: &'a [String],
+    node_value: Option<&'a str>,
+    matched: bool,
+}
+
 impl Serialize for RequirementCheck {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("RequirementCheck", 5)?;
-        st.serialize_field("key", &self.written.key)?;
-        st.serialize_field("operator", &self.written.operator)?;
-        st.serialize_field("values", &self.written.values)?;
-        st.serialize_field("nodeValue", &self.node_value)?;
-        st.serialize_field("matched", &self.matched)?;
-        st.end()
+        RequirementEntry {
+            key: &self.written.key,
+            operator: &self.written.operator,
+            values: &self.written.values,
+            node_value: self.node_value.as_deref(),
+            matched: self.matched,
+        }
+        .serialize(s)
     }
 }
 
