@@ -177,9 +177,8 @@ mod tests {
     /// under the normalized name, and only those, count it.
     #[test]
     fn presence_is_per_node() {
-        use crate::scheduler::profile::{FeatureGates, Profile};
-        use crate::scheduler::{Input, ScoreDetails as Any, evaluate};
-        use crate::state::{Pod, read_snapshot_str};
+        use crate::scheduler::ScoreDetails as Any;
+        use crate::scheduler::testing::evaluate_default;
         use serde_json::json;
         let node = |name: &str, images: serde_json::Value| {
             json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
@@ -195,24 +194,10 @@ mod tests {
             ),
             node("node-b", json!([big])),
         ]);
-        let state = read_snapshot_str(
-            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
-            "t",
-        )
-        .expect("snapshot");
-        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
-            "metadata": {"name": "p", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "reg/big:1"}]}
-        }))
-        .expect("pod");
-        let pod = Pod::from_api(&pod);
-        let eval = evaluate(
-            Input {
-                pod: &pod,
-                state: &state,
-                exclude: None,
-            },
-            &Profile::default_profile(FeatureGates::default()),
+        let eval = evaluate_default(
+            items,
+            json!({"metadata": {"name": "p", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "reg/big:1"}]}}),
         );
         let present: Vec<(&str, bool, Option<usize>)> = eval
             .nodes

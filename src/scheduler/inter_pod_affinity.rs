@@ -1010,10 +1010,8 @@ fn kind_name(kind: TermKind) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use crate::scheduler::profile::{FeatureGates, Profile};
-    use crate::scheduler::{Input, evaluate};
-    use crate::state::{Pod, read_snapshot_str};
-    use serde_json::{Value, json};
+    use crate::scheduler::testing::evaluate_default;
+    use serde_json::json;
 
     /// The report's per-domain pod lists are ordered by domain value (not by the order nodes
     /// come in), found by value, and serialized as an object, as a `BTreeMap` would be.
@@ -1029,37 +1027,24 @@ mod tests {
                    "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
                    "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}})
         };
-        let items: Vec<Value> = vec![
+        let items = json!([
             node("n1", "zone-c"),
             node("n2", "zone-a"),
             node("n3", "zone-b"),
             pod("p1", "n1"),
             pod("p2", "n2"),
             pod("p3", "n1"),
-        ];
-        let state = read_snapshot_str(
-            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
-            "test",
-        )
-        .expect("snapshot");
-        let incoming: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
-            "metadata": {"name": "new", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "x"}],
-                     "affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-                         {"weight": 5, "podAffinityTerm": {
-                             "topologyKey": "zone",
-                             "labelSelector": {"matchLabels": {"app": "db"}}}}]}}}
-        }))
-        .expect("pod");
-        let incoming = Pod::from_api(&incoming);
-        let profile = Profile::default_profile(FeatureGates::default());
-        let eval = evaluate(
-            Input {
-                pod: &incoming,
-                state: &state,
-                exclude: None,
-            },
-            &profile,
+        ]);
+        let eval = evaluate_default(
+            items,
+            json!({
+                "metadata": {"name": "new", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "x"}],
+                         "affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                             {"weight": 5, "podAffinityTerm": {
+                                 "topologyKey": "zone",
+                                 "labelSelector": {"matchLabels": {"app": "db"}}}}]}}}
+            }),
         );
         let tables = eval.pod_terms.expect("term tables");
         let domains = &tables.terms[0].domains;

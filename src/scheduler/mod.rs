@@ -913,6 +913,34 @@ pub fn default_normalize(scores: &mut [i64], reverse: bool) {
     }
 }
 
+/// What plugin tests share: a whole evaluation from JSON objects.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Evaluation, Input, evaluate};
+    use crate::scheduler::profile::{FeatureGates, Profile};
+    use crate::state::{Pod, read_snapshot_str};
+    use serde_json::{Value, json};
+
+    /// Evaluates `pod` (a Pod object) against the List of `items` under the default profile.
+    pub(crate) fn evaluate_default(items: Value, pod: Value) -> Evaluation {
+        let state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "test",
+        )
+        .expect("snapshot");
+        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+        let pod = Pod::from_api(&pod);
+        evaluate(
+            Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+            },
+            &Profile::default_profile(FeatureGates::default()),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::default_normalize;
