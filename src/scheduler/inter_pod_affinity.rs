@@ -493,9 +493,8 @@ impl<'a> InterPodAffinity<'a> {
         for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
             let rec = std::mem::take(rec);
             let domains = rec.domains;
-            let (by_domain, without_domain) = rec.by_domain();
+            let (mut by_domain, without_domain) = rec.by_domain();
             if let Some(domains) = domains {
-                let mut by_domain = by_domain;
                 table.domains = DomainPods(
                     domains
                         .sorted
@@ -679,12 +678,11 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 .iter()
                 .map(|r| self.matching(r))
                 .collect();
-            let smallest = lists
+            let smallest: &[u32] = lists
                 .iter()
                 .min_by_key(|l| l.len())
-                .cloned()
-                .unwrap_or_default();
-            for p in smallest {
+                .map_or(&[], Vec::as_slice);
+            for &p in smallest {
                 if !lists.iter().all(|l| l.binary_search(&p).is_ok()) {
                     continue;
                 }
