@@ -943,7 +943,19 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::default_normalize;
+    use super::{default_normalize, plugin_name};
+    use std::borrow::Cow;
+
+    /// Names of plugins this version knows are static; any other (an out-of-tree plugin in a
+    /// profile) is kept as written.
+    #[test]
+    fn plugin_names_are_static_when_known() {
+        assert!(matches!(
+            plugin_name("NodeAffinity"),
+            Cow::Borrowed("NodeAffinity")
+        ));
+        assert!(matches!(plugin_name("Coscheduling"), Cow::Owned(ref n) if n == "Coscheduling"));
+    }
 
     #[test]
     fn default_normalize_matches_upstream_examples() {
