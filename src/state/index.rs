@@ -9,6 +9,8 @@
 //! The indexes only narrow the search: every pod they return is still matched in full.
 
 use std::collections::HashMap;
+
+use foldhash::HashMap as FastMap;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -20,15 +22,15 @@ use crate::scheduler::selector::{LabelSelector, Labels, Op};
 #[derive(Debug, Clone, Default)]
 pub struct PodIndex {
     /// Label key -> value -> existing pods carrying that label, ascending.
-    by_label: HashMap<String, HashMap<String, Vec<u32>>>,
+    by_label: FastMap<String, FastMap<String, Vec<u32>>>,
     /// Each existing pod's namespace, numbered: a namespace check then reads this compact
     /// vector instead of the pod itself, which at 150,000 pods is a cache miss each.
     pod_namespace: Vec<u32>,
-    namespaces: HashMap<String, u32>,
+    namespaces: FastMap<String, u32>,
     /// Each existing pod's `namespace/name`, shared with the report (see [`PodList`]).
     ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
-    group_of: HashMap<Arc<PodAffinity>, usize>,
+    group_of: FastMap<Arc<PodAffinity>, usize>,
 }
 
 /// One distinct set of pod (anti-)affinity terms and the existing pods that carry it.

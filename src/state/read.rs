@@ -417,7 +417,7 @@ impl Decoded {
                 Decoded::Node(Box::new(node))
             }
             "Pod" => {
-                let pod = Pod::from_api(&obj.decode::<core::Pod>(path)?);
+                let pod = Pod::from_owned(obj.decode::<core::Pod>(path)?);
                 check_quantities(obj, path, &pod.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }

@@ -354,7 +354,7 @@ impl SlimPod {
     }
 
     pub(crate) fn into_pod(self) -> Pod {
-        Pod::from_api(&self.into_api())
+        Pod::from_owned(self.into_api())
     }
 }
 
