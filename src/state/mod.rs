@@ -764,14 +764,24 @@ mod tests {
         }))
         .expect("pod");
         let pod = Pod::from_owned(api);
-        assert_eq!((pod.id.namespace.as_str(), pod.id.name.as_str()), ("default", "p"));
+        assert_eq!(
+            (pod.id.namespace.as_str(), pod.id.name.as_str()),
+            ("default", "p")
+        );
         assert_eq!(pod.labels.get("app").map(String::as_str), Some("x"));
-        assert_eq!((pod.node_name.as_str(), pod.phase.as_str()), ("n1", "Running"));
+        assert_eq!(
+            (pod.node_name.as_str(), pod.phase.as_str()),
+            ("n1", "Running")
+        );
         assert_eq!(pod.scheduler_name, "default-scheduler");
         assert_eq!((pod.priority, pod.preempt_never), (7, true));
         assert!(pod.node_affinity.is_some());
         assert_eq!(pod.controller.as_ref().map(|c| c.name.as_str()), Some("ss"));
-        let terms = &pod.pod_affinity.as_ref().expect("terms").preferred_anti_affinity;
+        let terms = &pod
+            .pod_affinity
+            .as_ref()
+            .expect("terms")
+            .preferred_anti_affinity;
         assert_eq!(terms.iter().map(|t| t.weight).collect::<Vec<_>>(), [5, 9]);
         assert_eq!(pod.affinity_errors.len(), 1, "{:?}", pod.affinity_errors);
         assert!(
