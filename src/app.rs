@@ -407,7 +407,7 @@ fn whatif(
             (added, host_network)
         });
         pods.push((
-            Pod::from_api(&api_pod),
+            Pod::from_owned(api_pod),
             merged,
             m.origin,
             daemon,

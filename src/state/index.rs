@@ -9,10 +9,9 @@
 //! The indexes only narrow the search: every pod they return is still matched in full.
 
 use std::collections::HashMap;
-
-use foldhash::HashMap as FastMap;
 use std::sync::Arc;
 
+use foldhash::HashMap as FastMap;
 use serde::Serialize;
 
 use super::{Node, PodAffinity, PodRef};

@@ -15,11 +15,10 @@ pub mod validate;
 mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 // Internal maps hashed once per pod read (150,000 times): SipHash was half of `add_pod`.
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
-use std::sync::Arc;
-
 use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
@@ -756,6 +755,10 @@ mod tests {
                 "containers": [{"name": "c"}],
                 "affinity": {
                     "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}},
+                    "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"topologyKey": "zone"},
+                        {"topologyKey": "zone", "namespaceSelector":
+                            {"matchExpressions": [{"key": "team", "operator": "In"}]}}]},
                     "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                         {"weight": 5, "podAffinityTerm": {"topologyKey": "zone"}},
                         {"weight": 9, "podAffinityTerm": {"topologyKey": "zone", "labelSelector":
@@ -783,14 +786,14 @@ mod tests {
             .expect("terms")
             .preferred_anti_affinity;
         assert_eq!(terms.iter().map(|t| t.weight).collect::<Vec<_>>(), [5, 9]);
-        assert_eq!(pod.affinity_errors.len(), 1, "{:?}", pod.affinity_errors);
-        assert!(
-            pod.affinity_errors[0].starts_with(
-                "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].podAffinityTerm.labelSelector: "
-            ),
-            "{}",
-            pod.affinity_errors[0]
-        );
+        assert_eq!(pod.affinity_errors.len(), 2, "{:?}", pod.affinity_errors);
+        let paths = [
+            "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].namespaceSelector: ",
+            "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].podAffinityTerm.labelSelector: ",
+        ];
+        for (error, path) in pod.affinity_errors.iter().zip(paths) {
+            assert!(error.starts_with(path), "{error}");
+        }
     }
 
     /// Nodes listed out of name order: each gets its rank among the names, and each cached
