@@ -166,7 +166,7 @@ fn taints_cell(n: &NodeReport) -> String {
         match (&f.pass, &f.details) {
             (Some(false), Some(FilterDetails::TaintToleration(d))) => {
                 // A cordoned node carries the unschedulable taint: one cause, said once.
-                if let Some(t) = &d.first_untolerated
+                if let Some(t) = d.first_untolerated()
                     && !(cordoned && t.key == "node.kubernetes.io/unschedulable")
                 {
                     out.push(format!("✗ {}", short_key(&t.key)));
@@ -316,7 +316,7 @@ fn score_parts(n: &NodeReport) -> String {
         .iter()
         .filter(|s| !s.skipped)
         .map(|s| {
-            let v = match (s.evaluated(), s.weighted) {
+            let v = match (s.evaluated(), s.weighted()) {
                 (true, Some(w)) => w.to_string(),
                 _ => "?".to_string(),
             };
@@ -849,7 +849,7 @@ fn drill_down(
             n.score.unwrap_or_default()
         )?;
         for s in &n.scores {
-            let line = match (s.raw, s.normalized, s.weighted) {
+            let line = match (s.raw, s.normalized, s.weighted()) {
                 _ if !s.evaluated() => format!("not evaluated (x{})", s.weight),
                 _ if s.skipped => format!("skipped by PreScore -> 0 x{} = 0", s.weight),
                 (Some(r), Some(nm), Some(w)) => format!("raw {r} -> {nm} x{} = {w}", s.weight),

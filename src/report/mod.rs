@@ -260,36 +260,49 @@ impl Explanation {
             Verdict::Unknown => 1,
             Verdict::Infeasible => 2,
         };
-        // The order is decided on indexes, then each node is moved once: sorting the node
-        // reports themselves moved 5,000 large values a dozen times each.
-        let key = |n: &NodeResult| (group(n.verdict), std::cmp::Reverse(n.total), n.name_rank);
-        let mut order: Vec<usize> = (0..eval.nodes.len()).collect();
-        order.sort_unstable_by(|&a, &b| {
-            let (x, y) = (&eval.nodes[a], &eval.nodes[b]);
-            key(x)
-                .cmp(&key(y))
-                .then_with(|| x.name.cmp(&y.name))
-                .then(a.cmp(&b))
+        // The order is decided on compact keys, then each node is moved once: sorting the
+        // node reports themselves moved 5,000 large values a dozen times each, and comparing
+        // through indexes read each node's record again at every comparison.
+        let mut order: Vec<(u8, std::cmp::Reverse<Option<i64>>, u32, u32)> = eval
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                (group(n.verdict), std::cmp::Reverse(n.total), n.name_rank, i)
+            })
+            .collect();
+        // Ranks are distinct for distinct names; equal ones (a state built without ranks)
+        // fall back on the names, then on the input order, as before.
+        order.sort_unstable_by(|x, y| {
+            x.0.cmp(&y.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then_with(|| {
+                    eval.nodes[x.3 as usize]
+                        .name
+                        .cmp(&eval.nodes[y.3 as usize].name)
+                })
+                .then(x.3.cmp(&y.3))
         });
         let mut slots: Vec<Option<NodeResult>> = eval.nodes.into_iter().map(Some).collect();
-        let mut nodes: Vec<NodeReport> = order
-            .into_iter()
-            .filter_map(|i| slots[i].take())
-            .map(|n| {
-                let score_complete = n.scores.iter().all(|s| s.evaluated());
-                NodeReport {
+        let mut nodes: Vec<NodeReport> = Vec::with_capacity(slots.len());
+        nodes.extend(
+            order
+                .into_iter()
+                .filter_map(|(_, _, _, i)| slots[i as usize].take())
+                .map(|n| NodeReport {
                     feasible: n.verdict == Verdict::Feasible,
                     verdict: n.verdict,
                     reported: n.reported,
                     filters: n.filters,
                     scores: n.scores,
                     score: n.total,
-                    score_complete,
+                    score_complete: n.score_complete,
                     rank: None,
                     name: n.name,
-                }
-            })
-            .collect();
+                }),
+        );
         let mut rank = 0;
         let mut last = None;
         for (i, n) in nodes.iter_mut().enumerate() {

@@ -938,13 +938,24 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             return Err(super::missing_cycle_state("PreScore", "InterPodAffinity"));
         }
         let mut raw = 0;
-        let mut contributions = Vec::new();
         let sources = self.source_names.len();
-        for ks in self.score_order.iter().map(|&k| &self.topology_score[k]) {
-            let Some(d) = ks.domains.of(node) else {
-                continue;
-            };
-            let row = &ks.cells[d as usize * sources..(d as usize + 1) * sources];
+        let rows = || {
+            self.score_order.iter().filter_map(move |&k| {
+                let ks = &self.topology_score[k];
+                let d = ks.domains.of(node)?;
+                Some((
+                    ks,
+                    d,
+                    &ks.cells[d as usize * sources..(d as usize + 1) * sources],
+                ))
+            })
+        };
+        // Counted first, so that each candidate's list is allocated once at its size.
+        let count = rows()
+            .map(|(_, _, row)| row.iter().filter(|c| c.0 != 0).count())
+            .sum();
+        let mut contributions = Vec::with_capacity(count);
+        for (ks, d, row) in rows() {
             for &s in &self.source_order {
                 let (pods, score) = row[s];
                 if pods == 0 {

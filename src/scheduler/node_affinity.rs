@@ -256,7 +256,11 @@ impl Plugin for NodeAffinity<'_> {
     fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
         let node = self.input.node(ni);
         let preferred = self.preferred.as_ref().map_err(|e| e.clone())?;
-        let mut terms = Vec::new();
+        // Sized once: a vector grown by push starts at four entries, on every candidate.
+        let count = |p: Option<&PreferredTerms>| p.map_or(0, |p| p.terms.len());
+        let mut terms = Vec::with_capacity(
+            count(self.args.added_preferred.as_ref()) + count(preferred.as_ref()),
+        );
         let mut raw = 0;
         let sources = [
             (

@@ -1,6 +1,8 @@
 //! NodeName (`pkg/scheduler/framework/plugins/nodename`): a pod naming a node in
 //! `spec.nodeName` fits only that node.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::{Code, FilterDetails, Input, Plugin, Status};
@@ -12,17 +14,23 @@ pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name
 pub struct Details {
     /// The pod's `spec.nodeName`, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub requested: Option<String>,
+    pub requested: Option<Arc<str>>,
 }
 
 #[derive(Debug)]
 pub struct NodeName<'a> {
     input: Input<'a>,
+    /// The pod's `spec.nodeName`, copied once for every node's entry.
+    requested: Option<Arc<str>>,
 }
 
 impl<'a> NodeName<'a> {
     pub fn new(input: Input<'a>) -> Self {
-        NodeName { input }
+        let wanted = &input.pod.node_name;
+        NodeName {
+            input,
+            requested: (!wanted.is_empty()).then(|| Arc::from(wanted.as_str())),
+        }
     }
 }
 
@@ -33,7 +41,7 @@ impl Plugin for NodeName<'_> {
         (
             (!fits).then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_NODE_NAME)),
             Some(FilterDetails::NodeName(Details {
-                requested: (!wanted.is_empty()).then(|| wanted.clone()),
+                requested: self.requested.clone(),
             })),
         )
     }

@@ -511,7 +511,13 @@ impl Plugin for NodeResourcesFit<'_> {
         if !pods.fits {
             reasons.push(std::borrow::Cow::Borrowed(REASON_TOO_MANY_PODS));
         }
-        let mut checks = Vec::new();
+        let mut checks = Vec::with_capacity(
+            [req.milli_cpu, req.memory, req.ephemeral_storage]
+                .into_iter()
+                .chain(req.scalars.iter().map(|(_, v)| *v))
+                .filter(|&r| r > 0)
+                .count(),
+        );
         let requests_something = req.milli_cpu != 0
             || req.memory != 0
             || req.ephemeral_storage != 0

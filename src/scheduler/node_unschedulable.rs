@@ -18,7 +18,7 @@ pub struct Details {
     pub unschedulable: bool,
     /// Index of the toleration that tolerates the synthetic unschedulable taint.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tolerated_by: Option<usize>,
+    pub tolerated_by: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -62,7 +62,7 @@ impl Plugin for NodeUnschedulable<'_> {
             status,
             Some(FilterDetails::NodeUnschedulable(Details {
                 unschedulable: true,
-                tolerated_by: by,
+                tolerated_by: by.and_then(|i| u32::try_from(i).ok()),
             })),
         )
     }
