@@ -239,25 +239,58 @@ impl TermPods<'_> {
         self.hits.push((domain.unwrap_or(Domains::NONE), pod));
     }
 
-    /// The pods per domain (in matching order) and the pods without one, bucketed in two
-    /// passes so each list is allocated once at its size.
-    fn by_domain(self) -> (Vec<Vec<u32>>, Vec<u32>) {
-        let n = self.domains.map_or(0, |d| d.values.len());
-        let mut sizes = vec![0usize; n];
-        let mut without = Vec::new();
+    /// The pods grouped by domain, domains in value order, each in matching order (one
+    /// buffer, bucketed in two passes); the end of each non-empty domain's part with that
+    /// domain; and the pods without a domain.
+    fn grouped(self) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
+        let Some(domains) = self.domains else {
+            return (
+                Vec::new(),
+                Vec::new(),
+                self.hits.into_iter().map(|h| h.1).collect(),
+            );
+        };
+        let n = domains.values.len();
+        let mut place = vec![0u32; n];
+        for (r, &d) in domains.sorted.iter().enumerate() {
+            place[d as usize] = u32::try_from(r).unwrap_or(u32::MAX);
+        }
+        let mut ends = vec![0u32; n];
         for &(d, _) in &self.hits {
-            if let Some(c) = sizes.get_mut(d as usize) {
-                *c += 1;
+            if let Some(&r) = place.get(d as usize) {
+                ends[r as usize] += 1;
             }
         }
-        let mut lists: Vec<Vec<u32>> = sizes.into_iter().map(Vec::with_capacity).collect();
+        let mut next = Vec::with_capacity(n);
+        let mut sum = 0;
+        for e in &mut ends {
+            next.push(sum);
+            sum += *e;
+            *e = sum;
+        }
+        let mut grouped = vec![0u32; sum as usize];
+        let mut without = Vec::new();
         for (d, p) in self.hits {
-            match lists.get_mut(d as usize) {
-                Some(l) => l.push(p),
+            match place.get(d as usize) {
+                Some(&r) => {
+                    let at = &mut next[r as usize];
+                    grouped[*at as usize] = p;
+                    *at += 1;
+                }
                 None => without.push(p),
             }
         }
-        (lists, without)
+        let mut start = 0;
+        let parts = ends
+            .iter()
+            .enumerate()
+            .filter_map(|(r, &end)| {
+                let part = (end > start).then_some((domains.sorted[r], end));
+                start = end;
+                part
+            })
+            .collect();
+        (grouped, parts, without)
     }
 }
 
@@ -493,17 +526,15 @@ impl<'a> InterPodAffinity<'a> {
         for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
             let rec = std::mem::take(rec);
             let domains = rec.domains;
-            let (mut by_domain, without_domain) = rec.by_domain();
+            let (grouped, parts, without_domain) = rec.grouped();
             if let Some(domains) = domains {
+                let ends: Vec<u32> = parts.iter().map(|p| p.1).collect();
+                let lists = index.pod_lists(grouped, &ends);
                 table.domains = DomainPods(
-                    domains
-                        .sorted
+                    parts
                         .iter()
-                        .filter_map(|&d| {
-                            let list = std::mem::take(&mut by_domain[d as usize]);
-                            (!list.is_empty())
-                                .then(|| (domains.values[d as usize].clone(), index.pod_list(list)))
-                        })
+                        .zip(lists)
+                        .map(|(&(d, _), list)| (domains.values[d as usize].clone(), list))
                         .collect(),
                 );
             }
@@ -846,18 +877,38 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 };
                 let key = r.term.topology_key.clone();
                 let delta = i64::from(r.term.weight) * sign;
-                let matching: Vec<u32> = self
-                    .matching(r)
-                    .into_iter()
-                    .filter(|&p| labelled(p))
-                    .collect();
+                let matching = self.matching(r);
                 let source = if sign > 0 { i } else { n_aff + i };
                 let k = self.score_key(&key);
+                // One pass per term: a term like `tier in (data)` matches a third of the
+                // cluster's pods. Each is added to its domain's cell and recorded.
+                let sources = self.source_names.len();
+                let mut cells = k.map(|k| &mut self.topology_score[k]);
+                let mut hits = Vec::with_capacity(matching.len());
+                let mut added = false;
                 for p in matching {
-                    let d = k.and_then(|k| {
-                        self.add_score_at(k, state.pod_node[p as usize], source, delta)
+                    let node = state.pod_node[p as usize];
+                    if !labelled(p) {
+                        continue;
+                    }
+                    let d = cells.as_mut().and_then(|ks| {
+                        let d = ks.domains.of(node)?;
+                        let cell = &mut ks.cells[d as usize * sources + source];
+                        cell.0 += 1;
+                        cell.1 += delta;
+                        Some(d)
                     });
-                    self.record(kind, i, d, p);
+                    added |= d.is_some();
+                    hits.push((d.unwrap_or(Domains::NONE), p));
+                }
+                self.any_score |= added;
+                let at = table_offset(kind, self.lens()) + i;
+                if let Some(t) = self.term_pods.get_mut(at) {
+                    if t.hits.is_empty() {
+                        t.hits = hits;
+                    } else {
+                        t.hits.extend(hits);
+                    }
                 }
             }
         }
@@ -1040,8 +1091,13 @@ mod tests {
             node("n1", "zone-c"),
             node("n2", "zone-a"),
             node("n3", "zone-b"),
+            // Labelled, but without the term's key: its pods have no domain.
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": "n4", "labels": {"rack": "r1"}},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
             pod("p1", "n1"),
             pod("p2", "n2"),
+            pod("p4", "n4"),
             pod("p3", "n1"),
         ]);
         let eval = evaluate_default(
@@ -1068,6 +1124,12 @@ mod tests {
         assert_eq!(names("zone-c"), ["default/p1", "default/p3"]);
         assert_eq!(names("zone-a"), ["default/p2"]);
         assert!(domains.get("zone-b").is_none());
+        let without: Vec<String> = tables.terms[0]
+            .pods_without_domain
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(without, ["default/p4"]);
         assert_eq!(
             serde_json::to_value(domains).expect("json"),
             json!({"zone-a": [{"namespace": "default", "name": "p2"}],

@@ -121,10 +121,32 @@ impl PodIndex {
 
     /// Existing pods named by index, for the report.
     pub fn pod_list(&self, members: Vec<u32>) -> PodList {
+        let end = u32::try_from(members.len()).unwrap_or(u32::MAX);
         PodList {
             ids: self.ids.clone(),
-            members,
+            members: members.into(),
+            range: 0..end,
         }
+    }
+
+    /// Consecutive parts of one buffer as pod lists (`bounds` are their ends, ascending):
+    /// a term over `kubernetes.io/hostname` has a list per node, 5,000 of them, which then
+    /// cost one allocation instead of one each.
+    pub fn pod_lists(&self, members: Vec<u32>, bounds: &[u32]) -> Vec<PodList> {
+        let members: Arc<[u32]> = members.into();
+        let mut start = 0;
+        bounds
+            .iter()
+            .map(|&end| {
+                let list = PodList {
+                    ids: self.ids.clone(),
+                    members: members.clone(),
+                    range: start..end,
+                };
+                start = end;
+                list
+            })
+            .collect()
     }
 
     fn with_label(&self, key: &str, value: &str) -> &[u32] {
@@ -193,20 +215,28 @@ impl PodIndex {
 #[derive(Debug, Clone, Default)]
 pub struct PodList {
     ids: Arc<Vec<Arc<PodRef>>>,
-    members: Vec<u32>,
+    /// Possibly shared with the other lists of the same term (see [`PodIndex::pod_lists`]).
+    members: Arc<[u32]>,
+    range: std::ops::Range<u32>,
 }
 
 impl PodList {
+    fn members(&self) -> &[u32] {
+        self.members
+            .get(self.range.start as usize..self.range.end as usize)
+            .unwrap_or_default()
+    }
+
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.members().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.members().is_empty()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &PodRef> {
-        self.members.iter().map(|&m| &*self.ids[m as usize])
+        self.members().iter().map(|&m| &*self.ids[m as usize])
     }
 }
 
@@ -361,6 +391,18 @@ mod tests {
             serde_json::to_string(&list).expect("json"),
             r#"[{"namespace":"a","name":"p2"},{"namespace":"a","name":"p0"}]"#
         );
+        // Parts of one buffer, each ending where the next starts.
+        let lists = ix.pod_lists(vec![1, 2, 0], &[1, 1, 3]);
+        let parts: Vec<Vec<String>> = lists
+            .iter()
+            .map(|l| l.iter().map(ToString::to_string).collect())
+            .collect();
+        assert_eq!(parts, [vec!["b/p1"], vec![], vec!["a/p2", "a/p0"]]);
+        assert_eq!(
+            lists.iter().map(PodList::len).collect::<Vec<_>>(),
+            [1, 0, 2]
+        );
+        assert!(lists[1].is_empty());
     }
 
     #[test]
