@@ -888,7 +888,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 let mut added = false;
                 for p in matching {
                     let node = state.pod_node[p as usize];
-                    if !labelled(p) {
+                    if !node_labelled[node] {
                         continue;
                     }
                     let d = cells.as_mut().and_then(|ks| {
