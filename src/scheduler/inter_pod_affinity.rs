@@ -338,6 +338,18 @@ struct KeyScores<'a> {
     cells: Vec<(i64, i64)>,
 }
 
+impl KeyScores<'_> {
+    /// Adds one pod on `node` to `source` (of `sources`) in the node's domain; the domain,
+    /// `None` when the node lacks the key.
+    fn add(&mut self, node: usize, sources: usize, source: usize, delta: i64) -> Option<u32> {
+        let d = self.domains.of(node)?;
+        let cell = &mut self.cells[d as usize * sources + source];
+        cell.0 += 1;
+        cell.1 += delta;
+        Some(d)
+    }
+}
+
 #[derive(Debug)]
 pub struct InterPodAffinity<'a> {
     input: Input<'a>,
@@ -528,8 +540,7 @@ impl<'a> InterPodAffinity<'a> {
             let domains = rec.domains;
             let (grouped, parts, without_domain) = rec.grouped();
             if let Some(domains) = domains {
-                let ends: Vec<u32> = parts.iter().map(|p| p.1).collect();
-                let lists = index.pod_lists(grouped, &ends);
+                let lists = index.pod_lists(grouped, parts.iter().map(|p| p.1));
                 table.domains = DomainPods(
                     parts
                         .iter()
@@ -598,15 +609,7 @@ impl<'a> InterPodAffinity<'a> {
     /// when the node lacks the key.
     fn add_score(&mut self, key: &str, node: usize, source: usize, delta: i64) -> Option<u32> {
         let k = self.score_key(key)?;
-        self.add_score_at(k, node, source, delta)
-    }
-
-    fn add_score_at(&mut self, k: usize, node: usize, source: usize, delta: i64) -> Option<u32> {
-        let ks = &mut self.topology_score[k];
-        let d = ks.domains.of(node)?;
-        let cell = &mut ks.cells[d as usize * self.source_names.len() + source];
-        cell.0 += 1;
-        cell.1 += delta;
+        let d = self.topology_score[k].add(node, self.source_names.len(), source, delta)?;
         self.any_score = true;
         Some(d)
     }
@@ -891,13 +894,9 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                     if !node_labelled[node] {
                         continue;
                     }
-                    let d = cells.as_mut().and_then(|ks| {
-                        let d = ks.domains.of(node)?;
-                        let cell = &mut ks.cells[d as usize * sources + source];
-                        cell.0 += 1;
-                        cell.1 += delta;
-                        Some(d)
-                    });
+                    let d = cells
+                        .as_mut()
+                        .and_then(|ks| ks.add(node, sources, source, delta));
                     added |= d.is_some();
                     hits.push((d.unwrap_or(Domains::NONE), p));
                 }

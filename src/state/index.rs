@@ -132,12 +132,16 @@ impl PodIndex {
     /// Consecutive parts of one buffer as pod lists (`bounds` are their ends, ascending):
     /// a term over `kubernetes.io/hostname` has a list per node, 5,000 of them, which then
     /// cost one allocation instead of one each.
-    pub fn pod_lists(&self, members: Vec<u32>, bounds: &[u32]) -> Vec<PodList> {
+    pub fn pod_lists(
+        &self,
+        members: Vec<u32>,
+        bounds: impl IntoIterator<Item = u32>,
+    ) -> Vec<PodList> {
         let members: Arc<[u32]> = members.into();
         let mut start = 0;
         bounds
-            .iter()
-            .map(|&end| {
+            .into_iter()
+            .map(|end| {
                 let list = PodList {
                     ids: self.ids.clone(),
                     members: members.clone(),
@@ -392,7 +396,7 @@ mod tests {
             r#"[{"namespace":"a","name":"p2"},{"namespace":"a","name":"p0"}]"#
         );
         // Parts of one buffer, each ending where the next starts.
-        let lists = ix.pod_lists(vec![1, 2, 0], &[1, 1, 3]);
+        let lists = ix.pod_lists(vec![1, 2, 0], [1, 1, 3]);
         let parts: Vec<Vec<String>> = lists
             .iter()
             .map(|l| l.iter().map(ToString::to_string).collect())
