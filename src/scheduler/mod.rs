@@ -269,7 +269,7 @@ pub struct ScoreResult {
 
 impl ScoreResult {
     /// The normalized score times the weight (0 when PreScore skipped). Derived, not stored:
-    /// every byte of an entry is paid 8 times per node.
+    /// every byte of an entry is paid once per score plugin on every candidate.
     pub fn weighted(&self) -> Option<i64> {
         self.normalized.map(|n| n * self.weight)
     }
@@ -938,6 +938,15 @@ pub(crate) mod testing {
 
     /// Evaluates `pod` (a Pod object) against the List of `items` under the default profile.
     pub(crate) fn evaluate_default(items: Value, pod: Value) -> Evaluation {
+        evaluate_with(
+            items,
+            pod,
+            &Profile::default_profile(FeatureGates::default()),
+        )
+    }
+
+    /// The same under `profile`.
+    pub(crate) fn evaluate_with(items: Value, pod: Value, profile: &Profile) -> Evaluation {
         let state = read_snapshot_str(
             &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
             "test",
@@ -951,7 +960,7 @@ pub(crate) mod testing {
                 state: &state,
                 exclude: None,
             },
-            &Profile::default_profile(FeatureGates::default()),
+            profile,
         )
     }
 }
@@ -970,6 +979,41 @@ mod tests {
             Cow::Borrowed("NodeAffinity")
         ));
         assert!(matches!(plugin_name("Coscheduling"), Cow::Owned(ref n) if n == "Coscheduling"));
+    }
+
+    /// A score plugin that is not evaluated leaves every candidate's score incomplete; a
+    /// rejected node has no score to be incomplete.
+    #[test]
+    fn score_completeness_per_node() {
+        use super::Verdict;
+        use super::profile::{FeatureGates, Profile};
+        use super::testing::evaluate_with;
+        use serde_json::json;
+        let node = |name: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        };
+        let items = json!([node("big", "4"), node("small", "100m")]);
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}]}});
+        let complete = |profile: &Profile| -> Vec<(String, Verdict, bool)> {
+            evaluate_with(items.clone(), pod.clone(), profile)
+                .nodes
+                .iter()
+                .map(|n| (n.name.to_string(), n.verdict, n.score_complete))
+                .collect()
+        };
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        let expected = |big: bool| {
+            vec![
+                ("big".to_string(), Verdict::Feasible, big),
+                ("small".to_string(), Verdict::Infeasible, true),
+            ]
+        };
+        assert_eq!(complete(&profile), expected(true));
+        profile.score.push(("Coscheduling".to_string(), 1));
+        assert_eq!(complete(&profile), expected(false));
     }
 
     #[test]
