@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::node_resources_fit::{ResourceSpec, allocatable_and_requested, default_resources};
+use super::node_resources_fit::{
+    PerResource, ResourceSpec, allocatable_and_requested, default_resources,
+};
 use super::profile::ProfileError;
 use super::{
     FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreScoreOutcome,
@@ -107,7 +109,7 @@ pub struct ScoreDetails {
 
 /// `balancedResourceScorer`: (1 − standard deviation of the fractions) × 100, truncated.
 pub fn balanced_score(requested: &[i64], allocatable: &[i64]) -> (i64, f64) {
-    let fractions: Vec<f64> = requested
+    let fractions: PerResource<f64> = requested
         .iter()
         .zip(allocatable)
         .filter(|(_, a)| **a != 0)
@@ -169,8 +171,8 @@ impl Plugin for BalancedAllocation<'_> {
             return Ok((0, None));
         }
         let usage = self.input.node_usage(ni);
-        let mut requested = Vec::new();
-        let mut allocatable = Vec::new();
+        let mut requested = PerResource::new();
+        let mut allocatable = PerResource::new();
         for (r, pod_request) in self.args.resources.iter().zip(&self.pod_requests) {
             let (a, q) =
                 allocatable_and_requested(&self.input, &usage, ni, &r.name, *pod_request, true);

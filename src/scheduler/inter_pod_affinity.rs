@@ -138,15 +138,19 @@ pub struct TermOnNode {
     pub satisfied: bool,
 }
 
+pub type TermsOnNode = smallvec::SmallVec<[TermOnNode; 1]>;
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
-    pub affinity: Vec<TermOnNode>,
+    /// Inline for a pod's usual single term, here and in `anti_affinity`: two allocations
+    /// per node fewer.
+    pub affinity: TermsOnNode,
     /// `Some(true)` when the node passes only by the first-pod-of-a-self-affine-group
     /// exception; `Some(false)` when the exception was considered and did not apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_pod_exception: Option<bool>,
-    pub anti_affinity: Vec<TermOnNode>,
+    pub anti_affinity: TermsOnNode,
     /// Existing pods whose required anti-affinity rejects the incoming pod on this node
     /// (indexes into `podTerms.existingAntiAffinity`).
     pub existing_anti_affinity: Vec<usize>,
@@ -773,7 +777,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         };
         // 1. Required affinity: every key on the node, every pair counted, or the first-pod
         //    exception (no matching pod anywhere and the pod matches its own terms).
-        let affinity: Vec<TermOnNode> = self
+        let affinity: TermsOnNode = self
             .affinity_key_of
             .iter()
             .enumerate()
@@ -792,7 +796,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             applies
         };
         // 2. The incoming pod's anti-affinity: any term whose domain on this node has a match.
-        let anti_affinity: Vec<TermOnNode> = self
+        let anti_affinity: TermsOnNode = self
             .anti_affinity_counts
             .iter()
             .enumerate()

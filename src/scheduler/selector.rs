@@ -465,7 +465,7 @@ impl ParsedTerm {
                     .is_some_and(|r| r.matches_value(value.as_deref()));
                 e.check(value, matched)
             })
-            .collect::<Vec<_>>();
+            .collect::<smallvec::SmallVec<[RequirementCheck; 2]>>();
         let fields = self
             .fields
             .iter()
@@ -584,7 +584,8 @@ pub struct TermCheck {
     pub matched: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<TermProblem>,
-    pub match_expressions: Vec<RequirementCheck>,
+    /// Inline for up to two requirements, the usual term: this is made for every node.
+    pub match_expressions: smallvec::SmallVec<[RequirementCheck; 2]>,
     pub match_fields: Vec<RequirementCheck>,
 }
 
@@ -617,7 +618,7 @@ impl NodeSelector {
         node_name: &str,
         mut value_of: impl FnMut(usize, usize, &str) -> Option<Arc<str>>,
     ) -> SelectorCheck {
-        let terms: Vec<TermCheck> = self
+        let terms: smallvec::SmallVec<[TermCheck; 1]> = self
             .terms
             .iter()
             .enumerate()
@@ -648,7 +649,8 @@ impl NodeSelector {
 #[serde(rename_all = "camelCase")]
 pub struct SelectorCheck {
     pub matched: bool,
-    pub terms: Vec<TermCheck>,
+    /// Inline for a selector's usual single term.
+    pub terms: smallvec::SmallVec<[TermCheck; 1]>,
 }
 
 /// Preferred scheduling terms as upstream parses them: weight-0 and empty terms are dropped
