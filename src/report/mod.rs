@@ -12,7 +12,7 @@ use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Evaluation, FilterResult, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
+    Entries, Evaluation, FilterResult, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
     ScoreResult, Verdict, fit_error_message,
 };
 use crate::state::PodRef;
@@ -173,9 +173,9 @@ pub struct NodeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reported: Option<ReportedStatus>,
     /// One entry per Filter plugin, in profile order.
-    pub filters: Vec<FilterResult>,
+    pub filters: Entries<FilterResult>,
     /// One entry per Score plugin (empty for rejected nodes).
-    pub scores: Vec<ScoreResult>,
+    pub scores: Entries<ScoreResult>,
     /// Total weighted score of the evaluated plugins; null for rejected nodes.
     pub score: Option<i64>,
     /// Whether every enabled score plugin was evaluated for this node.

@@ -369,6 +369,94 @@ pub struct ReportedStatus {
     pub uncertain: bool,
 }
 
+/// One node's entries for an extension point (Filter or Score), in profile order. An entry
+/// that is the same on every node (a plugin whose PreFilter or PreScore skipped it, or one
+/// not evaluated) is made once and shared; the node holds only the entries of the plugins
+/// that ran on it. For a pod without volumes that is six Filter entries of thirteen: the
+/// shared ones were a third of the bytes written per node at 5,000 nodes.
+#[derive(Debug, Clone)]
+pub struct Entries<T> {
+    /// Profile order: `Some` is an entry shared by every node, `None` the place of the
+    /// node's next own entry. `None` altogether when every entry is the node's own.
+    layout: Option<Arc<[Option<T>]>>,
+    own: Vec<T>,
+}
+
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Entries {
+            layout: None,
+            own: Vec::new(),
+        }
+    }
+}
+
+impl<T> Entries<T> {
+    fn new(layout: Option<Arc<[Option<T>]>>, own: Vec<T>) -> Self {
+        Entries { layout, own }
+    }
+
+    /// Every entry, in profile order.
+    pub fn iter(&self) -> EntriesIter<'_, T> {
+        EntriesIter {
+            layout: self.layout.as_deref().map(|l| l.iter()),
+            own: self.own.iter(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.layout {
+            Some(l) => l.len(),
+            None => self.own.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn first(&self) -> Option<&T> {
+        self.iter().next()
+    }
+}
+
+/// The entries of one node in profile order: [`Entries::iter`].
+#[derive(Debug, Clone)]
+pub struct EntriesIter<'a, T> {
+    layout: Option<std::slice::Iter<'a, Option<T>>>,
+    own: std::slice::Iter<'a, T>,
+}
+
+impl<'a, T> Iterator for EntriesIter<'a, T> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        match &mut self.layout {
+            None => self.own.next(),
+            Some(layout) => match layout.next()? {
+                Some(shared) => Some(shared),
+                None => self.own.next(),
+            },
+        }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Entries<T> {
+    type Item = &'a T;
+    type IntoIter = EntriesIter<'a, T>;
+
+    fn into_iter(self) -> EntriesIter<'a, T> {
+        self.iter()
+    }
+}
+
+/// Written as the list of every entry, as when each node held all its entries.
+impl<T: Serialize> Serialize for Entries<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// Everything about one node.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -381,8 +469,8 @@ pub struct NodeResult {
     pub verdict: Verdict,
     /// `None` when the node passed every Filter (or none that failed was evaluated).
     pub reported: Option<ReportedStatus>,
-    pub filters: Vec<FilterResult>,
-    pub scores: Vec<ScoreResult>,
+    pub filters: Entries<FilterResult>,
+    pub scores: Entries<ScoreResult>,
     /// Sum of weighted scores of the evaluated plugins; `None` for nodes that are not
     /// candidates.
     pub total: Option<i64>,
@@ -634,34 +722,44 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             (plugin_name(name), run)
         })
         .collect();
+    // The entries of plugins that do not run are the same on every node: made once.
+    let shared: Vec<Option<FilterResult>> = plan
+        .iter()
+        .map(|(shared_name, run)| match run {
+            Run::NotEvaluated(why) => Some(FilterResult {
+                plugin: shared_name.clone(),
+                pass: None,
+                status: None,
+                skipped: false,
+                not_evaluated: Some(why.clone()),
+                details: None,
+            }),
+            Run::Skipped => Some(FilterResult {
+                plugin: shared_name.clone(),
+                pass: Some(true),
+                status: None,
+                skipped: true,
+                not_evaluated: None,
+                details: None,
+            }),
+            Run::Filter(_) => None,
+        })
+        .collect();
+    let runs = shared.iter().filter(|e| e.is_none()).count();
+    let layout: Option<Arc<[Option<FilterResult>]>> = (runs < shared.len()).then(|| shared.into());
     let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
     for (ni, node) in input.state.nodes.iter().enumerate() {
-        let mut filters = Vec::with_capacity(profile.filter.len());
+        let mut filters = Vec::with_capacity(runs);
         let mut reported: Option<ReportedStatus> = None;
         let mut unevaluated_before = false;
         let mut any_unevaluated = false;
         for (shared_name, run) in &plan {
-            let result = match run {
-                Run::NotEvaluated(why) => {
+            match run {
+                Run::NotEvaluated(_) => {
                     any_unevaluated = true;
                     unevaluated_before = true;
-                    FilterResult {
-                        plugin: shared_name.clone(),
-                        pass: None,
-                        status: None,
-                        skipped: false,
-                        not_evaluated: Some(why.clone()),
-                        details: None,
-                    }
                 }
-                Run::Skipped => FilterResult {
-                    plugin: shared_name.clone(),
-                    pass: Some(true),
-                    status: None,
-                    skipped: true,
-                    not_evaluated: None,
-                    details: None,
-                },
+                Run::Skipped => {}
                 Run::Filter(i) => {
                     let (status, details) = plugins[*i].1.filter(ni);
                     if let (Some(s), None) = (&status, &reported) {
@@ -672,17 +770,16 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                             uncertain: unevaluated_before,
                         });
                     }
-                    FilterResult {
+                    filters.push(FilterResult {
                         plugin: shared_name.clone(),
                         pass: Some(status.is_none()),
                         status: status.map(Box::new),
                         skipped: false,
                         not_evaluated: None,
                         details,
-                    }
+                    });
                 }
-            };
-            filters.push(result);
+            }
         }
         // What the framework records when PreFilter already decided.
         if let Some((plugin, status)) = &rejection {
@@ -721,8 +818,8 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             name_rank: input.state.name_rank.get(ni).copied().unwrap_or(u32::MAX),
             verdict,
             reported,
-            filters,
-            scores: Vec::new(),
+            filters: Entries::new(layout.clone(), filters),
+            scores: Entries::default(),
             total: None,
             score_complete: true,
         });
@@ -839,16 +936,33 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         Column::Blank(entry) => entry.evaluated(),
         Column::Scored { .. } => true,
     });
+    // Blank columns are shared by every candidate, like the Filter entries of plugins that
+    // do not run; their weighted scores (0 when skipped) count in every total.
+    let shared: Vec<Option<ScoreResult>> = columns
+        .iter()
+        .map(|(_, _, column)| match column {
+            Column::Blank(entry) => Some(entry.clone()),
+            Column::Scored { .. } => None,
+        })
+        .collect();
+    let shared_total: i64 = shared
+        .iter()
+        .flatten()
+        .filter_map(ScoreResult::weighted)
+        .sum();
+    let scored = shared.iter().filter(|e| e.is_none()).count();
+    let layout: Option<Arc<[Option<ScoreResult>]>> = (scored < shared.len()).then(|| shared.into());
     for (k, &c) in candidates.iter().enumerate() {
-        let scores: Vec<ScoreResult> = columns
-            .iter_mut()
-            .map(|(name, weight, column)| match column {
-                Column::Blank(entry) => entry.clone(),
-                Column::Scored {
-                    raws,
-                    normalized,
-                    details,
-                } => ScoreResult {
+        let mut scores: Vec<ScoreResult> = Vec::with_capacity(scored);
+        let mut total = shared_total;
+        for (name, weight, column) in columns.iter_mut() {
+            if let Column::Scored {
+                raws,
+                normalized,
+                details,
+            } = column
+            {
+                let entry = ScoreResult {
                     plugin: name.clone(),
                     weight: *weight,
                     raw: Some(raws[k]),
@@ -856,11 +970,13 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                     skipped: false,
                     not_evaluated: None,
                     details: details[k].take(),
-                },
-            })
-            .collect();
-        nodes[c].total = Some(scores.iter().filter_map(ScoreResult::weighted).sum());
-        nodes[c].scores = scores;
+                };
+                total += entry.weighted().unwrap_or(0);
+                scores.push(entry);
+            }
+        }
+        nodes[c].total = Some(total);
+        nodes[c].scores = Entries::new(layout.clone(), scores);
         nodes[c].score_complete = score_complete;
     }
     let pod_terms = plugins.iter_mut().find_map(|(_, p)| p.term_tables());
