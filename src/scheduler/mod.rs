@@ -1084,7 +1084,7 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::{default_normalize, plugin_name};
+    use super::{FilterResult, ScoreResult, default_normalize, plugin_name};
     use std::borrow::Cow;
 
     /// Names of plugins this version knows are static; any other (an out-of-tree plugin in a
@@ -1096,6 +1096,62 @@ mod tests {
             Cow::Borrowed("NodeAffinity")
         ));
         assert!(matches!(plugin_name("Coscheduling"), Cow::Owned(ref n) if n == "Coscheduling"));
+    }
+
+    /// Each node reads its own row of the entry tables, in profile order, with the shared
+    /// entries (skipped, not evaluated) in their places; a candidate's score row is its place
+    /// among the candidates, not among the nodes.
+    #[test]
+    fn entries_are_each_nodes_own_row_in_profile_order() {
+        use super::profile::{FeatureGates, Profile};
+        use super::testing::evaluate_with;
+        use super::{FilterDetails, ScoreDetails};
+        use serde_json::json;
+        let node = |name: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        };
+        let items = json!([node("a", "4"), node("b", "100m"), node("c", "8")]);
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}]}});
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        profile.filter.insert(2, "Coscheduling".to_string());
+        let eval = evaluate_with(items, pod, &profile);
+        let fit_cpu = |f: &FilterResult| match &f.details {
+            Some(FilterDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
+            _ => None,
+        };
+        let score_cpu = |s: &ScoreResult| match &s.details {
+            Some(ScoreDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
+            _ => None,
+        };
+        let mut seen = Vec::new();
+        for n in &eval.nodes {
+            let names: Vec<&str> = n.filters.iter().map(|f| &*f.plugin).collect();
+            assert_eq!(names, profile.filter, "{}", n.name);
+            assert_eq!(n.filters.len(), profile.filter.len());
+            let cosched = n.filters.iter().nth(2).expect("third entry");
+            assert!(
+                !cosched.evaluated() && cosched.pass.is_none(),
+                "{cosched:?}"
+            );
+            let volume = n.filters.iter().find(|f| &*f.plugin == "VolumeBinding");
+            assert!(volume.is_some_and(|f| f.skipped), "{volume:?}");
+            let cpu = n.filters.iter().find_map(fit_cpu);
+            let scores: Vec<&str> = n.scores.iter().map(|s| &*s.plugin).collect();
+            let score = n.scores.iter().find_map(score_cpu);
+            seen.push((n.name.to_string(), cpu, scores.len(), score));
+        }
+        let all = profile.score.len();
+        assert_eq!(
+            seen,
+            vec![
+                ("a".to_string(), Some(4000), all, Some(4000)),
+                ("b".to_string(), Some(100), 0, None),
+                ("c".to_string(), Some(8000), all, Some(8000)),
+            ]
+        );
     }
 
     /// A score plugin that is not evaluated leaves every candidate's score incomplete; a
