@@ -33,9 +33,10 @@ pub struct LabelCheck {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
-    /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first.
+    /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first. Boxed: a
+    /// profile rarely sets it, and this record is made and moved for every node.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub added_affinity: Option<SelectorCheck>,
+    pub added_affinity: Option<Box<SelectorCheck>>,
     pub node_selector: Vec<LabelCheck>,
     /// The pod's required node affinity; `None` when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,11 +154,9 @@ impl<'a> NodeAffinity<'a> {
 
     fn filter_details(&self, ni: usize, name: &str) -> FilterDetails {
         FilterDetails {
-            added_affinity: self
-                .args
-                .added_required
-                .as_ref()
-                .map(|s| s.explain_with(name, |t, e, _| value_on(&self.domains[0], ni, t, e))),
+            added_affinity: self.args.added_required.as_ref().map(|s| {
+                Box::new(s.explain_with(name, |t, e, _| value_on(&self.domains[0], ni, t, e)))
+            }),
             node_selector: self
                 .node_selector
                 .iter()

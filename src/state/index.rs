@@ -124,7 +124,7 @@ impl PodIndex {
         let end = u32::try_from(members.len()).unwrap_or(u32::MAX);
         PodList {
             ids: self.ids.clone(),
-            members: members.into(),
+            members: Arc::new(members),
             range: 0..end,
         }
     }
@@ -137,7 +137,7 @@ impl PodIndex {
         members: Vec<u32>,
         bounds: impl IntoIterator<Item = u32>,
     ) -> Vec<PodList> {
-        let members: Arc<[u32]> = members.into();
+        let members = Arc::new(members);
         let mut start = 0;
         bounds
             .into_iter()
@@ -220,7 +220,9 @@ impl PodIndex {
 pub struct PodList {
     ids: Arc<Vec<Arc<PodRef>>>,
     /// Possibly shared with the other lists of the same term (see [`PodIndex::pod_lists`]).
-    members: Arc<[u32]>,
+    /// An `Arc<Vec>`, not an `Arc<[u32]>`, so that the buffer is kept, not copied: a term
+    /// can select 50,000 pods.
+    members: Arc<Vec<u32>>,
     range: std::ops::Range<u32>,
 }
 
