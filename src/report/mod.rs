@@ -437,3 +437,68 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Context, Explanation, SchedulerInfo};
+    use crate::scheduler::{Entries, Evaluation, NodeResult, Verdict};
+    use crate::state::PodRef;
+
+    fn node(name: &str, verdict: Verdict, total: Option<i64>, name_rank: u32) -> NodeResult {
+        NodeResult {
+            name: name.into(),
+            name_rank,
+            verdict,
+            reported: None,
+            filters: Entries::default(),
+            scores: Entries::default(),
+            total,
+            score_complete: true,
+        }
+    }
+
+    /// Nodes are ordered by verdict group, then score (highest first), then name rank; nodes
+    /// with equal keys (no rank) by name, as before the key was packed into one integer.
+    #[test]
+    fn nodes_are_ordered_by_group_score_rank_then_name() {
+        let eval = Evaluation {
+            pre_filter: Vec::new(),
+            pre_score: Vec::new(),
+            nodes: vec![
+                node("b", Verdict::Feasible, Some(10), u32::MAX),
+                node("d", Verdict::Infeasible, None, 0),
+                node("a", Verdict::Feasible, Some(10), u32::MAX),
+                node("e", Verdict::Unknown, Some(500), 1),
+                node("c", Verdict::Feasible, Some(20), u32::MAX),
+                node("z", Verdict::Feasible, Some(10), 0),
+                node("n", Verdict::Feasible, Some(-3), 2),
+            ],
+            errors: Vec::new(),
+            pod_terms: None,
+            post_filter: Vec::new(),
+            topology_spread: None,
+        };
+        let ctx = Context {
+            pod: PodRef {
+                namespace: "default".to_string(),
+                name: "p".to_string(),
+            },
+            scheduler: SchedulerInfo {
+                kubernetes_version: "v1.32",
+                scheduler_name: "default-scheduler".to_string(),
+                profile_source: "default".to_string(),
+                feature_gates: Default::default(),
+                percentage_of_nodes_to_score: None,
+            },
+            notes: Vec::new(),
+            current_node: None,
+            daemon_set: false,
+        };
+        let order: Vec<String> = Explanation::new(eval, ctx)
+            .nodes
+            .iter()
+            .map(|n| n.name.to_string())
+            .collect();
+        assert_eq!(order, ["c", "z", "a", "b", "n", "e", "d"]);
+    }
+}
