@@ -1086,6 +1086,62 @@ mod tests {
     use crate::scheduler::testing::evaluate_default;
     use serde_json::json;
 
+    /// The pod being explained is left out of what its own preferred term counts, also when
+    /// the label index alone decides the term (one requirement, every namespace).
+    #[test]
+    fn the_explained_pod_is_left_out_of_a_term_the_index_decides() {
+        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::{Input, evaluate};
+        use crate::state::{Pod, read_snapshot_str};
+        let node = |name: &str| {
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        };
+        let preferred = json!({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 50, "podAffinityTerm": {
+                "labelSelector": {"matchLabels": {"tier": "db"}},
+                "namespaceSelector": {}, "topologyKey": "kubernetes.io/hostname"}}]}});
+        let pod = |name: &str, node: &str, affinity: &serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": "default", "labels": {"tier": "db"}},
+                   "spec": {"nodeName": node, "affinity": affinity,
+                            "containers": [{"name": "c", "image": "x"}]},
+                   "status": {"phase": "Running"}})
+        };
+        let me = pod("me", "n1", &preferred);
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": [
+            node("n1"), node("n2"), me.clone(), pod("other", "n2", &json!({}))]});
+        let state = read_snapshot_str(&list.to_string(), "test").expect("snapshot");
+        // Evaluated as if unscheduled, as `explain` does.
+        let mut me: k8s_openapi::api::core::v1::Pod = serde_json::from_value(me).expect("pod");
+        if let Some(spec) = me.spec.as_mut() {
+            spec.node_name = None;
+        }
+        let me = Pod::from_api(&me);
+        let at = state.pods.iter().position(|p| p.id.name == "me");
+        let profile = Profile::default_profile(FeatureGates::default());
+        let raws = |exclude: Option<usize>| -> Vec<(String, Option<i64>)> {
+            let input = Input {
+                pod: &me,
+                state: &state,
+                exclude,
+            };
+            evaluate(input, &profile)
+                .nodes
+                .iter()
+                .map(|n| {
+                    let raw = n.scores.iter().find(|s| &*s.plugin == "InterPodAffinity");
+                    (n.name.to_string(), raw.and_then(|s| s.raw))
+                })
+                .collect()
+        };
+        let named = |a: i64, b: i64| vec![("n1".to_string(), Some(a)), ("n2".to_string(), Some(b))];
+        // Counted in: its term finds itself on n1, and its copy's term finds it there.
+        assert_eq!(raws(None), named(100, 50));
+        assert_eq!(raws(at), named(0, 50));
+    }
+
     /// The report's per-domain pod lists are ordered by domain value (not by the order nodes
     /// come in), found by value, and serialized as an object, as a `BTreeMap` would be.
     #[test]
