@@ -414,6 +414,13 @@ impl<T> Default for Entries<T> {
 }
 
 impl<T> Entries<T> {
+    fn row(table: &Arc<EntryTable<T>>, row: usize) -> Self {
+        Entries {
+            table: Some(table.clone()),
+            row,
+        }
+    }
+
     /// Every entry, in profile order.
     pub fn iter(&self) -> EntriesIter<'_, T> {
         EntriesIter {
@@ -718,68 +725,58 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         }
     }
 
-    // Filter: every plugin on every node. What does not depend on the node is decided once.
-    enum Run {
-        NotEvaluated(Arc<str>),
-        Skipped,
-        Filter(usize),
-    }
-    let plan: Vec<(PluginName, Run)> = profile
-        .filter
-        .iter()
-        .map(|name| {
-            let run = match plugin(&plugins, name) {
-                None => Run::NotEvaluated(why_not_evaluated(name)),
-                Some(_) if skipped.contains(name) => Run::Skipped,
-                Some(i) => Run::Filter(i),
-            };
-            (plugin_name(name), run)
-        })
-        .collect();
-    // The entries of plugins that do not run are the same on every node: made once. Each
+    // Filter: every plugin on every node. What does not depend on the node is decided once:
+    // the entries of plugins that do not run are the same on every node, made once; each
     // plugin that runs fills a column, a row per node.
-    let mut columns = 0;
-    let layout: Vec<Slot<FilterResult>> = plan
-        .iter()
-        .map(|(shared_name, run)| match run {
-            Run::NotEvaluated(why) => Slot::Shared(FilterResult {
+    enum Run {
+        NotEvaluated,
+        Skipped,
+        Filter { plugin: usize, column: usize },
+    }
+    let mut plan: Vec<(PluginName, Run)> = Vec::with_capacity(profile.filter.len());
+    let mut layout: Vec<Slot<FilterResult>> = Vec::with_capacity(profile.filter.len());
+    let mut columns: Vec<Vec<FilterResult>> = Vec::new();
+    for name in &profile.filter {
+        let shared_name = plugin_name(name);
+        let shared = |pass, skipped, not_evaluated| {
+            Slot::Shared(FilterResult {
                 plugin: shared_name.clone(),
-                pass: None,
+                pass,
                 status: None,
-                skipped: false,
-                not_evaluated: Some(why.clone()),
+                skipped,
+                not_evaluated,
                 details: None,
-            }),
-            Run::Skipped => Slot::Shared(FilterResult {
-                plugin: shared_name.clone(),
-                pass: Some(true),
-                status: None,
-                skipped: true,
-                not_evaluated: None,
-                details: None,
-            }),
-            Run::Filter(_) => {
-                columns += 1;
-                Slot::Column(columns - 1)
+            })
+        };
+        let (run, slot) = match plugin(&plugins, name) {
+            None => (
+                Run::NotEvaluated,
+                shared(None, false, Some(why_not_evaluated(name))),
+            ),
+            Some(_) if skipped.contains(name) => (Run::Skipped, shared(Some(true), true, None)),
+            Some(plugin) => {
+                columns.push(Vec::with_capacity(input.state.nodes.len()));
+                let column = columns.len() - 1;
+                (Run::Filter { plugin, column }, Slot::Column(column))
             }
-        })
-        .collect();
-    let mut columns: Vec<Vec<FilterResult>> = (0..columns)
-        .map(|_| Vec::with_capacity(input.state.nodes.len()))
-        .collect();
+        };
+        plan.push((shared_name, run));
+        layout.push(slot);
+    }
     let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
     for (ni, node) in input.state.nodes.iter().enumerate() {
         let mut reported: Option<ReportedStatus> = None;
         let mut unevaluated_before = false;
         let mut any_unevaluated = false;
-        for ((shared_name, run), slot) in plan.iter().zip(&layout) {
-            match (run, slot) {
-                (Run::NotEvaluated(_), _) => {
+        for (shared_name, run) in &plan {
+            match run {
+                Run::NotEvaluated => {
                     any_unevaluated = true;
                     unevaluated_before = true;
                 }
-                (Run::Filter(i), Slot::Column(c)) => {
-                    let (status, details) = plugins[*i].1.filter(ni);
+                Run::Skipped => {}
+                Run::Filter { plugin, column } => {
+                    let (status, details) = plugins[*plugin].1.filter(ni);
                     if let (Some(s), None) = (&status, &reported) {
                         reported = Some(ReportedStatus {
                             plugin: shared_name.clone(),
@@ -788,7 +785,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                             uncertain: unevaluated_before,
                         });
                     }
-                    columns[*c].push(FilterResult {
+                    columns[*column].push(FilterResult {
                         plugin: shared_name.clone(),
                         pass: Some(status.is_none()),
                         status: status.map(Box::new),
@@ -797,7 +794,6 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                         details,
                     });
                 }
-                _ => {}
             }
         }
         // What the framework records when PreFilter already decided.
@@ -845,10 +841,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     }
     let filters = Arc::new(EntryTable { layout, columns });
     for (row, n) in nodes.iter_mut().enumerate() {
-        n.filters = Entries {
-            table: Some(filters.clone()),
-            row,
-        };
+        n.filters = Entries::row(&filters, row);
     }
 
     // PreScore and Score over the candidates (nodes no evaluated plugin rejected).
@@ -974,10 +967,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let scores = Arc::new(EntryTable { layout, columns });
     for (row, (&c, total)) in candidates.iter().zip(totals).enumerate() {
         nodes[c].total = Some(total);
-        nodes[c].scores = Entries {
-            table: Some(scores.clone()),
-            row,
-        };
+        nodes[c].scores = Entries::row(&scores, row);
         nodes[c].score_complete = score_complete;
     }
     let pod_terms = plugins.iter_mut().find_map(|(_, p)| p.term_tables());
