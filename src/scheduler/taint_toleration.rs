@@ -160,14 +160,11 @@ impl Plugin for TaintToleration<'_> {
                 self.check(t, considered, &self.input.pod.tolerations)
             })
             .collect();
-        let status = taints
-            .iter()
-            .any(|c| c.considered && c.tolerated_by.is_none())
-            .then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED));
-        (
-            status,
-            Some(AnyFilterDetails::TaintToleration(FilterDetails { taints })),
-        )
+        let details = FilterDetails { taints };
+        let status = details
+            .first_untolerated()
+            .map(|_| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED));
+        (status, Some(AnyFilterDetails::TaintToleration(details)))
     }
 
     fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
