@@ -516,13 +516,7 @@ impl Plugin for NodeResourcesFit<'_> {
         if !pods.fits {
             reasons.push(std::borrow::Cow::Borrowed(REASON_TOO_MANY_PODS));
         }
-        let mut checks = smallvec::SmallVec::with_capacity(
-            [req.milli_cpu, req.memory, req.ephemeral_storage]
-                .into_iter()
-                .chain(req.scalars.iter().map(|(_, v)| *v))
-                .filter(|&r| r > 0)
-                .count(),
-        );
+        let mut checks = smallvec::SmallVec::new();
         let requests_something = req.milli_cpu != 0
             || req.memory != 0
             || req.ephemeral_storage != 0
