@@ -1144,6 +1144,43 @@ mod tests {
         );
     }
 
+    /// A Score plugin that fails has one shared entry, not evaluated, with upstream's error,
+    /// in its place among each candidate's own rows; it adds nothing to the totals.
+    #[test]
+    fn a_failed_score_column_is_one_shared_entry() {
+        use super::profile::{FeatureGates, Profile};
+        use super::testing::evaluate_with;
+        use serde_json::json;
+        let node = |name: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        };
+        let items = json!([node("a", "4"), node("c", "8")]);
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}]}});
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        profile.node_resources_fit.resources.clear();
+        let eval = evaluate_with(items, pod, &profile);
+        assert_eq!(
+            eval.errors,
+            ["running Score plugin \"NodeResourcesFit\": resources not found"]
+        );
+        for n in &eval.nodes {
+            let names: Vec<&str> = n.scores.iter().map(|s| &*s.plugin).collect();
+            let wanted: Vec<&str> = profile.score.iter().map(|(p, _)| p.as_str()).collect();
+            assert_eq!(names, wanted, "{}", n.name);
+            let fit = n.scores.iter().find(|s| &*s.plugin == "NodeResourcesFit");
+            assert!(
+                fit.is_some_and(|s| s.note() == Some("resources not found") && s.raw.is_none()),
+                "{fit:?}"
+            );
+            let sum: i64 = n.scores.iter().filter_map(ScoreResult::weighted).sum();
+            assert_eq!(n.total, Some(sum), "{}", n.name);
+            assert!(!n.score_complete, "{}", n.name);
+        }
+    }
+
     /// A score plugin that is not evaluated leaves every candidate's score incomplete; a
     /// rejected node has no score to be incomplete.
     #[test]
