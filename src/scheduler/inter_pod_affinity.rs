@@ -198,9 +198,10 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
     }
     let pod = input.pod;
     let incoming = pod.affinity_terms().any(|t| t.needs_namespace_labels());
-    let existing = input.state.index.affinity_groups().iter().any(|g| {
+    let mut groups = input.state.index.affinity_groups_for(&pod.id.namespace);
+    let existing = groups.any(|g| {
         g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
-            && affinity_terms(&g.terms).any(|t| {
+            && g.terms.all().any(|t| {
                 t.needs_namespace_labels()
                     && !t.namespaces.contains(&pod.id.namespace)
                     && t.selector.matches(&pod.labels)
@@ -218,15 +219,6 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
             }
         )
     })
-}
-
-/// Every term of a pod's four lists, required and preferred.
-fn affinity_terms(pa: &PodAffinity) -> impl Iterator<Item = &AffinityTerm> {
-    pa.required_affinity
-        .iter()
-        .chain(&pa.required_anti_affinity)
-        .chain(&pa.preferred_affinity)
-        .chain(&pa.preferred_anti_affinity)
 }
 
 /// Matching pods of one incoming term, per domain of its key, as pod indexes until the report
@@ -652,7 +644,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         // Existing pods' required anti-affinity against the incoming pod (symmetry): each
         // distinct term is matched once, then every pod carrying it is a hit.
         let mut hits: Vec<(u32, usize)> = Vec::new();
-        for g in state.index.affinity_groups() {
+        for g in state.index.affinity_groups_for(&incoming.id.namespace) {
             for (ti, t) in g.terms.required_anti_affinity.iter().enumerate() {
                 if t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
                     hits.extend(
@@ -928,7 +920,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         // Existing pods' terms against the incoming pod: each distinct term matched once.
         let existing_source = self.preferred_affinity.len() + self.preferred_anti_affinity.len();
         let mut hits: Vec<(u32, usize, usize, TermKind, &'a AffinityTerm, i64)> = Vec::new();
-        for g in state.index.affinity_groups() {
+        for g in state.index.affinity_groups_for(&incoming.id.namespace) {
             let pa: &'a PodAffinity = &g.terms;
             let mut matched: Vec<(usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
             let lists: [(TermKind, &'a [AffinityTerm], i64, usize); 3] = [

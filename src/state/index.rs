@@ -30,6 +30,10 @@ pub struct PodIndex {
     ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
     group_of: FastMap<Arc<PodAffinity>, usize>,
+    /// Namespace -> the groups (ascending) with a term naming it in `namespaces`.
+    groups_naming: FastMap<String, Vec<u32>>,
+    /// The groups (ascending) with a term that has a namespaceSelector.
+    groups_selecting: Vec<u32>,
 }
 
 /// One distinct set of pod (anti-)affinity terms and the existing pods that carry it.
@@ -94,7 +98,9 @@ impl PodIndex {
                 Some(self.groups[g].terms.clone())
             }
             None => {
-                self.group_of.insert(terms.clone(), self.groups.len());
+                let g = self.groups.len();
+                self.group_of.insert(terms.clone(), g);
+                self.index_namespaces(g, terms);
                 self.groups.push(AffinityGroup {
                     terms: terms.clone(),
                     pods: vec![i],
@@ -107,6 +113,48 @@ impl PodIndex {
     /// Every distinct set of terms carried by existing pods, in order of first appearance.
     pub fn affinity_groups(&self) -> &[AffinityGroup] {
         &self.groups
+    }
+
+    /// The groups with a term that may select a pod of `namespace`, in the order of
+    /// [`affinity_groups`](Self::affinity_groups). A term selects a namespace it names or,
+    /// with a namespaceSelector, one whose labels match; every other group's terms cannot
+    /// match the pod, whatever its labels. At 5,000 groups, most of them on their own
+    /// namespace, matching each group's terms was a cache miss per group.
+    pub fn affinity_groups_for(&self, namespace: &str) -> impl Iterator<Item = &AffinityGroup> {
+        let naming = self
+            .groups_naming
+            .get(namespace)
+            .map_or(&[][..], Vec::as_slice);
+        let mut ids: Vec<u32> = naming
+            .iter()
+            .chain(&self.groups_selecting)
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(|g| &self.groups[g as usize])
+    }
+
+    fn index_namespaces(&mut self, g: usize, terms: &PodAffinity) {
+        let g = u32::try_from(g).unwrap_or(u32::MAX);
+        let push = |list: &mut Vec<u32>| {
+            if list.last() != Some(&g) {
+                list.push(g);
+            }
+        };
+        for t in terms.all() {
+            if !matches!(t.namespace_selector, LabelSelector::Nothing) {
+                push(&mut self.groups_selecting);
+            }
+            for n in &t.namespaces {
+                match self.groups_naming.get_mut(n.as_str()) {
+                    Some(list) => push(list),
+                    None => {
+                        self.groups_naming.insert(n.clone(), vec![g]);
+                    }
+                }
+            }
+        }
     }
 
     /// The number of existing pod `pod`'s namespace.
@@ -325,6 +373,7 @@ mod tests {
     use super::*;
     use crate::scheduler::selector::Requirement;
     use crate::scheduler::selector::tests::labels;
+    use crate::state::AffinityTerm;
 
     fn req(key: &str, op: Op) -> Requirement {
         Requirement {
@@ -426,6 +475,62 @@ mod tests {
         assert!(Arc::ptr_eq(&shared, &terms));
         assert_eq!(ix.affinity_groups().len(), 1);
         assert_eq!(ix.affinity_groups()[0].pods, vec![0, 3]);
+    }
+
+    #[test]
+    fn a_namespace_reaches_the_groups_naming_or_selecting_it_in_group_order() {
+        let term = |namespaces: &[&str], namespace_selector: LabelSelector| AffinityTerm {
+            selector: LabelSelector::EVERYTHING,
+            namespaces: namespaces.iter().map(ToString::to_string).collect(),
+            namespace_selector,
+            topology_key: "zone".into(),
+            weight: 0,
+        };
+        let groups = [
+            // 0: names "a" twice (in two lists): listed once.
+            PodAffinity {
+                required_affinity: vec![term(&["a"], LabelSelector::Nothing)],
+                preferred_anti_affinity: vec![term(&["b", "a"], LabelSelector::Nothing)],
+                ..PodAffinity::default()
+            },
+            // 1: a namespaceSelector: any namespace may match its labels.
+            PodAffinity {
+                required_anti_affinity: vec![term(&[], LabelSelector::EVERYTHING)],
+                ..PodAffinity::default()
+            },
+            // 2: names "b" only.
+            PodAffinity {
+                preferred_affinity: vec![term(&["b"], LabelSelector::Nothing)],
+                ..PodAffinity::default()
+            },
+            // 3: names "a" and has a selector.
+            PodAffinity {
+                required_affinity: vec![term(&["a"], LabelSelector::EVERYTHING)],
+                ..PodAffinity::default()
+            },
+        ];
+        let mut ix = PodIndex::default();
+        for (i, g) in groups.into_iter().enumerate() {
+            ix.add(
+                i,
+                &id("x", &format!("p{i}")),
+                &Labels::new(),
+                Some(&Arc::new(g)),
+            );
+        }
+        let reached = |ns: &str| -> Vec<usize> {
+            ix.affinity_groups_for(ns)
+                .map(|g| {
+                    ix.affinity_groups()
+                        .iter()
+                        .position(|h| std::ptr::eq(g, h))
+                        .expect("a group of the index")
+                })
+                .collect()
+        };
+        assert_eq!(reached("a"), [0, 1, 3]);
+        assert_eq!(reached("b"), [0, 1, 2, 3]);
+        assert_eq!(reached("c"), [1, 3]);
     }
 
     use proptest::prelude::*;

@@ -149,6 +149,17 @@ pub struct PodAffinity {
     pub preferred_anti_affinity: Vec<AffinityTerm>,
 }
 
+impl PodAffinity {
+    /// Every term of the four lists, required and preferred.
+    pub fn all(&self) -> impl Iterator<Item = &AffinityTerm> {
+        self.required_affinity
+            .iter()
+            .chain(&self.required_anti_affinity)
+            .chain(&self.preferred_affinity)
+            .chain(&self.preferred_anti_affinity)
+    }
+}
+
 /// One `topologySpreadConstraints` entry (of a pod, or a profile's default), with its label
 /// selector parsed once so that no evaluation walks the raw API object again. The gate- and
 /// pod-dependent parts (matchLabelKeys, inclusion-policy defaults) are applied by the plugin,
@@ -346,13 +357,10 @@ impl Pod {
 
     /// Every (anti-)affinity term of the pod, required and preferred.
     pub fn affinity_terms(&self) -> impl Iterator<Item = &AffinityTerm> {
-        self.pod_affinity.as_deref().into_iter().flat_map(|a| {
-            a.required_affinity
-                .iter()
-                .chain(&a.required_anti_affinity)
-                .chain(&a.preferred_affinity)
-                .chain(&a.preferred_anti_affinity)
-        })
+        self.pod_affinity
+            .as_deref()
+            .into_iter()
+            .flat_map(PodAffinity::all)
     }
 }
 
