@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::node_resources_fit::{
-    PerResource, ResourceSpec, allocatable_and_requested, default_resources,
+    PerResource, ResourceSpec, ScoredResource, allocatable_and_requested, default_resources,
 };
 use super::profile::ProfileError;
 use super::{
@@ -131,20 +131,21 @@ pub fn balanced_score(requested: &[i64], allocatable: &[i64]) -> (i64, f64) {
 pub struct BalancedAllocation<'a> {
     input: Input<'a>,
     args: &'a BalancedAllocationArgs,
-    pod_requests: Vec<i64>,
+    /// The strategy's resources with the pod's requests, resolved once.
+    scored: Vec<ScoredResource>,
 }
 
 impl<'a> BalancedAllocation<'a> {
     pub fn new(input: Input<'a>, args: &'a BalancedAllocationArgs) -> Self {
-        let pod_requests = args
+        let scored = args
             .resources
             .iter()
-            .map(|r| input.pod.resources.score_request(&r.name, false))
+            .map(|r| ScoredResource::new(&input.pod.resources, &r.name, false))
             .collect();
         BalancedAllocation {
             input,
             args,
-            pod_requests,
+            scored,
         }
     }
 }
@@ -155,7 +156,7 @@ impl Plugin for BalancedAllocation<'_> {
     }
 
     fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
-        if self.pod_requests.iter().all(|r| *r == 0) {
+        if self.scored.iter().all(|r| r.pod_request() == 0) {
             PreScoreOutcome::Skip
         } else {
             PreScoreOutcome::Proceed
@@ -167,15 +168,14 @@ impl Plugin for BalancedAllocation<'_> {
             return Err("resources not found".to_string());
         }
         // Without PreScore upstream scores a best-effort pod 0.
-        if self.pod_requests.iter().all(|r| *r == 0) {
+        if self.scored.iter().all(|r| r.pod_request() == 0) {
             return Ok((0, None));
         }
         let usage = self.input.node_usage(ni);
         let mut requested = PerResource::new();
         let mut allocatable = PerResource::new();
-        for (r, pod_request) in self.args.resources.iter().zip(&self.pod_requests) {
-            let (a, q) =
-                allocatable_and_requested(&self.input, &usage, ni, &r.name, *pod_request, true);
+        for r in &self.scored {
+            let (a, q) = allocatable_and_requested(&self.input, &usage, ni, r, true);
             let (a, q) = if a == 0 { (0, 0) } else { (a, q) };
             allocatable.push(a);
             requested.push(q);

@@ -13,7 +13,9 @@ use super::{
     ScoreDetails as AnyScoreDetails, Status,
 };
 use crate::state::NodeUsage;
-use crate::state::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, is_extended, is_scalar};
+use crate::state::resources::{
+    CPU, EPHEMERAL_STORAGE, MEMORY, PodResources, Resources, is_extended, is_scalar,
+};
 
 pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
 pub const REASON_SIDECARS_DISABLED: &str =
@@ -294,20 +296,83 @@ pub struct ScoreDetails {
 
 /// `calculateResourceAllocatableRequest`: (allocatable, node requested + pod request), or
 /// (0, 0) when the resource does not take part.
+/// Where a resource's amount is kept in [`Resources`], worked out once from its name: the
+/// resources scored and checked depend on the pod and the profile only, and matching their
+/// names again on every node (and `is_scalar`'s qualified-name check) was a third of
+/// NodeResourcesFit's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Cpu,
+    Memory,
+    EphemeralStorage,
+    Scalar,
+}
+
+impl Field {
+    fn of(name: &str) -> Field {
+        match name {
+            CPU => Field::Cpu,
+            MEMORY => Field::Memory,
+            EPHEMERAL_STORAGE => Field::EphemeralStorage,
+            _ => Field::Scalar,
+        }
+    }
+
+    /// `Resources::get`, without matching the name.
+    fn get(self, r: &Resources, name: &str) -> i64 {
+        match self {
+            Field::Cpu => r.milli_cpu,
+            Field::Memory => r.memory,
+            Field::EphemeralStorage => r.ephemeral_storage,
+            Field::Scalar => r.scalar(name).unwrap_or(0),
+        }
+    }
+}
+
+/// One resource of a scoring strategy with the pod's request for it, resolved before the
+/// nodes are scored.
+#[derive(Debug, Clone)]
+pub(crate) struct ScoredResource {
+    name: Arc<str>,
+    field: Field,
+    pod_request: i64,
+    /// A scalar resource the pod does not request: left out on every node.
+    left_out: bool,
+}
+
+impl ScoredResource {
+    /// `non_zero`: the pod's cpu and memory requests with upstream's non-zero defaults.
+    pub(crate) fn new(pod: &PodResources, name: &Arc<str>, non_zero: bool) -> ScoredResource {
+        let pod_request = pod.score_request(name, non_zero);
+        ScoredResource {
+            name: name.clone(),
+            field: Field::of(name),
+            pod_request,
+            left_out: pod_request == 0 && is_scalar(name),
+        }
+    }
+
+    pub(crate) fn pod_request(&self) -> i64 {
+        self.pod_request
+    }
+}
+
+/// The node's allocatable amount of `r` and what its pods request with the incoming pod's
+/// (`use_requested`: the actual requests; otherwise cpu and memory with non-zero defaults).
 pub(crate) fn allocatable_and_requested(
     input: &Input<'_>,
     usage: &NodeUsage,
     node: usize,
-    name: &str,
-    pod_request: i64,
+    r: &ScoredResource,
     use_requested: bool,
 ) -> (i64, i64) {
-    if pod_request == 0 && is_scalar(name) {
+    if r.left_out {
         return (0, 0);
     }
     let alloc = &input.node(node).resources.allocatable;
-    match name {
-        CPU => (
+    let pod_request = r.pod_request;
+    match r.field {
+        Field::Cpu => (
             alloc.milli_cpu,
             if use_requested {
                 usage.requested.milli_cpu
@@ -316,7 +381,7 @@ pub(crate) fn allocatable_and_requested(
             }
             .saturating_add(pod_request),
         ),
-        MEMORY => (
+        Field::Memory => (
             alloc.memory,
             if use_requested {
                 usage.requested.memory
@@ -325,15 +390,22 @@ pub(crate) fn allocatable_and_requested(
             }
             .saturating_add(pod_request),
         ),
-        EPHEMERAL_STORAGE => (
+        Field::EphemeralStorage => (
             alloc.ephemeral_storage,
             usage
                 .requested
                 .ephemeral_storage
                 .saturating_add(pod_request),
         ),
-        _ => match alloc.scalar(name) {
-            Some(a) => (a, usage.requested.get(name).saturating_add(pod_request)),
+        Field::Scalar => match alloc.scalar(&r.name) {
+            Some(a) => (
+                a,
+                usage
+                    .requested
+                    .scalar(&r.name)
+                    .unwrap_or(0)
+                    .saturating_add(pod_request),
+            ),
             None => (0, 0),
         },
     }
@@ -458,27 +530,74 @@ pub struct NodeResourcesFit<'a> {
     input: Input<'a>,
     args: &'a FitArgs,
     gates: &'a FeatureGates,
+    /// What Filter checks on every node, in upstream's order.
+    checked: Vec<Checked>,
+    /// The strategy's resources, as Score reads them on every candidate.
+    scored: Vec<ScoredResource>,
+}
+
+/// One resource the pod requests, as Filter checks it: its name, amount and whether the
+/// profile ignores it depend on the pod alone.
+#[derive(Debug)]
+struct Checked {
+    name: Arc<str>,
+    field: Field,
+    requested: i64,
+    ignored: Option<String>,
 }
 
 impl<'a> NodeResourcesFit<'a> {
     pub fn new(input: Input<'a>, args: &'a FitArgs, gates: &'a FeatureGates) -> Self {
-        NodeResourcesFit { input, args, gates }
-    }
-
-    fn ignored(&self, name: &str) -> Option<String> {
-        if !is_extended(name) {
-            return None;
-        }
-        if self.args.ignored_resources.iter().any(|r| r == name) {
-            return Some("ignoredResources".to_string());
-        }
-        let group = name.split('/').next().unwrap_or_default();
-        self.args
-            .ignored_resource_groups
+        let req = &input.pod.resources.requests;
+        let fixed = [
+            (CPU, req.milli_cpu),
+            (MEMORY, req.memory),
+            (EPHEMERAL_STORAGE, req.ephemeral_storage),
+        ];
+        // Upstream walks scalar resources in Go map order; sorted by name here.
+        let scalars = req.scalars.iter().map(|(n, v)| (n.as_str(), *v));
+        let checked = fixed
+            .into_iter()
+            .chain(scalars)
+            .filter(|&(_, requested)| requested > 0)
+            .map(|(name, requested)| Checked {
+                name: shared_name(name),
+                field: Field::of(name),
+                requested,
+                ignored: if is_scalar(name) {
+                    ignored(args, name)
+                } else {
+                    None
+                },
+            })
+            .collect();
+        let scored = args
+            .resources
             .iter()
-            .any(|g| g == group)
-            .then(|| "ignoredResourceGroups".to_string())
+            .map(|r| ScoredResource::new(&input.pod.resources, &r.name, true))
+            .collect();
+        NodeResourcesFit {
+            input,
+            args,
+            gates,
+            checked,
+            scored,
+        }
     }
+}
+
+fn ignored(args: &FitArgs, name: &str) -> Option<String> {
+    if !is_extended(name) {
+        return None;
+    }
+    if args.ignored_resources.iter().any(|r| r == name) {
+        return Some("ignoredResources".to_string());
+    }
+    let group = name.split('/').next().unwrap_or_default();
+    args.ignored_resource_groups
+        .iter()
+        .any(|g| g == group)
+        .then(|| "ignoredResourceGroups".to_string())
 }
 
 impl NodeResourcesFit<'_> {
@@ -505,7 +624,6 @@ impl Plugin for NodeResourcesFit<'_> {
         }
         let usage = self.input.node_usage(ni);
         let node = &self.input.node(ni).resources;
-        let req = &self.input.pod.resources.requests;
         let mut reasons = Vec::new();
         let mut unresolvable = false;
         let pods = PodCount {
@@ -517,46 +635,26 @@ impl Plugin for NodeResourcesFit<'_> {
             reasons.push(std::borrow::Cow::Borrowed(REASON_TOO_MANY_PODS));
         }
         let mut checks = smallvec::SmallVec::new();
-        let requests_something = req.milli_cpu != 0
-            || req.memory != 0
-            || req.ephemeral_storage != 0
-            || !req.scalars.is_empty();
-        if requests_something {
-            let fixed = [
-                (CPU, req.milli_cpu),
-                (MEMORY, req.memory),
-                (EPHEMERAL_STORAGE, req.ephemeral_storage),
-            ];
-            // Upstream walks scalar resources in Go map order; sorted by name here.
-            let scalars = req.scalars.iter().map(|(n, v)| (n.as_str(), *v));
-            for (name, requested) in fixed.into_iter().chain(scalars) {
-                if requested <= 0 {
-                    continue;
-                }
-                let used = usage.requested.get(name);
-                let allocatable = node.allocatable.get(name);
-                let ignored = if is_scalar(name) {
-                    self.ignored(name)
-                } else {
-                    None
-                };
-                let free = i128::from(allocatable) - i128::from(used);
-                let fits = ignored.is_some() || i128::from(requested) <= free;
-                let over_total = !fits && requested > allocatable;
-                if !fits {
-                    reasons.push(format!("Insufficient {name}").into());
-                    unresolvable |= over_total;
-                }
-                checks.push(ResourceCheck {
-                    resource: shared_name(name),
-                    requested,
-                    used,
-                    allocatable,
-                    fits,
-                    unresolvable: over_total,
-                    ignored,
-                });
+        for c in &self.checked {
+            let used = c.field.get(&usage.requested, &c.name);
+            let allocatable = c.field.get(&node.allocatable, &c.name);
+            let requested = c.requested;
+            let free = i128::from(allocatable) - i128::from(used);
+            let fits = c.ignored.is_some() || i128::from(requested) <= free;
+            let over_total = !fits && requested > allocatable;
+            if !fits {
+                reasons.push(format!("Insufficient {}", c.name).into());
+                unresolvable |= over_total;
             }
+            checks.push(ResourceCheck {
+                resource: c.name.clone(),
+                requested,
+                used,
+                allocatable,
+                fits,
+                unresolvable: over_total,
+                ignored: c.ignored.clone(),
+            });
         }
         let status = (!reasons.is_empty()).then_some(Status {
             code: if unresolvable {
@@ -582,13 +680,10 @@ impl Plugin for NodeResourcesFit<'_> {
             return Err("resources not found".to_string());
         }
         let usage = self.input.node_usage(ni);
-        let pod = &self.input.pod.resources;
         let mut requested = PerResource::new();
         let mut allocatable = PerResource::new();
-        for r in &self.args.resources {
-            let pod_request = pod.score_request(&r.name, true);
-            let (a, q) =
-                allocatable_and_requested(&self.input, &usage, ni, &r.name, pod_request, false);
+        for r in &self.scored {
+            let (a, q) = allocatable_and_requested(&self.input, &usage, ni, r, false);
             let (a, q) = if a == 0 { (0, 0) } else { (a, q) };
             allocatable.push(a);
             requested.push(q);
