@@ -415,16 +415,19 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
     }
-    // In i128: a hostile manifest's quantities must not overflow.
-    ((i128::from(capacity) - i128::from(requested)) * 100 / i128::from(capacity)) as i64
+    match capacity.checked_sub(requested) {
+        Some(free) => percent(free, capacity),
+        None => {
+            ((i128::from(capacity) - i128::from(requested)) * 100 / i128::from(capacity)) as i64
+        }
+    }
 }
 
 fn most_requested(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
     }
-    let r = requested.min(capacity);
-    ((i128::from(r) * 100) / i128::from(capacity)) as i64
+    percent(requested.min(capacity), capacity)
 }
 
 /// `scaledUtilization`: requested × 100 / capacity, clamped to 0..=100.
@@ -435,7 +438,16 @@ fn utilization(requested: i64, capacity: i64) -> i64 {
     if requested >= capacity {
         return 100;
     }
-    ((i128::from(requested) * 100) / i128::from(capacity)) as i64
+    percent(requested, capacity)
+}
+
+/// `n × 100 / d` (`d` non-zero), in i128 only when i64 would overflow: a hostile manifest's
+/// quantities must not overflow, and the 128-bit division is a library call on every node.
+fn percent(n: i64, d: i64) -> i64 {
+    match n.checked_mul(100).and_then(|x| x.checked_div(d)) {
+        Some(q) => q,
+        None => (i128::from(n) * 100 / i128::from(d)) as i64,
+    }
 }
 
 /// `helper.BuildBrokenLinearFunction` over a shape already scaled to 0..100 scores.
@@ -507,7 +519,11 @@ pub(crate) fn strategy_score(
     } else if args.strategy == StrategyType::RequestedToCapacityRatio {
         (sum as f64 / weights as f64).round() as i64
     } else {
-        (sum / weights) as i64
+        // In i64 where it fits, as `percent`.
+        match (i64::try_from(sum), i64::try_from(weights)) {
+            (Ok(s), Ok(w)) => s.checked_div(w).unwrap_or((sum / weights) as i64),
+            _ => (sum / weights) as i64,
+        }
     };
     (score, per)
 }
@@ -745,6 +761,57 @@ mod tests {
         assert_eq!(strategy_score(&ma, &[5000, 10000], &[4000, 10000]).0, 100);
         // No allocatable at all: 0.
         assert_eq!(strategy_score(&la, &[1, 1], &[0, 0]).0, 0);
+    }
+
+    /// The i64 fast path gives what 128-bit arithmetic gives, on every input: near the
+    /// limits (a hostile manifest's quantities) it falls back instead of overflowing.
+    #[test]
+    fn scores_in_i64_equal_scores_in_i128_at_the_limits() {
+        let wide = |n: i128, d: i64| (n * 100 / i128::from(d)) as i64;
+        let values = [
+            i64::MIN,
+            i64::MIN + 1,
+            -1_000_000,
+            -1,
+            0,
+            1,
+            99,
+            4_000,
+            1 << 40,
+            i64::MAX / 100,
+            i64::MAX / 100 + 1,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for &r in &values {
+            for &c in values.iter().filter(|&&c| c != 0) {
+                let least = if r > c {
+                    0
+                } else {
+                    wide(i128::from(c) - i128::from(r), c)
+                };
+                assert_eq!(least_requested(r, c), least, "least {r} / {c}");
+                assert_eq!(most_requested(r, c), wide(r.min(c).into(), c), "most {r} / {c}");
+                if c > 0 && r > 0 && r < c {
+                    assert_eq!(utilization(r, c), wide(r.into(), c), "utilization {r} / {c}");
+                }
+            }
+        }
+        // Weighted sums beyond i64 divide in 128 bits.
+        let heavy = FitArgs {
+            resources: vec![
+                ResourceSpec {
+                    name: "cpu".into(),
+                    weight: i64::MAX,
+                },
+                ResourceSpec {
+                    name: "memory".into(),
+                    weight: i64::MAX,
+                },
+            ],
+            ..args(StrategyType::MostAllocated, &[])
+        };
+        assert_eq!(strategy_score(&heavy, &[4, 1], &[4, 4]).0, 62);
     }
 
     #[test]
