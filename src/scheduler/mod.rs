@@ -233,7 +233,8 @@ pub enum FilterDetails {
     NodeUnschedulable(node_unschedulable::Details),
     NodeName(node_name::Details),
     TaintToleration(taint_toleration::FilterDetails),
-    NodeAffinity(Box<node_affinity::FilterDetails>),
+    /// Shared by the nodes with equal values for the keys it reads.
+    NodeAffinity(Arc<node_affinity::FilterDetails>),
     InterPodAffinity(Box<inter_pod_affinity::FilterDetails>),
     PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
     NodeResourcesFit(Box<node_resources_fit::FilterDetails>),
@@ -245,7 +246,8 @@ pub enum FilterDetails {
 #[serde(untagged)]
 pub enum ScoreDetails {
     TaintToleration(taint_toleration::ScoreDetails),
-    NodeAffinity(node_affinity::ScoreDetails),
+    /// Shared by the candidates with equal values for the keys it reads.
+    NodeAffinity(Arc<node_affinity::ScoreDetails>),
     InterPodAffinity(inter_pod_affinity::ScoreDetails),
     PodTopologySpread(pod_topology_spread::ScoreDetails),
     NodeResourcesFit(node_resources_fit::ScoreDetails),

@@ -791,9 +791,17 @@ mod tests {
                     wide(i128::from(c) - i128::from(r), c)
                 };
                 assert_eq!(least_requested(r, c), least, "least {r} / {c}");
-                assert_eq!(most_requested(r, c), wide(r.min(c).into(), c), "most {r} / {c}");
+                assert_eq!(
+                    most_requested(r, c),
+                    wide(r.min(c).into(), c),
+                    "most {r} / {c}"
+                );
                 if c > 0 && r > 0 && r < c {
-                    assert_eq!(utilization(r, c), wide(r.into(), c), "utilization {r} / {c}");
+                    assert_eq!(
+                        utilization(r, c),
+                        wide(r.into(), c),
+                        "utilization {r} / {c}"
+                    );
                 }
             }
         }

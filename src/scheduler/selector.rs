@@ -439,6 +439,11 @@ impl ParsedTerm {
         }
     }
 
+    /// Whether the term has matchFields, which read the node's name rather than its labels.
+    pub fn reads_fields(&self) -> bool {
+        !self.fields.is_empty()
+    }
+
     /// The label keys of the term's matchExpressions, in order.
     pub fn expression_keys(&self) -> impl Iterator<Item = &str> {
         self.expressions.iter().map(|e| e.written.key.as_str())
