@@ -226,9 +226,13 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
 #[derive(Debug, Default)]
 struct TermPods<'a> {
     domains: Option<&'a Domains>,
-    /// `(domain or Domains::NONE, pod)` in the order pods were matched.
+    /// `(domain or Domains::NONE, pod)` in the order pods were matched; [`UNLABELLED`] marks
+    /// a pod left out.
     hits: Vec<(u32, u32)>,
 }
+
+/// A pod on a node without any label: upstream's PreScore skips it, and so does the report.
+const UNLABELLED: u32 = Domains::NONE - 1;
 
 impl TermPods<'_> {
     fn push(&mut self, domain: Option<u32>, pod: u32) {
@@ -243,7 +247,11 @@ impl TermPods<'_> {
             return (
                 Vec::new(),
                 Vec::new(),
-                self.hits.into_iter().map(|h| h.1).collect(),
+                self.hits
+                    .into_iter()
+                    .filter(|h| h.0 != UNLABELLED)
+                    .map(|h| h.1)
+                    .collect(),
             );
         };
         let n = domains.values.len();
@@ -273,6 +281,7 @@ impl TermPods<'_> {
                     grouped[*at as usize] = p;
                     *at += 1;
                 }
+                None if d == UNLABELLED => {}
                 None => without.push(p),
             }
         }
@@ -889,22 +898,39 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 let matching = self.matching(r);
                 let source = if sign > 0 { i } else { n_aff + i };
                 let k = self.score_key(&key);
-                // One pass per term: a term like `tier in (data)` matches a third of the
-                // cluster's pods. Each is added to its domain's cell and recorded.
+                // A term like `tier in (data)` matches a third of the cluster's pods. Each is
+                // recorded with its domain in one pass that makes the list at its size, then
+                // added to its domain's cell; the loops hold no branch that grows a vector.
                 let sources = self.source_names.len();
-                let mut cells = k.map(|k| &mut self.topology_score[k]);
-                let mut hits = Vec::with_capacity(matching.len());
+                let domains = k.map(|k| self.topology_score[k].domains);
+                let node_domain: Vec<u32> = node_labelled
+                    .iter()
+                    .enumerate()
+                    .map(|(node, &labelled)| match domains {
+                        _ if !labelled => UNLABELLED,
+                        Some(ds) => ds.of(node).unwrap_or(Domains::NONE),
+                        None => Domains::NONE,
+                    })
+                    .collect();
+                let hits: Vec<(u32, u32)> = matching
+                    .iter()
+                    .map(|&p| {
+                        let node = state.pod_node.get(p as usize).copied();
+                        let d = node.and_then(|n| node_domain.get(n).copied());
+                        (d.unwrap_or(UNLABELLED), p)
+                    })
+                    .collect();
                 let mut added = false;
-                for p in matching {
-                    let node = state.pod_node[p as usize];
-                    if !node_labelled[node] {
-                        continue;
+                if let Some(ks) = k.map(|k| &mut self.topology_score[k]) {
+                    let domain_count = ks.domains.values.len();
+                    for &(d, _) in &hits {
+                        if (d as usize) < domain_count {
+                            let cell = &mut ks.cells[d as usize * sources + source];
+                            cell.0 += 1;
+                            cell.1 += delta;
+                            added = true;
+                        }
                     }
-                    let d = cells
-                        .as_mut()
-                        .and_then(|ks| ks.add(node, sources, source, delta));
-                    added |= d.is_some();
-                    hits.push((d.unwrap_or(Domains::NONE), p));
                 }
                 self.any_score |= added;
                 let at = table_offset(kind, self.lens()) + i;
@@ -1156,9 +1182,13 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Node",
                    "metadata": {"name": "n4", "labels": {"rack": "r1"}},
                    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
+            // Without any label: upstream's PreScore skips its pods, so the report lists none.
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n5"},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}),
             pod("p1", "n1"),
             pod("p2", "n2"),
             pod("p4", "n4"),
+            pod("p5", "n5"),
             pod("p3", "n1"),
         ]);
         let eval = evaluate_default(
