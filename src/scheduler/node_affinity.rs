@@ -91,32 +91,41 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// `key(node)` names the node's values; `make(node)` explains a node.
+    /// `domains` are the label keys read; `make(node)` explains a node. `None` when the
+    /// combinations of values are too many to number (then each node is explained alone).
     fn new(
         node_count: usize,
         nodes: impl Iterator<Item = usize>,
-        key: impl Fn(usize) -> smallvec::SmallVec<[u32; 8]>,
+        domains: &[Option<&Domains>],
         mut make: impl FnMut(usize) -> T,
-    ) -> Shared<T> {
+    ) -> Option<Shared<T>> {
+        // A node's values as one mixed-radix number: each key's digit is its value's index
+        // plus one, 0 without the label. Hashing one integer per node, not a list.
+        let mut radix = Vec::with_capacity(domains.len());
+        let mut stride: u128 = 1;
+        for d in domains.iter().flatten() {
+            radix.push((d, stride));
+            stride = stride.checked_mul(d.values.len() as u128 + 1)?;
+        }
+        let key = |node: usize| -> u128 {
+            radix
+                .iter()
+                .map(|(d, stride)| d.of(node).map_or(0, |v| u128::from(v) + 1) * stride)
+                .sum()
+        };
         let mut of_node = vec![u32::MAX; node_count];
-        let mut seen: foldhash::HashMap<smallvec::SmallVec<[u32; 8]>, u32> = Default::default();
+        let mut seen: foldhash::HashMap<u128, u32> = Default::default();
         let mut made = Vec::new();
         for ni in nodes {
-            let k = key(ni);
-            let at = match seen.get(&k) {
-                Some(&at) => at,
-                None => {
-                    let at = u32::try_from(made.len()).unwrap_or(u32::MAX);
-                    made.push(Arc::new(make(ni)));
-                    seen.insert(k, at);
-                    at
-                }
-            };
+            let at = *seen.entry(key(ni)).or_insert_with(|| {
+                made.push(Arc::new(make(ni)));
+                u32::try_from(made.len() - 1).unwrap_or(u32::MAX)
+            });
             if let Some(slot) = of_node.get_mut(ni) {
                 *slot = at;
             }
         }
-        Shared { of_node, made }
+        Some(Shared { of_node, made })
     }
 
     fn get(&self, node: usize) -> Option<&Arc<T>> {
@@ -124,16 +133,6 @@ impl<T> Shared<T> {
             .get(node)
             .and_then(|&at| self.made.get(at as usize))
     }
-}
-
-/// The node's value index for each of `domains` (`Domains::NONE` without the label).
-fn values_key<'d>(
-    domains: impl Iterator<Item = Option<&'d Domains>>,
-    node: usize,
-) -> smallvec::SmallVec<[u32; 8]> {
-    domains
-        .map(|d| d.and_then(|d| d.of(node)).unwrap_or(Domains::NONE))
-        .collect()
 }
 
 fn reads_fields<'t>(mut terms: impl Iterator<Item = &'t ParsedTerm>) -> bool {
@@ -222,19 +221,13 @@ impl<'a> NodeAffinity<'a> {
         let filters = !plugin.node_selector.is_empty() || selectors().next().is_some();
         if filters && !reads_fields(selectors().flat_map(|s| &s.terms)) {
             let p = &plugin;
-            let keys = || {
-                let selector = p.node_selector.iter().map(|(_, _, d)| *d);
-                let terms = p.domains[0].iter().chain(&p.domains[1]).flatten().copied();
-                selector.chain(terms)
-            };
+            let selector = p.node_selector.iter().map(|(_, _, d)| *d);
+            let terms = p.domains[0].iter().chain(&p.domains[1]).flatten().copied();
+            let keys: Vec<_> = selector.chain(terms).collect();
             let nodes = input.state.nodes.len();
-            let shared = Shared::new(
-                nodes,
-                0..nodes,
-                |ni| values_key(keys(), ni),
-                |ni| p.filter_details(ni, &input.node(ni).name),
-            );
-            plugin.filter_shared = Some(shared);
+            plugin.filter_shared = Shared::new(nodes, 0..nodes, &keys, |ni| {
+                p.filter_details(ni, &input.node(ni).name)
+            });
         }
         plugin
     }
@@ -367,20 +360,16 @@ impl Plugin for NodeAffinity<'_> {
         };
         let lists = self.args.added_preferred.iter().chain(preferred);
         if !reads_fields(lists.flat_map(|p| p.terms.iter().map(|(_, t)| t))) {
-            let keys = || {
-                self.domains[2]
-                    .iter()
-                    .chain(&self.domains[3])
-                    .flatten()
-                    .copied()
-            };
-            let shared = Shared::new(
-                self.input.state.nodes.len(),
-                candidates.iter().copied(),
-                |ni| values_key(keys(), ni),
-                |ni| self.score_details(ni),
-            );
-            self.score_shared = Some(shared);
+            let keys: Vec<_> = self.domains[2]
+                .iter()
+                .chain(&self.domains[3])
+                .flatten()
+                .copied()
+                .collect();
+            let nodes = self.input.state.nodes.len();
+            self.score_shared = Shared::new(nodes, candidates.iter().copied(), &keys, |ni| {
+                self.score_details(ni)
+            });
         }
         PreScoreOutcome::Proceed
     }
@@ -489,5 +478,30 @@ mod tests {
         assert!(!Arc::ptr_eq(&n1, &n2));
         let matched = |d: &FilterDetails| d.required.as_ref().is_some_and(|r| r.matched);
         assert!(matched(&n1) && !matched(&n2));
+    }
+
+    /// Too many combinations of values to number in 128 bits (81 keys of 2 values: 3^81):
+    /// every node is explained alone, with the same verdicts.
+    #[test]
+    fn too_many_combinations_are_explained_node_by_node() {
+        let labels = |v: &str| -> serde_json::Map<String, Value> {
+            (0..81).map(|k| (format!("k{k}"), json!(v))).collect()
+        };
+        let node = |name: &str, v: &str| {
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": name, "labels": labels(v)},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        };
+        let expressions: Vec<Value> = (0..81)
+            .map(|k| json!({"key": format!("k{k}"), "operator": "In", "values": ["x"]}))
+            .collect();
+        let eval = evaluate_default(
+            json!([node("n1", "x"), node("n2", "x"), node("n3", "y")]),
+            pod(json!({"matchExpressions": expressions})),
+        );
+        let (n1, n2, n3) = (filter(&eval, "n1"), filter(&eval, "n2"), filter(&eval, "n3"));
+        assert!(!Arc::ptr_eq(&n1, &n2));
+        let matched = |d: &FilterDetails| d.required.as_ref().is_some_and(|r| r.matched);
+        assert!(matched(&n1) && matched(&n2) && !matched(&n3));
     }
 }
