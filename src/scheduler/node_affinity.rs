@@ -499,7 +499,11 @@ mod tests {
             json!([node("n1", "x"), node("n2", "x"), node("n3", "y")]),
             pod(json!({"matchExpressions": expressions})),
         );
-        let (n1, n2, n3) = (filter(&eval, "n1"), filter(&eval, "n2"), filter(&eval, "n3"));
+        let (n1, n2, n3) = (
+            filter(&eval, "n1"),
+            filter(&eval, "n2"),
+            filter(&eval, "n3"),
+        );
         assert!(!Arc::ptr_eq(&n1, &n2));
         let matched = |d: &FilterDetails| d.required.as_ref().is_some_and(|r| r.matched);
         assert!(matched(&n1) && matched(&n2) && !matched(&n3));

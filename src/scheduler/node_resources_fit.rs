@@ -294,8 +294,6 @@ pub struct ScoreDetails {
     pub resources: Vec<ResourceScore>,
 }
 
-/// `calculateResourceAllocatableRequest`: (allocatable, node requested + pod request), or
-/// (0, 0) when the resource does not take part.
 /// Where a resource's amount is kept in [`Resources`], worked out once from its name: the
 /// resources scored and checked depend on the pod and the profile only, and matching their
 /// names again on every node (and `is_scalar`'s qualified-name check) was a third of
@@ -357,8 +355,9 @@ impl ScoredResource {
     }
 }
 
-/// The node's allocatable amount of `r` and what its pods request with the incoming pod's
-/// (`use_requested`: the actual requests; otherwise cpu and memory with non-zero defaults).
+/// `calculateResourceAllocatableRequest`: (allocatable, node requested + pod request), or
+/// (0, 0) when the resource does not take part (`use_requested`: the pods' actual requests;
+/// otherwise cpu and memory with the non-zero defaults).
 pub(crate) fn allocatable_and_requested(
     input: &Input<'_>,
     usage: &NodeUsage,
