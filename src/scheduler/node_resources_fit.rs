@@ -414,19 +414,14 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
     }
-    match capacity.checked_sub(requested) {
-        Some(free) => percent(free, capacity),
-        None => {
-            ((i128::from(capacity) - i128::from(requested)) * 100 / i128::from(capacity)) as i64
-        }
-    }
+    percent(i128::from(capacity) - i128::from(requested), capacity)
 }
 
 fn most_requested(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
     }
-    percent(requested.min(capacity), capacity)
+    percent(requested.min(capacity).into(), capacity)
 }
 
 /// `scaledUtilization`: requested × 100 / capacity, clamped to 0..=100.
@@ -437,16 +432,17 @@ fn utilization(requested: i64, capacity: i64) -> i64 {
     if requested >= capacity {
         return 100;
     }
-    percent(requested, capacity)
+    percent(requested.into(), capacity)
 }
 
 /// `n × 100 / d` (`d` non-zero), in i128 only when i64 would overflow: a hostile manifest's
 /// quantities must not overflow, and the 128-bit division is a library call on every node.
-fn percent(n: i64, d: i64) -> i64 {
-    match n.checked_mul(100).and_then(|x| x.checked_div(d)) {
-        Some(q) => q,
-        None => (i128::from(n) * 100 / i128::from(d)) as i64,
-    }
+fn percent(n: i128, d: i64) -> i64 {
+    i64::try_from(n)
+        .ok()
+        .and_then(|n| n.checked_mul(100))
+        .and_then(|x| x.checked_div(d))
+        .unwrap_or_else(|| (n * 100 / i128::from(d)) as i64)
 }
 
 /// `helper.BuildBrokenLinearFunction` over a shape already scaled to 0..100 scores.
@@ -518,11 +514,11 @@ pub(crate) fn strategy_score(
     } else if args.strategy == StrategyType::RequestedToCapacityRatio {
         (sum as f64 / weights as f64).round() as i64
     } else {
-        // In i64 where it fits, as `percent`.
-        match (i64::try_from(sum), i64::try_from(weights)) {
-            (Ok(s), Ok(w)) => s.checked_div(w).unwrap_or((sum / weights) as i64),
-            _ => (sum / weights) as i64,
-        }
+        // In i64 where it fits, as `percent`; the 128-bit division only when it does not.
+        let narrow = i64::try_from(sum).ok().zip(i64::try_from(weights).ok());
+        narrow
+            .and_then(|(s, w)| s.checked_div(w))
+            .unwrap_or_else(|| (sum / weights) as i64)
     };
     (score, per)
 }
