@@ -1079,6 +1079,19 @@ mod tests {
     use super::{FilterResult, ScoreResult, default_normalize, plugin_name};
     use std::borrow::Cow;
 
+    /// A node with `cpu` allocatable (8Gi memory, 110 pods) and no labels.
+    fn cpu_node(name: &str, cpu: &str) -> serde_json::Value {
+        serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+               "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+    }
+
+    /// A pod requesting one cpu.
+    fn one_cpu_pod() -> serde_json::Value {
+        serde_json::json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}]}})
+    }
+
     /// Names of plugins this version knows are static; any other (an out-of-tree plugin in a
     /// profile) is kept as written.
     #[test]
@@ -1099,14 +1112,12 @@ mod tests {
         use super::testing::evaluate_with;
         use super::{FilterDetails, ScoreDetails};
         use serde_json::json;
-        let node = |name: &str, cpu: &str| {
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
-        };
-        let items = json!([node("a", "4"), node("b", "100m"), node("c", "8")]);
-        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "x",
-                "resources": {"requests": {"cpu": "1"}}}]}});
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "100m"),
+            cpu_node("c", "8")
+        ]);
+        let pod = one_cpu_pod();
         let mut profile = Profile::default_profile(FeatureGates::default());
         profile.filter.insert(2, "Coscheduling".to_string());
         let eval = evaluate_with(items, pod, &profile);
@@ -1153,14 +1164,8 @@ mod tests {
         use super::profile::{FeatureGates, Profile};
         use super::testing::evaluate_with;
         use serde_json::json;
-        let node = |name: &str, cpu: &str| {
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
-        };
-        let items = json!([node("a", "4"), node("c", "8")]);
-        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "x",
-                "resources": {"requests": {"cpu": "1"}}}]}});
+        let items = json!([cpu_node("a", "4"), cpu_node("c", "8")]);
+        let pod = one_cpu_pod();
         let mut profile = Profile::default_profile(FeatureGates::default());
         profile.node_resources_fit.resources.clear();
         let eval = evaluate_with(items, pod, &profile);
@@ -1191,14 +1196,8 @@ mod tests {
         use super::profile::{FeatureGates, Profile};
         use super::testing::evaluate_with;
         use serde_json::json;
-        let node = |name: &str, cpu: &str| {
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
-        };
-        let items = json!([node("big", "4"), node("small", "100m")]);
-        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "x",
-                "resources": {"requests": {"cpu": "1"}}}]}});
+        let items = json!([cpu_node("big", "4"), cpu_node("small", "100m")]);
+        let pod = one_cpu_pod();
         let complete = |profile: &Profile| -> Vec<(String, Verdict, bool)> {
             evaluate_with(items.clone(), pod.clone(), profile)
                 .nodes
