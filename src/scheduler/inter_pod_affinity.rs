@@ -1160,6 +1160,38 @@ mod tests {
         assert_eq!(raws(at), named(0, 50));
     }
 
+    /// Without namespace objects, an existing pod's term whose namespaceSelector needs labels
+    /// leaves the plugin not evaluated when the term may match the pod (its label selector
+    /// does), even though the term names another namespace; a term that cannot match does not.
+    #[test]
+    fn an_existing_selector_term_without_namespaces_leaves_the_plugin_unevaluated() {
+        let node = json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        let existing = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "e", "namespace": "other", "labels": {"app": "e"}},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}],
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                    "namespaces": ["other"],
+                    "namespaceSelector": {"matchLabels": {"team": "a"}},
+                    "topologyKey": "kubernetes.io/hostname"}]}}}});
+        let note = |app: &str| -> Option<String> {
+            let pod = json!({"metadata": {"name": "p", "namespace": "default", "labels": {"app": app}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]}});
+            let eval = evaluate_default(json!([node.clone(), existing.clone()]), pod);
+            let n = eval.nodes.first().expect("a node");
+            let f = n.filters.iter().find(|f| f.plugin == "InterPodAffinity");
+            f.and_then(|f| f.not_evaluated.as_deref().map(str::to_string))
+        };
+        let web = note("web").expect("not evaluated for a pod the term may match");
+        assert!(
+            web.contains("an existing pod's term that may match the pod has a namespaceSelector"),
+            "{web}"
+        );
+        assert_eq!(note("db"), None);
+    }
+
     /// The report's per-domain pod lists are ordered by domain value (not by the order nodes
     /// come in), found by value, and serialized as an object, as a `BTreeMap` would be.
     #[test]
