@@ -184,7 +184,7 @@ pub fn drill_down(out: &mut dyn Write, n: &NodeReport, color: bool) -> std::io::
         Ok(())
     };
     for f in &n.filters {
-        match &f.details {
+        match f.details {
             Some(FilterDetails::NodeResourcesFit(d)) => {
                 head(out)?;
                 writeln!(out, "    NodeResourcesFit (cpu in cores, m = milli-cores)")?;
@@ -220,7 +220,7 @@ pub fn drill_down(out: &mut dyn Write, n: &NodeReport, color: bool) -> std::io::
         }
     }
     for s in &n.scores {
-        let (Some(details), Some(raw)) = (&s.details, s.raw) else {
+        let (Some(details), Some(raw)) = (s.details, s.raw) else {
             continue;
         };
         match details {

@@ -83,8 +83,8 @@ fn short_domain(key: &str, value: Option<&str>) -> String {
     }
 }
 
-fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<&'a FilterResult> {
-    n.filters.iter().find(|f| &*f.plugin == plugin)
+fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<FilterResult<'a>> {
+    n.filters.iter().find(|f| f.plugin == plugin)
 }
 
 fn values(r: &RequirementCheck) -> String {
@@ -241,7 +241,7 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
 /// "✗ short: cpu, memory" for NodeResourcesFit ("Insufficient cpu, Insufficient memory"),
 /// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
 fn short_fit_cell(f: &FilterResult) -> Option<String> {
-    match &*f.plugin {
+    match f.plugin {
         "NodeResourcesFit" => {
             let reason = f.reason()?;
             let short: Vec<&str> = reason
@@ -267,11 +267,11 @@ fn other_cell(n: &NodeReport) -> String {
     ];
     let mut parts = Vec::new();
     let mut unevaluated = 0;
-    for f in n.filters.iter().filter(|f| !known.contains(&&*f.plugin)) {
+    for f in n.filters.iter().filter(|f| !known.contains(&f.plugin)) {
         match f.pass {
             Some(false) => parts.push(
-                super::topology_spread::cell(f)
-                    .or_else(|| short_fit_cell(f))
+                super::topology_spread::cell(&f)
+                    .or_else(|| short_fit_cell(&f))
                     .unwrap_or_else(|| format!("✗ {}", f.reason().unwrap_or_default())),
             ),
             None => unevaluated += 1,
@@ -320,7 +320,7 @@ fn score_parts(n: &NodeReport) -> String {
                 (true, Some(w)) => w.to_string(),
                 _ => "?".to_string(),
             };
-            format!("{} {v}", short_plugin(&s.plugin))
+            format!("{} {v}", short_plugin(s.plugin))
         })
         .collect::<Vec<_>>()
         .join(" + ")

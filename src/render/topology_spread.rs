@@ -32,7 +32,7 @@ fn table(doc: &Explanation, i: usize) -> Option<&ConstraintTable> {
 /// The OTHER cell for a failed PodTopologySpread filter: which key, which domain, which skew.
 /// `None` when the entry is not this plugin's or has no details.
 pub(super) fn cell(f: &FilterResult) -> Option<String> {
-    if &*f.plugin != PLUGIN || f.pass != Some(false) {
+    if f.plugin != PLUGIN || f.pass != Some(false) {
         return None;
     }
     let Some(AnyFilter::PodTopologySpread(d)) = &f.details else {
@@ -58,13 +58,13 @@ pub(super) fn drill_down(
     n: &NodeReport,
     color: bool,
 ) -> std::io::Result<()> {
-    let filter = n.filters.iter().find(|f| &*f.plugin == PLUGIN);
-    let score = n.scores.iter().find(|s| &*s.plugin == PLUGIN);
-    let hard = match filter.and_then(|f| f.details.as_ref()) {
+    let filter = n.filters.iter().find(|f| f.plugin == PLUGIN);
+    let score = n.scores.iter().find(|s| s.plugin == PLUGIN);
+    let hard = match filter.and_then(|f| f.details) {
         Some(AnyFilter::PodTopologySpread(d)) => Some(d.as_ref()),
         _ => None,
     };
-    let soft = match score.and_then(|s| s.details.as_ref()) {
+    let soft = match score.and_then(|s| s.details) {
         Some(AnyScore::PodTopologySpread(d)) => Some(d),
         _ => None,
     };

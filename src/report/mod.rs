@@ -12,8 +12,8 @@ use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Entries, Evaluation, FilterResult, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
-    ScoreResult, Verdict, fit_error_message,
+    Entries, Evaluation, FilterCell, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
+    ScoreCell, Verdict, fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -173,9 +173,9 @@ pub struct NodeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reported: Option<ReportedStatus>,
     /// One entry per Filter plugin, in profile order.
-    pub filters: Entries<FilterResult>,
+    pub filters: Entries<FilterCell>,
     /// One entry per Score plugin (empty for rejected nodes).
-    pub scores: Entries<ScoreResult>,
+    pub scores: Entries<ScoreCell>,
     /// Total weighted score of the evaluated plugins; null for rejected nodes.
     pub score: Option<i64>,
     /// Whether every enabled score plugin was evaluated for this node.
@@ -242,7 +242,7 @@ fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
     node.filters
         .iter()
         .find(|f| *f.plugin == *r.plugin)
-        .and_then(|f| f.status.as_ref())
+        .and_then(|f| f.status)
         .filter(|s| s.message() == r.reason)
         .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
         .unwrap_or_else(|| vec![r.reason.to_string()])
@@ -415,7 +415,7 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
         let skipped_by_controller = n
             .filters
             .iter()
-            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&&*f.plugin));
+            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&f.plugin));
         let list = if skipped_by_controller {
             &mut out.not_created
         } else {

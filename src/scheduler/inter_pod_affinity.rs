@@ -1149,7 +1149,7 @@ mod tests {
                 .nodes
                 .iter()
                 .map(|n| {
-                    let raw = n.scores.iter().find(|s| &*s.plugin == "InterPodAffinity");
+                    let raw = n.scores.iter().find(|s| s.plugin == "InterPodAffinity");
                     (n.name.to_string(), raw.and_then(|s| s.raw))
                 })
                 .collect()
@@ -1182,7 +1182,7 @@ mod tests {
             let eval = evaluate_default(json!([node.clone(), existing.clone()]), pod);
             let n = eval.nodes.first().expect("a node");
             let f = n.filters.iter().find(|f| f.plugin == "InterPodAffinity");
-            f.and_then(|f| f.not_evaluated.as_deref().map(str::to_string))
+            f.and_then(|f| f.not_evaluated.map(str::to_string))
         };
         let web = note("web").expect("not evaluated for a pod the term may match");
         assert!(

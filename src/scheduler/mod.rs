@@ -152,43 +152,69 @@ pub const SKIPPED_FILTER_NOTE: &str =
 pub const SKIPPED_SCORE_NOTE: &str =
     "PreScore returned Skip: the plugin adds nothing to any node's score";
 
-/// One plugin's Filter verdict on one node. The report lists these as they are (one entry
-/// per plugin, serialized with the reason joined and whether it was evaluated), so that the
-/// explanation of 5,000 nodes is not copied once more to be shown.
-#[derive(Debug, Clone)]
-pub struct FilterResult {
-    pub plugin: PluginName,
+/// One plugin's Filter verdict on one node, as read from the node's row: the plugin's part
+/// (its name, and why it did not run) is kept once per column and the node's part (status,
+/// details) once per row, so that 5,000 nodes do not each carry thirteen copies of the
+/// former. The report lists these as they are (serialized with the reason joined and whether
+/// it was evaluated), so that the explanation of 5,000 nodes is not copied to be shown.
+#[derive(Debug, Clone, Copy)]
+pub struct FilterResult<'a> {
+    pub plugin: &'a str,
     /// `None` when the plugin was not evaluated.
     pub pass: Option<bool>,
-    /// The plugin's own Filter status on this node (what upstream's Filter returns); boxed
-    /// because most entries pass, and 13 entries per node for 5,000 nodes add up.
-    pub status: Option<Box<Status>>,
+    /// The plugin's own Filter status on this node (what upstream's Filter returns).
+    pub status: Option<&'a Status>,
     /// PreFilter returned Skip: upstream never runs this Filter for the pod.
     pub skipped: bool,
     /// Why the plugin was not evaluated, when it was not.
-    pub not_evaluated: Option<Arc<str>>,
-    pub details: Option<FilterDetails>,
+    pub not_evaluated: Option<&'a str>,
+    pub details: Option<&'a FilterDetails>,
 }
 
-impl FilterResult {
+impl<'a> FilterResult<'a> {
     /// The status's reasons joined as `kubectl describe` shows them; `None` when it passed.
-    pub fn reason(&self) -> Option<String> {
-        self.status.as_ref().map(|s| s.message().into_owned())
+    pub fn reason(self) -> Option<String> {
+        self.status.map(|s| s.message().into_owned())
     }
 
-    pub fn code(&self) -> Option<Code> {
-        self.status.as_ref().map(|s| s.code)
+    pub fn code(self) -> Option<Code> {
+        self.status.map(|s| s.code)
     }
 
-    pub fn evaluated(&self) -> bool {
+    pub fn evaluated(self) -> bool {
         self.not_evaluated.is_none()
     }
 
     /// Why it was not evaluated, or that its PreFilter skipped it.
-    pub fn note(&self) -> Option<&str> {
+    pub fn note(self) -> Option<&'a str> {
         self.not_evaluated
-            .as_deref()
             .or(self.skipped.then_some(SKIPPED_FILTER_NOTE))
+    }
+}
+
+/// A node's own part of a Filter entry, one per node in the column of a plugin that ran:
+/// it passed when there is no status. Boxed status because most entries pass.
+#[derive(Debug, Clone)]
+pub struct FilterCell {
+    pub status: Option<Box<Status>>,
+    pub details: Option<FilterDetails>,
+}
+
+impl Cell for FilterCell {
+    type View<'a> = FilterResult<'a>;
+
+    fn view<'a>(head: &'a Head, cell: Option<&'a FilterCell>) -> FilterResult<'a> {
+        FilterResult {
+            plugin: &head.plugin,
+            pass: match cell {
+                Some(c) => Some(c.status.is_none()),
+                None => head.not_evaluated.is_none().then_some(true),
+            },
+            status: cell.and_then(|c| c.status.as_deref()),
+            skipped: head.skipped,
+            not_evaluated: head.not_evaluated.as_deref(),
+            details: cell.and_then(|c| c.details.as_ref()),
+        }
     }
 }
 
@@ -210,17 +236,17 @@ struct FilterEntry<'a> {
     details: Option<&'a FilterDetails>,
 }
 
-impl Serialize for FilterResult {
+impl Serialize for FilterResult<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         FilterEntry {
-            plugin: &self.plugin,
+            plugin: self.plugin,
             pass: self.pass,
-            reason: self.status.as_deref().map(Status::message),
+            reason: self.status.map(Status::message),
             code: self.code(),
             skipped: self.skipped,
             evaluated: self.evaluated(),
             note: self.note(),
-            details: self.details.as_ref(),
+            details: self.details,
         }
         .serialize(s)
     }
@@ -255,36 +281,64 @@ pub enum ScoreDetails {
     ImageLocality(image_locality::ScoreDetails),
 }
 
-/// One plugin's score for one candidate node; listed by the report as it is.
-#[derive(Debug, Clone)]
-pub struct ScoreResult {
-    pub plugin: PluginName,
+/// One plugin's score for one candidate node, as read from the node's row (the plugin's
+/// part kept once per column, as for [`FilterResult`]); listed by the report as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoreResult<'a> {
+    pub plugin: &'a str,
     pub weight: i64,
     /// `None` when not evaluated or skipped.
     pub raw: Option<i64>,
     /// After NormalizeScore (0..=100); 0 when PreScore skipped.
     pub normalized: Option<i64>,
     pub skipped: bool,
-    pub not_evaluated: Option<Arc<str>>,
-    pub details: Option<ScoreDetails>,
+    pub not_evaluated: Option<&'a str>,
+    pub details: Option<&'a ScoreDetails>,
 }
 
-impl ScoreResult {
-    /// The normalized score times the weight (0 when PreScore skipped). Derived, not stored:
-    /// every byte of an entry is paid once per score plugin on every candidate.
-    pub fn weighted(&self) -> Option<i64> {
+impl<'a> ScoreResult<'a> {
+    /// The normalized score times the weight (0 when PreScore skipped).
+    pub fn weighted(self) -> Option<i64> {
         self.normalized.map(|n| n * self.weight)
     }
 
-    pub fn evaluated(&self) -> bool {
+    pub fn evaluated(self) -> bool {
         self.not_evaluated.is_none()
     }
 
     /// Why it was not evaluated, or that its PreScore skipped it.
-    pub fn note(&self) -> Option<&str> {
+    pub fn note(self) -> Option<&'a str> {
         self.not_evaluated
-            .as_deref()
             .or(self.skipped.then_some(SKIPPED_SCORE_NOTE))
+    }
+}
+
+/// A candidate's own part of a Score entry, one per candidate in the column of a plugin
+/// that scored them all.
+#[derive(Debug, Clone)]
+pub struct ScoreCell {
+    pub raw: i64,
+    /// After NormalizeScore (0..=100).
+    pub normalized: i64,
+    pub details: Option<ScoreDetails>,
+}
+
+impl Cell for ScoreCell {
+    type View<'a> = ScoreResult<'a>;
+
+    fn view<'a>(head: &'a Head, cell: Option<&'a ScoreCell>) -> ScoreResult<'a> {
+        ScoreResult {
+            plugin: &head.plugin,
+            weight: head.weight,
+            raw: cell.map(|c| c.raw),
+            normalized: match cell {
+                Some(c) => Some(c.normalized),
+                None => head.skipped.then_some(0),
+            },
+            skipped: head.skipped,
+            not_evaluated: head.not_evaluated.as_deref(),
+            details: cell.and_then(|c| c.details.as_ref()),
+        }
     }
 }
 
@@ -306,10 +360,10 @@ struct ScoreEntry<'a> {
     details: Option<&'a ScoreDetails>,
 }
 
-impl Serialize for ScoreResult {
+impl Serialize for ScoreResult<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         ScoreEntry {
-            plugin: &self.plugin,
+            plugin: self.plugin,
             raw: self.raw,
             normalized: self.normalized,
             weight: self.weight,
@@ -317,7 +371,7 @@ impl Serialize for ScoreResult {
             skipped: self.skipped,
             evaluated: self.evaluated(),
             note: self.note(),
-            details: self.details.as_ref(),
+            details: self.details,
         }
         .serialize(s)
     }
@@ -372,32 +426,52 @@ pub struct ReportedStatus {
 }
 
 /// The entries of every node for one extension point (Filter or Score), stored by plugin:
-/// an entry that is the same on every node (a plugin whose PreFilter or PreScore skipped it,
-/// or one not evaluated) is made once, and each plugin that ran has one column with a row per
-/// node. Nodes read their row through [`Entries`]; nothing is copied per node. At 5,000 nodes
-/// a list per node was 8,700 allocations and 5.7 MB written twice (columns, then rows).
+/// each plugin has a head, the part of its entry that is the same on every node, and a
+/// plugin that ran has a column with a cell per node. Nodes read their row through
+/// [`Entries`]; nothing is copied per node. At 5,000 nodes a list per node was 8,700
+/// allocations and 5.7 MB written twice (columns, then rows); whole entries in the columns
+/// were still 10 MB written, half of it the heads' copies.
 #[derive(Debug)]
-pub struct EntryTable<T> {
+pub struct EntryTable<C> {
     /// Profile order.
-    layout: Vec<Slot<T>>,
-    columns: Vec<Vec<T>>,
+    heads: Vec<Head>,
+    columns: Vec<Vec<C>>,
 }
 
+/// The part of a plugin's entry that is the same on every node.
 #[derive(Debug)]
-enum Slot<T> {
-    Shared(T),
-    Column(usize),
+pub struct Head {
+    plugin: PluginName,
+    /// Score plugins only; 0 for Filter.
+    weight: i64,
+    /// Its PreFilter or PreScore returned Skip.
+    skipped: bool,
+    /// Why the plugin was not evaluated, when it was not.
+    not_evaluated: Option<Arc<str>>,
+    /// The plugin's column, when it ran.
+    column: Option<usize>,
+}
+
+/// A node's own part of an entry, and how it reads as a whole entry with its plugin's head.
+pub trait Cell: Sized {
+    type View<'a>
+    where
+        Self: 'a;
+
+    /// The entry of the plugin with this head: `cell` is the node's, `None` when the plugin
+    /// did not run.
+    fn view<'a>(head: &'a Head, cell: Option<&'a Self>) -> Self::View<'a>;
 }
 
 /// One node's entries for an extension point, in profile order: its row of an
 /// [`EntryTable`] (none for the scores of a node that is not a candidate).
 #[derive(Debug)]
-pub struct Entries<T> {
-    table: Option<Arc<EntryTable<T>>>,
+pub struct Entries<C> {
+    table: Option<Arc<EntryTable<C>>>,
     row: usize,
 }
 
-impl<T> Clone for Entries<T> {
+impl<C> Clone for Entries<C> {
     fn clone(&self) -> Self {
         Entries {
             table: self.table.clone(),
@@ -406,7 +480,7 @@ impl<T> Clone for Entries<T> {
     }
 }
 
-impl<T> Default for Entries<T> {
+impl<C> Default for Entries<C> {
     fn default() -> Self {
         Entries {
             table: None,
@@ -415,8 +489,8 @@ impl<T> Default for Entries<T> {
     }
 }
 
-impl<T> Entries<T> {
-    fn row(table: &Arc<EntryTable<T>>, row: usize) -> Self {
+impl<C: Cell> Entries<C> {
+    fn row(table: &Arc<EntryTable<C>>, row: usize) -> Self {
         Entries {
             table: Some(table.clone()),
             row,
@@ -424,57 +498,61 @@ impl<T> Entries<T> {
     }
 
     /// Every entry, in profile order.
-    pub fn iter(&self) -> EntriesIter<'_, T> {
+    pub fn iter(&self) -> EntriesIter<'_, C> {
         EntriesIter {
             table: self.table.as_deref(),
-            slots: self.table.as_ref().map_or(&[][..], |t| &t.layout).iter(),
+            heads: self.table.as_ref().map_or(&[][..], |t| &t.heads).iter(),
             row: self.row,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.table.as_ref().map_or(0, |t| t.layout.len())
+        self.table.as_ref().map_or(0, |t| t.heads.len())
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn first(&self) -> Option<&T> {
+    pub fn first(&self) -> Option<C::View<'_>> {
         self.iter().next()
     }
 }
 
 /// The entries of one node in profile order: [`Entries::iter`].
-#[derive(Debug, Clone)]
-pub struct EntriesIter<'a, T> {
-    table: Option<&'a EntryTable<T>>,
-    slots: std::slice::Iter<'a, Slot<T>>,
+#[derive(Debug)]
+pub struct EntriesIter<'a, C> {
+    table: Option<&'a EntryTable<C>>,
+    heads: std::slice::Iter<'a, Head>,
     row: usize,
 }
 
-impl<'a, T> Iterator for EntriesIter<'a, T> {
-    type Item = &'a T;
+impl<'a, C: Cell> Iterator for EntriesIter<'a, C> {
+    type Item = C::View<'a>;
 
-    fn next(&mut self) -> Option<&'a T> {
-        match self.slots.next()? {
-            Slot::Shared(entry) => Some(entry),
-            Slot::Column(c) => self.table.map(|t| &t.columns[*c][self.row]),
-        }
+    fn next(&mut self) -> Option<C::View<'a>> {
+        let head = self.heads.next()?;
+        let cell = head
+            .column
+            .and_then(|c| Some(&self.table?.columns[c][self.row]));
+        Some(C::view(head, cell))
     }
 }
 
-impl<'a, T> IntoIterator for &'a Entries<T> {
-    type Item = &'a T;
-    type IntoIter = EntriesIter<'a, T>;
+impl<'a, C: Cell> IntoIterator for &'a Entries<C> {
+    type Item = C::View<'a>;
+    type IntoIter = EntriesIter<'a, C>;
 
-    fn into_iter(self) -> EntriesIter<'a, T> {
+    fn into_iter(self) -> EntriesIter<'a, C> {
         self.iter()
     }
 }
 
 /// Written as the list of every entry, as when each node held all its entries.
-impl<T: Serialize> Serialize for Entries<T> {
+impl<C: Cell> Serialize for Entries<C>
+where
+    for<'a> C::View<'a>: Serialize,
+{
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
     }
@@ -492,8 +570,8 @@ pub struct NodeResult {
     pub verdict: Verdict,
     /// `None` when the node passed every Filter (or none that failed was evaluated).
     pub reported: Option<ReportedStatus>,
-    pub filters: Entries<FilterResult>,
-    pub scores: Entries<ScoreResult>,
+    pub filters: Entries<FilterCell>,
+    pub scores: Entries<ScoreCell>,
     /// Sum of weighted scores of the evaluated plugins; `None` for nodes that are not
     /// candidates.
     pub total: Option<i64>,
@@ -728,42 +806,40 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     }
 
     // Filter: every plugin on every node. What does not depend on the node is decided once:
-    // the entries of plugins that do not run are the same on every node, made once; each
-    // plugin that runs fills a column, a row per node.
+    // each plugin's head (its name, whether it was skipped or not evaluated) is made once;
+    // each plugin that runs fills a column, a cell per node.
     enum Run {
         NotEvaluated,
         Skipped,
         Filter { plugin: usize, column: usize },
     }
     let mut plan: Vec<(PluginName, Run)> = Vec::with_capacity(profile.filter.len());
-    let mut layout: Vec<Slot<FilterResult>> = Vec::with_capacity(profile.filter.len());
-    let mut columns: Vec<Vec<FilterResult>> = Vec::new();
+    let mut heads: Vec<Head> = Vec::with_capacity(profile.filter.len());
+    let mut columns: Vec<Vec<FilterCell>> = Vec::new();
     for name in &profile.filter {
         let shared_name = plugin_name(name);
-        let shared = |pass, skipped, not_evaluated| {
-            Slot::Shared(FilterResult {
-                plugin: shared_name.clone(),
-                pass,
-                status: None,
-                skipped,
-                not_evaluated,
-                details: None,
-            })
-        };
-        let (run, slot) = match plugin(&plugins, name) {
+        let (run, skipped, not_evaluated, column) = match plugin(&plugins, name) {
             None => (
                 Run::NotEvaluated,
-                shared(None, false, Some(why_not_evaluated(name))),
+                false,
+                Some(why_not_evaluated(name)),
+                None,
             ),
-            Some(_) if skipped.contains(name) => (Run::Skipped, shared(Some(true), true, None)),
+            Some(_) if skipped.contains(name) => (Run::Skipped, true, None, None),
             Some(plugin) => {
                 columns.push(Vec::with_capacity(input.state.nodes.len()));
                 let column = columns.len() - 1;
-                (Run::Filter { plugin, column }, Slot::Column(column))
+                (Run::Filter { plugin, column }, false, None, Some(column))
             }
         };
+        heads.push(Head {
+            plugin: shared_name.clone(),
+            weight: 0,
+            skipped,
+            not_evaluated,
+            column,
+        });
         plan.push((shared_name, run));
-        layout.push(slot);
     }
     let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
     for (ni, node) in input.state.nodes.iter().enumerate() {
@@ -787,12 +863,8 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                             uncertain: unevaluated_before,
                         });
                     }
-                    columns[*column].push(FilterResult {
-                        plugin: shared_name.clone(),
-                        pass: Some(status.is_none()),
+                    columns[*column].push(FilterCell {
                         status: status.map(Box::new),
-                        skipped: false,
-                        not_evaluated: None,
                         details,
                     });
                 }
@@ -841,7 +913,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
             score_complete: true,
         });
     }
-    let filters = Arc::new(EntryTable { layout, columns });
+    let filters = Arc::new(EntryTable { heads, columns });
     for (row, n) in nodes.iter_mut().enumerate() {
         n.filters = Entries::row(&filters, row);
     }
@@ -888,26 +960,21 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         }
     }
 
-    // Each plugin scores every candidate into a column of entries, a row per candidate; a
-    // plugin not evaluated, skipped or failed has one entry shared by every candidate.
-    let mut layout: Vec<Slot<ScoreResult>> = Vec::with_capacity(profile.score.len());
-    let mut columns: Vec<Vec<ScoreResult>> = Vec::new();
+    // Each plugin scores every candidate into a column, a cell per candidate; a plugin not
+    // evaluated, skipped or failed has its head alone, the same entry on every candidate.
+    let mut heads: Vec<Head> = Vec::with_capacity(profile.score.len());
+    let mut columns: Vec<Vec<ScoreCell>> = Vec::new();
     for (name, weight) in &profile.score {
-        let shared_name = plugin_name(name);
-        let blank = |not_evaluated: Option<Arc<str>>, skipped: bool| {
-            Slot::Shared(ScoreResult {
-                plugin: shared_name.clone(),
-                weight: *weight,
-                raw: None,
-                normalized: skipped.then_some(0),
-                skipped,
-                not_evaluated,
-                details: None,
-            })
+        let head = |not_evaluated: Option<Arc<str>>, skipped: bool, column: Option<usize>| Head {
+            plugin: plugin_name(name),
+            weight: *weight,
+            skipped,
+            not_evaluated,
+            column,
         };
-        let slot = match plugin(&plugins, name) {
-            None => blank(Some(why_not_evaluated(name)), false),
-            Some(_) if score_skipped.contains(name) => blank(None, true),
+        let head = match plugin(&plugins, name) {
+            None => head(Some(why_not_evaluated(name)), false, None),
+            Some(_) if score_skipped.contains(name) => head(None, true, None),
             Some(pi) => {
                 let mut raws = Vec::with_capacity(candidates.len());
                 let mut column = Vec::with_capacity(candidates.len());
@@ -916,13 +983,9 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                     match plugins[pi].1.score(c) {
                         Ok((raw, details)) => {
                             raws.push(raw);
-                            column.push(ScoreResult {
-                                plugin: shared_name.clone(),
-                                weight: *weight,
-                                raw: Some(raw),
-                                normalized: None,
-                                skipped: false,
-                                not_evaluated: None,
+                            column.push(ScoreCell {
+                                raw,
+                                normalized: 0,
                                 details,
                             });
                         }
@@ -935,38 +998,37 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
                 match failed {
                     Some(e) => {
                         errors.push(format!("running Score plugin {name:?}: {e}"));
-                        blank(Some(e.into()), false)
+                        head(Some(e.into()), false, None)
                     }
                     None => {
                         plugins[pi].1.normalize(&mut raws);
-                        for (entry, normalized) in column.iter_mut().zip(raws) {
-                            entry.normalized = Some(normalized);
+                        for (cell, normalized) in column.iter_mut().zip(raws) {
+                            cell.normalized = normalized;
                         }
                         columns.push(column);
-                        Slot::Column(columns.len() - 1)
+                        head(None, false, Some(columns.len() - 1))
                     }
                 }
             }
         };
-        layout.push(slot);
+        heads.push(head);
     }
-    // A shared entry not evaluated makes every candidate's score incomplete; the weighted
-    // scores of shared entries (0 when skipped) count in every total.
-    let shared = || {
-        layout.iter().filter_map(|slot| match slot {
-            Slot::Shared(entry) => Some(entry),
-            Slot::Column(_) => None,
-        })
+    // A head not evaluated makes every candidate's score incomplete; the weighted scores of
+    // heads without a column (0 when skipped) count in every total.
+    let alone = || {
+        heads
+            .iter()
+            .filter(|h| h.column.is_none())
+            .map(|h| ScoreCell::view(h, None))
     };
-    let score_complete = shared().all(ScoreResult::evaluated);
-    let mut totals =
-        vec![shared().filter_map(ScoreResult::weighted).sum::<i64>(); candidates.len()];
-    for column in &columns {
-        for (total, entry) in totals.iter_mut().zip(column) {
-            *total += entry.weighted().unwrap_or(0);
+    let score_complete = alone().all(|e| e.evaluated());
+    let mut totals = vec![alone().filter_map(|e| e.weighted()).sum::<i64>(); candidates.len()];
+    for (head, column) in heads.iter().filter_map(|h| Some((h, &columns[h.column?]))) {
+        for (total, cell) in totals.iter_mut().zip(column) {
+            *total += cell.normalized * head.weight;
         }
     }
-    let scores = Arc::new(EntryTable { layout, columns });
+    let scores = Arc::new(EntryTable { heads, columns });
     for (row, (&c, total)) in candidates.iter().zip(totals).enumerate() {
         nodes[c].total = Some(total);
         nodes[c].scores = Entries::row(&scores, row);
@@ -1121,17 +1183,17 @@ mod tests {
         let mut profile = Profile::default_profile(FeatureGates::default());
         profile.filter.insert(2, "Coscheduling".to_string());
         let eval = evaluate_with(items, pod, &profile);
-        let fit_cpu = |f: &FilterResult| match &f.details {
+        let fit_cpu = |f: FilterResult| match f.details {
             Some(FilterDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
             _ => None,
         };
-        let score_cpu = |s: &ScoreResult| match &s.details {
+        let score_cpu = |s: ScoreResult| match s.details {
             Some(ScoreDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
             _ => None,
         };
         let mut seen = Vec::new();
         for n in &eval.nodes {
-            let names: Vec<&str> = n.filters.iter().map(|f| &*f.plugin).collect();
+            let names: Vec<&str> = n.filters.iter().map(|f| f.plugin).collect();
             assert_eq!(names, profile.filter, "{}", n.name);
             assert_eq!(n.filters.len(), profile.filter.len());
             let cosched = n.filters.iter().nth(2).expect("third entry");
@@ -1139,10 +1201,10 @@ mod tests {
                 !cosched.evaluated() && cosched.pass.is_none(),
                 "{cosched:?}"
             );
-            let volume = n.filters.iter().find(|f| &*f.plugin == "VolumeBinding");
+            let volume = n.filters.iter().find(|f| f.plugin == "VolumeBinding");
             assert!(volume.is_some_and(|f| f.skipped), "{volume:?}");
             let cpu = n.filters.iter().find_map(fit_cpu);
-            let scores: Vec<&str> = n.scores.iter().map(|s| &*s.plugin).collect();
+            let scores: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
             let score = n.scores.iter().find_map(score_cpu);
             seen.push((n.name.to_string(), cpu, scores.len(), score));
         }
@@ -1174,10 +1236,10 @@ mod tests {
             ["running Score plugin \"NodeResourcesFit\": resources not found"]
         );
         for n in &eval.nodes {
-            let names: Vec<&str> = n.scores.iter().map(|s| &*s.plugin).collect();
+            let names: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
             let wanted: Vec<&str> = profile.score.iter().map(|(p, _)| p.as_str()).collect();
             assert_eq!(names, wanted, "{}", n.name);
-            let fit = n.scores.iter().find(|s| &*s.plugin == "NodeResourcesFit");
+            let fit = n.scores.iter().find(|s| s.plugin == "NodeResourcesFit");
             assert!(
                 fit.is_some_and(|s| s.note() == Some("resources not found") && s.raw.is_none()),
                 "{fit:?}"

@@ -870,7 +870,7 @@ mod tests {
         e.nodes
             .iter()
             .map(|n| {
-                let s = n.filters.first().and_then(|f| f.status.as_ref());
+                let s = n.filters.first().and_then(|f| f.status);
                 let v = match s.map(|s| (s.code, s.message())) {
                     None => "ok",
                     Some((Code::Unschedulable, m)) if m == REASON_CONSTRAINTS_NOT_MATCH => "skew",
@@ -1074,7 +1074,7 @@ mod tests {
         assert_eq!(v[2], ("c".to_string(), "skew"));
         assert_eq!(v[1], ("b".to_string(), "ok"));
         let Some(AnyFilterDetails::PodTopologySpread(d)) =
-            e.nodes[2].filters.first().and_then(|f| f.details.as_ref())
+            e.nodes[2].filters.first().and_then(|f| f.details)
         else {
             panic!("details");
         };
