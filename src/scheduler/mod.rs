@@ -618,7 +618,8 @@ pub(crate) trait Plugin {
     /// `filter` on nodes `0..nodes`, a cell each, appended to `out`. The loop is here, not in
     /// the caller, so that each plugin has its own copy with `filter` called directly and
     /// its result written in place: called through the trait object per node, each result
-    /// went through the stack, and reading it back stalled (a fifth of the evaluate loop).
+    /// went through the stack, and reading it back stalled (over a quarter of `evaluate`'s
+    /// own time in the profile at 5,000 nodes).
     fn filter_all(&self, nodes: usize, out: &mut Vec<FilterCell>) {
         out.extend((0..nodes).map(|node| {
             let (status, details) = self.filter(node);
