@@ -1262,6 +1262,70 @@ mod tests {
         }
     }
 
+    /// The status the scheduler records for a node is its first failure in profile order,
+    /// uncertain when a plugin that runs before it was not evaluated; each failing plugin
+    /// still has its own entry.
+    #[test]
+    fn the_reported_status_is_the_first_failure_in_profile_order() {
+        use super::Code;
+        use super::profile::{FeatureGates, Profile};
+        use super::testing::evaluate_with;
+        let mut cordoned = cpu_node("small-cordoned", "100m");
+        cordoned["spec"] = serde_json::json!({"unschedulable": true});
+        let items = serde_json::json!([cordoned, cpu_node("small", "100m")]);
+        let reported = |unknown_at: usize| {
+            let mut profile = Profile::default_profile(FeatureGates::default());
+            profile
+                .filter
+                .insert(unknown_at, "Coscheduling".to_string());
+            let eval = evaluate_with(items.clone(), one_cpu_pod(), &profile);
+            eval.nodes
+                .iter()
+                .map(|n| {
+                    let failed: Vec<String> = n
+                        .filters
+                        .iter()
+                        .filter(|f| f.pass == Some(false))
+                        .map(|f| f.plugin.to_string())
+                        .collect();
+                    let r = n.reported.as_ref().expect("rejected");
+                    let plugin = format!("{} {:?}", r.plugin, r.code);
+                    (n.name.to_string(), plugin, r.uncertain, failed)
+                })
+                .collect::<Vec<_>>()
+        };
+        let cordon_at = Profile::default_profile(FeatureGates::default())
+            .filter
+            .iter()
+            .position(|p| p == "NodeUnschedulable")
+            .expect("in the default profile");
+        let both = ["NodeUnschedulable", "NodeResourcesFit"];
+        let fit = ["NodeResourcesFit"];
+        // Both unresolvable: cordoned, and a request above the node's allocatable.
+        let unresolvable = format!("NodeUnschedulable {:?}", Code::UnschedulableAndUnresolvable);
+        let too_small = format!("NodeResourcesFit {:?}", Code::UnschedulableAndUnresolvable);
+        let row = |name: &str, plugin: &str, uncertain: bool, failed: &[&str]| {
+            let failed = failed.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+            (name.to_string(), plugin.to_string(), uncertain, failed)
+        };
+        // Not evaluated before every plugin: whatever fails first is uncertain.
+        assert_eq!(
+            reported(0),
+            [
+                row("small-cordoned", &unresolvable, true, &both),
+                row("small", &too_small, true, &fit)
+            ]
+        );
+        // Not evaluated after NodeUnschedulable, before NodeResourcesFit.
+        assert_eq!(
+            reported(cordon_at + 1),
+            [
+                row("small-cordoned", &unresolvable, false, &both),
+                row("small", &too_small, true, &fit)
+            ]
+        );
+    }
+
     /// A score plugin that is not evaluated leaves every candidate's score incomplete; a
     /// rejected node has no score to be incomplete.
     #[test]
