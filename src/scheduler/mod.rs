@@ -835,70 +835,57 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     // Filter: every plugin on every node. What does not depend on the node is decided once:
     // each plugin's head (its name, whether it was skipped or not evaluated) is made once;
     // each plugin that runs fills a column, a cell per node.
-    enum Run {
-        NotEvaluated,
-        Skipped,
-        Filter { plugin: usize, column: usize },
-    }
-    let mut plan: Vec<(PluginName, Run)> = Vec::with_capacity(profile.filter.len());
     let mut heads: Vec<Head> = Vec::with_capacity(profile.filter.len());
-    let mut columns: Vec<Vec<FilterCell>> = Vec::new();
+    // The plugin that fills each column.
+    let mut column_plugin: Vec<usize> = Vec::new();
     for name in &profile.filter {
-        let shared_name = plugin_name(name);
-        let (run, skipped, not_evaluated, column) = match plugin(&plugins, name) {
-            None => (
-                Run::NotEvaluated,
-                false,
-                Some(why_not_evaluated(name)),
-                None,
-            ),
-            Some(_) if skipped.contains(name) => (Run::Skipped, true, None, None),
+        let (skipped, not_evaluated, column) = match plugin(&plugins, name) {
+            None => (false, Some(why_not_evaluated(name)), None),
+            Some(_) if skipped.contains(name) => (true, None, None),
             Some(plugin) => {
-                columns.push(Vec::with_capacity(input.state.nodes.len()));
-                let column = columns.len() - 1;
-                (Run::Filter { plugin, column }, false, None, Some(column))
+                column_plugin.push(plugin);
+                (false, None, Some(column_plugin.len() - 1))
             }
         };
         heads.push(Head {
-            plugin: shared_name.clone(),
+            plugin: plugin_name(name),
             weight: 0,
             skipped,
             not_evaluated,
             column,
         });
-        plan.push((shared_name, run));
     }
-    for (_, run) in &plan {
-        if let Run::Filter { plugin, column } = run {
-            plugins[*plugin]
-                .1
-                .filter_all(input.state.nodes.len(), &mut columns[*column]);
-        }
-    }
-    let mut nodes: Vec<NodeResult> = Vec::with_capacity(input.state.nodes.len());
+    let node_count = input.state.nodes.len();
+    let columns: Vec<Vec<FilterCell>> = column_plugin
+        .iter()
+        .map(|&p| {
+            let mut column = Vec::with_capacity(node_count);
+            plugins[p].1.filter_all(node_count, &mut column);
+            column
+        })
+        .collect();
+    // A node's recorded status is its first failure in profile order, uncertain when a
+    // plugin before it was not evaluated; which plugins those are is the same on every node.
+    let mut unevaluated_before = false;
+    let ran: Vec<(&Head, &[FilterCell], bool)> = heads
+        .iter()
+        .filter_map(|h| {
+            unevaluated_before |= h.not_evaluated.is_some();
+            Some((h, columns[h.column?].as_slice(), unevaluated_before))
+        })
+        .collect();
+    let any_unevaluated = heads.iter().any(|h| h.not_evaluated.is_some());
+    let mut nodes: Vec<NodeResult> = Vec::with_capacity(node_count);
     for (ni, node) in input.state.nodes.iter().enumerate() {
-        let mut reported: Option<ReportedStatus> = None;
-        let mut unevaluated_before = false;
-        let mut any_unevaluated = false;
-        for (shared_name, run) in &plan {
-            match run {
-                Run::NotEvaluated => {
-                    any_unevaluated = true;
-                    unevaluated_before = true;
-                }
-                Run::Skipped => {}
-                Run::Filter { column, .. } => {
-                    if let (Some(s), None) = (&columns[*column][ni].status, &reported) {
-                        reported = Some(ReportedStatus {
-                            plugin: shared_name.clone(),
-                            code: s.code,
-                            reason: s.message(),
-                            uncertain: unevaluated_before,
-                        });
-                    }
-                }
-            }
-        }
+        let mut reported = ran.iter().find_map(|&(head, column, uncertain)| {
+            let s = column[ni].status.as_deref()?;
+            Some(ReportedStatus {
+                plugin: head.plugin.clone(),
+                code: s.code,
+                reason: s.message(),
+                uncertain,
+            })
+        });
         // What the framework records when PreFilter already decided.
         if let Some((plugin, status)) = &rejection {
             reported = Some(ReportedStatus {
