@@ -399,10 +399,8 @@ pub(crate) fn allocatable_and_requested(
         Field::Scalar => match alloc.scalar(&r.name) {
             Some(a) => (
                 a,
-                usage
-                    .requested
-                    .scalar(&r.name)
-                    .unwrap_or(0)
+                Field::Scalar
+                    .get(&usage.requested, &r.name)
                     .saturating_add(pod_request),
             ),
             None => (0, 0),
