@@ -30,6 +30,7 @@ pub use manifest::{
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
+use slim::SlimPod;
 pub use slim::decode_pod_page;
 pub use yaml::to_yaml_string;
 
@@ -256,7 +257,7 @@ pub struct VolumeKinds {
 }
 
 impl VolumeKinds {
-    fn of(volumes: &[core::Volume]) -> VolumeKinds {
+    fn of(volumes: &[slim::Volume]) -> VolumeKinds {
         let mut k = VolumeKinds::default();
         for v in volumes {
             k.claims |= v.persistent_volume_claim.is_some();
@@ -283,15 +284,21 @@ impl Pod {
     }
 
     /// As [`Pod::from_api`], moving the strings, labels and node affinity out of the API
-    /// object instead of copying them: the live and snapshot paths build 150,000 pods this way.
+    /// object instead of copying them.
     pub fn from_owned(p: core::Pod) -> Pod {
-        let resources = PodResources::from_api(&p);
-        let core::Pod {
+        Pod::from_slim(SlimPod::from(p))
+    }
+
+    /// The compact pod from the fields it is made of; every pod is built here, whether it was
+    /// decoded slim (live pages, snapshots: 150,000 pods) or in full (manifests).
+    pub(crate) fn from_slim(p: SlimPod) -> Pod {
+        let resources = PodResources::from_slim(&p);
+        let SlimPod {
             metadata,
             spec,
             status,
-            ..
         } = p;
+        let metadata = metadata.unwrap_or_default();
         let namespace = metadata.namespace.unwrap_or_else(|| "default".to_string());
         let mut errors = Vec::new();
         let mut spec = spec.unwrap_or_default();

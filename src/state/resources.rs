@@ -16,6 +16,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
 
 use super::quantity::Quantity;
+use super::slim::{self, SlimPod};
 
 pub const CPU: &str = "cpu";
 pub const MEMORY: &str = "memory";
@@ -222,9 +223,19 @@ pub struct QuantityProblem {
 
 type ResourceList = BTreeMap<String, Quantity>;
 
+/// Which part of the pod a list is in: only the spec's quantities must be non-negative.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Spec,
+    Status,
+}
+
+/// `field` names the list in a problem; it is formatted only when there is one (150,000
+/// pods' lists parse without).
 fn parse_list(
     map: Option<&BTreeMap<String, ApiQuantity>>,
-    field: &str,
+    side: Side,
+    field: impl Fn() -> String,
     problems: &mut Vec<QuantityProblem>,
 ) -> ResourceList {
     let mut out = ResourceList::new();
@@ -232,9 +243,9 @@ fn parse_list(
         match Quantity::parse(&q.0) {
             // Pod quantities (requests, limits, overhead) must be non-negative: the API
             // server rejects a pod otherwise, so upstream never meets one.
-            Ok(v) if field.starts_with("spec.") && v < Quantity::default() => {
+            Ok(v) if side == Side::Spec && v < Quantity::default() => {
                 problems.push(QuantityProblem {
-                    field: format!("{field}[{name}]"),
+                    field: format!("{}[{name}]", field()),
                     message: format!(
                         "{:?} must be greater than or equal to 0 (the API server rejects negative quantities)",
                         q.0
@@ -245,7 +256,7 @@ fn parse_list(
                 out.insert(name.clone(), v);
             }
             Err(e) => problems.push(QuantityProblem {
-                field: format!("{field}[{name}]"),
+                field: format!("{}[{name}]", field()),
                 message: format!("invalid quantity {:?}: {e}", q.0),
             }),
         }
@@ -328,12 +339,12 @@ fn pod_level_supported(name: &str) -> bool {
 }
 
 impl PodSpecRequests {
-    fn parse(p: &core::Pod, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
+    fn parse(p: &SlimPod, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
         let Some(spec) = p.spec.as_ref() else {
             return PodSpecRequests::default();
         };
         let status = p.status.as_ref();
-        let statuses: Vec<&core::ContainerStatus> = status
+        let statuses: Vec<&slim::ContainerStatus> = status
             .into_iter()
             .flat_map(|s| {
                 s.container_statuses
@@ -343,12 +354,16 @@ impl PodSpecRequests {
             })
             .collect();
         let mut has_status = false;
-        let mut one = |c: &core::Container, field: String, problems: &mut Vec<QuantityProblem>| {
-            let cs = statuses.iter().find(|s| s.name == c.name);
+        let mut one = |c: &slim::Container,
+                       field: &dyn Fn() -> String,
+                       problems: &mut Vec<QuantityProblem>| {
+            let name = c.name.as_deref().unwrap_or_default();
+            let cs = statuses.iter().find(|s| s.name == name);
             let allocated = cs.and_then(|s| s.allocated_resources.as_ref()).map(|m| {
                 parse_list(
                     Some(m),
-                    &format!("status.containerStatuses[{}].allocatedResources", c.name),
+                    Side::Status,
+                    || format!("status.containerStatuses[{name}].allocatedResources"),
                     problems,
                 )
             });
@@ -358,7 +373,8 @@ impl PodSpecRequests {
                 .map(|m| {
                     parse_list(
                         Some(m),
-                        &format!("status.containerStatuses[{}].resources.requests", c.name),
+                        Side::Status,
+                        || format!("status.containerStatuses[{name}].resources.requests"),
                         problems,
                     )
                 });
@@ -367,7 +383,8 @@ impl PodSpecRequests {
                 restartable: c.restart_policy.as_deref() == Some("Always"),
                 spec: parse_list(
                     c.resources.as_ref().and_then(|r| r.requests.as_ref()),
-                    &format!("{field}.resources.requests"),
+                    Side::Spec,
+                    || format!("{}.resources.requests", field()),
                     problems,
                 ),
                 allocated,
@@ -377,15 +394,16 @@ impl PodSpecRequests {
         let containers = spec
             .containers
             .iter()
+            .flatten()
             .enumerate()
-            .map(|(i, c)| one(c, format!("spec.containers[{i}]"), problems))
+            .map(|(i, c)| one(c, &|| format!("spec.containers[{i}]"), problems))
             .collect();
         let init_containers = spec
             .init_containers
             .iter()
             .flatten()
             .enumerate()
-            .map(|(i, c)| one(c, format!("spec.initContainers[{i}]"), problems))
+            .map(|(i, c)| one(c, &|| format!("spec.initContainers[{i}]"), problems))
             .collect();
         let resize_infeasible = status
             .and_then(|s| s.conditions.as_ref())
@@ -396,10 +414,16 @@ impl PodSpecRequests {
             init_containers,
             pod_level: parse_list(
                 spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
-                "spec.resources.requests",
+                Side::Spec,
+                || "spec.resources.requests".to_string(),
                 problems,
             ),
-            overhead: parse_list(spec.overhead.as_ref(), "spec.overhead", problems),
+            overhead: parse_list(
+                spec.overhead.as_ref(),
+                Side::Spec,
+                || "spec.overhead".to_string(),
+                problems,
+            ),
             resize_infeasible,
             has_status,
         }
@@ -496,7 +520,13 @@ pub struct PodResources {
 }
 
 impl PodResources {
+    /// From a full API pod (a manifest's, or a test's): copied into the slim form every pod
+    /// is built from.
     pub fn from_api(p: &core::Pod) -> PodResources {
+        PodResources::from_slim(&SlimPod::from(p.clone()))
+    }
+
+    pub(crate) fn from_slim(p: &SlimPod) -> PodResources {
         let mut problems = Vec::new();
         let parsed = PodSpecRequests::parse(p, &mut problems);
         let none = ResourceList::new();
@@ -535,7 +565,7 @@ impl PodResources {
                     host_ports.extend(host_ports_of(c));
                 }
             }
-            for c in &spec.containers {
+            for c in spec.containers.iter().flatten() {
                 images.push(c.image.clone().unwrap_or_default());
                 host_ports.extend(host_ports_of(c));
             }
@@ -564,7 +594,7 @@ impl PodResources {
     }
 }
 
-fn host_ports_of(c: &core::Container) -> impl Iterator<Item = HostPort> + '_ {
+fn host_ports_of(c: &slim::Container) -> impl Iterator<Item = HostPort> + '_ {
     c.ports
         .iter()
         .flatten()
@@ -600,7 +630,8 @@ impl NodeResources {
         let status = n.status.as_ref();
         let list = parse_list(
             status.and_then(|s| s.allocatable.as_ref()),
-            "status.allocatable",
+            Side::Status,
+            || "status.allocatable".to_string(),
             &mut problems,
         );
         let images = status

@@ -1,8 +1,9 @@
-//! Decoding pods from JSON straight into what [`Pod::from_api`] reads, skipping the parts of
-//! an API server's pod that no plugin looks at: `managedFields`, annotations, most of the
-//! status. On 150,000 realistic pods that halves the bytes decoded into typed values and
-//! avoids most allocations; the compact [`Pod`] built is the same as through the full
-//! `k8s-openapi` type, because it is built by the same function from the same fields.
+//! Decoding pods from JSON straight into the fields the compact [`Pod`] is built from,
+//! skipping the parts of an API server's pod that no plugin looks at: `managedFields`,
+//! annotations, most of the status. On 150,000 realistic pods that halves the bytes decoded
+//! into typed values and avoids most allocations. A full `k8s-openapi` pod (a manifest's)
+//! is moved into the same [`SlimPod`] form, so every compact pod is built by one function
+//! ([`Pod::from_slim`]) from the same fields, whichever way it was decoded.
 //!
 //! A value that does not decode here is decoded again the full way by the caller, so error
 //! messages stay those of the full type.
@@ -20,50 +21,50 @@ use super::Pod;
 /// `metadata`, the fields `Pod::from_api` reads.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct Meta {
+pub(crate) struct Meta {
     #[serde(default)]
-    name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     #[serde(default)]
-    labels: Option<BTreeMap<String, String>>,
+    pub(crate) labels: Option<BTreeMap<String, String>>,
     #[serde(default)]
-    deletion_timestamp: Option<meta::Time>,
+    pub(crate) deletion_timestamp: Option<meta::Time>,
     #[serde(default)]
-    owner_references: Option<Vec<meta::OwnerReference>>,
+    pub(crate) owner_references: Option<Vec<meta::OwnerReference>>,
 }
 
 /// `status`, the fields the resource plugins read.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct Status {
+pub(crate) struct Status {
     #[serde(default)]
-    phase: Option<String>,
+    pub(crate) phase: Option<String>,
     #[serde(default)]
-    conditions: Option<Vec<Condition>>,
+    pub(crate) conditions: Option<Vec<Condition>>,
     #[serde(default)]
-    container_statuses: Option<Vec<ContainerStatus>>,
+    pub(crate) container_statuses: Option<Vec<ContainerStatus>>,
     #[serde(default)]
-    init_container_statuses: Option<Vec<ContainerStatus>>,
+    pub(crate) init_container_statuses: Option<Vec<ContainerStatus>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Condition {
+pub(crate) struct Condition {
     #[serde(rename = "type")]
-    type_: String,
+    pub(crate) type_: String,
     #[serde(default)]
-    reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ContainerStatus {
-    name: String,
+pub(crate) struct ContainerStatus {
+    pub(crate) name: String,
     #[serde(default)]
-    allocated_resources: Option<BTreeMap<String, Quantity>>,
+    pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
     #[serde(default)]
-    resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<core::ResourceRequirements>,
 }
 
 /// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
@@ -160,121 +161,135 @@ pub fn decode_pod_page(
 /// env, probes and mounts, and every pod has a projected token volume: building those as
 /// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
 /// `k8s-openapi` (a missing required field reads as its default there too).
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct Spec {
+pub(crate) struct Spec {
     #[serde(default)]
-    affinity: Option<core::Affinity>,
+    pub(crate) affinity: Option<core::Affinity>,
     #[serde(default)]
-    containers: Option<Vec<Container>>,
+    pub(crate) containers: Option<Vec<Container>>,
     #[serde(default)]
-    init_containers: Option<Vec<Container>>,
+    pub(crate) init_containers: Option<Vec<Container>>,
     #[serde(default)]
-    node_name: Option<String>,
+    pub(crate) node_name: Option<String>,
     #[serde(default)]
-    node_selector: Option<BTreeMap<String, String>>,
+    pub(crate) node_selector: Option<BTreeMap<String, String>>,
     #[serde(default)]
-    overhead: Option<BTreeMap<String, Quantity>>,
+    pub(crate) overhead: Option<BTreeMap<String, Quantity>>,
     #[serde(default)]
-    preemption_policy: Option<String>,
+    pub(crate) preemption_policy: Option<String>,
     #[serde(default)]
-    priority: Option<i32>,
+    pub(crate) priority: Option<i32>,
     #[serde(default)]
-    resource_claims: Option<Vec<core::PodResourceClaim>>,
+    pub(crate) resource_claims: Option<Vec<core::PodResourceClaim>>,
     #[serde(default)]
-    resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<core::ResourceRequirements>,
     #[serde(default)]
-    scheduler_name: Option<String>,
+    pub(crate) scheduler_name: Option<String>,
     #[serde(default)]
-    tolerations: Option<Vec<core::Toleration>>,
+    pub(crate) tolerations: Option<Vec<core::Toleration>>,
     #[serde(default)]
-    topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
     #[serde(default)]
-    volumes: Option<Vec<Volume>>,
+    pub(crate) volumes: Option<Vec<Volume>>,
 }
 
 /// A container, the fields the resource plugins read (requests, host ports, image, and
 /// `restartPolicy`, which makes an init container a sidecar).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Container {
+pub(crate) struct Container {
     #[serde(default)]
-    name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    image: Option<String>,
+    pub(crate) image: Option<String>,
     #[serde(default)]
-    ports: Option<Vec<core::ContainerPort>>,
+    pub(crate) ports: Option<Vec<core::ContainerPort>>,
     #[serde(default)]
-    resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<core::ResourceRequirements>,
     #[serde(default)]
-    restart_policy: Option<String>,
+    pub(crate) restart_policy: Option<String>,
 }
 
 /// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
 /// configMap, secret, emptyDir) are skipped.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Volume {
+pub(crate) struct Volume {
     #[serde(default)]
-    name: Option<String>,
+    pub(crate) persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
     #[serde(default)]
-    persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
+    pub(crate) ephemeral: Option<core::EphemeralVolumeSource>,
     #[serde(default)]
-    ephemeral: Option<core::EphemeralVolumeSource>,
+    pub(crate) gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
     #[serde(default)]
-    gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    pub(crate) aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
     #[serde(default)]
-    aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    pub(crate) rbd: Option<core::RBDVolumeSource>,
     #[serde(default)]
-    rbd: Option<core::RBDVolumeSource>,
+    pub(crate) iscsi: Option<core::ISCSIVolumeSource>,
     #[serde(default)]
-    iscsi: Option<core::ISCSIVolumeSource>,
+    pub(crate) azure_disk: Option<core::AzureDiskVolumeSource>,
     #[serde(default)]
-    azure_disk: Option<core::AzureDiskVolumeSource>,
+    pub(crate) azure_file: Option<core::AzureFileVolumeSource>,
     #[serde(default)]
-    azure_file: Option<core::AzureFileVolumeSource>,
+    pub(crate) cinder: Option<core::CinderVolumeSource>,
     #[serde(default)]
-    cinder: Option<core::CinderVolumeSource>,
+    pub(crate) vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
     #[serde(default)]
-    vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
-    #[serde(default)]
-    portworx_volume: Option<core::PortworxVolumeSource>,
+    pub(crate) portworx_volume: Option<core::PortworxVolumeSource>,
 }
 
-impl Spec {
-    fn into_api(self) -> core::PodSpec {
-        let containers = |list: Option<Vec<Container>>| {
-            list.map(|l| {
-                l.into_iter()
-                    .map(|c| core::Container {
-                        name: c.name.unwrap_or_default(),
-                        image: c.image,
-                        ports: c.ports,
-                        resources: c.resources,
-                        restart_policy: c.restart_policy,
-                        ..Default::default()
-                    })
-                    .collect::<Vec<_>>()
-            })
+/// A pod with only what the evaluation reads.
+#[derive(Deserialize)]
+pub(crate) struct SlimPod {
+    #[serde(default)]
+    pub(crate) metadata: Option<Meta>,
+    #[serde(default)]
+    pub(crate) spec: Option<Spec>,
+    #[serde(default)]
+    pub(crate) status: Option<Status>,
+}
+
+impl SlimPod {
+    pub(crate) fn into_pod(self) -> Pod {
+        Pod::from_slim(self)
+    }
+}
+
+/// The full type's fields the slim one keeps, moved: manifests, the incoming pod and pods the
+/// slim decode refused are built into the compact model by the same code as slim pods.
+impl From<core::Pod> for SlimPod {
+    fn from(p: core::Pod) -> SlimPod {
+        let m = p.metadata;
+        let containers = |list: Vec<core::Container>| {
+            list.into_iter()
+                .map(|c| Container {
+                    name: Some(c.name),
+                    image: c.image,
+                    ports: c.ports,
+                    resources: c.resources,
+                    restart_policy: c.restart_policy,
+                })
+                .collect::<Vec<_>>()
         };
-        core::PodSpec {
-            affinity: self.affinity,
-            containers: containers(self.containers).unwrap_or_default(),
-            init_containers: containers(self.init_containers),
-            node_name: self.node_name,
-            node_selector: self.node_selector,
-            overhead: self.overhead,
-            preemption_policy: self.preemption_policy,
-            priority: self.priority,
-            resource_claims: self.resource_claims,
-            resources: self.resources,
-            scheduler_name: self.scheduler_name,
-            tolerations: self.tolerations,
-            topology_spread_constraints: self.topology_spread_constraints,
-            volumes: self.volumes.map(|l| {
+        let spec = p.spec.map(|s| Spec {
+            affinity: s.affinity,
+            containers: Some(containers(s.containers)),
+            init_containers: s.init_containers.map(containers),
+            node_name: s.node_name,
+            node_selector: s.node_selector,
+            overhead: s.overhead,
+            preemption_policy: s.preemption_policy,
+            priority: s.priority,
+            resource_claims: s.resource_claims,
+            resources: s.resources,
+            scheduler_name: s.scheduler_name,
+            tolerations: s.tolerations,
+            topology_spread_constraints: s.topology_spread_constraints,
+            volumes: s.volumes.map(|l| {
                 l.into_iter()
-                    .map(|v| core::Volume {
-                        name: v.name.unwrap_or_default(),
+                    .map(|v| Volume {
                         persistent_volume_claim: v.persistent_volume_claim,
                         ephemeral: v.ephemeral,
                         gce_persistent_disk: v.gce_persistent_disk,
@@ -286,75 +301,47 @@ impl Spec {
                         cinder: v.cinder,
                         vsphere_volume: v.vsphere_volume,
                         portworx_volume: v.portworx_volume,
-                        ..Default::default()
                     })
                     .collect()
             }),
-            ..Default::default()
-        }
-    }
-}
-
-/// A pod with only what the evaluation reads.
-#[derive(Deserialize)]
-pub(crate) struct SlimPod {
-    #[serde(default)]
-    metadata: Option<Meta>,
-    #[serde(default)]
-    spec: Option<Spec>,
-    #[serde(default)]
-    status: Option<Status>,
-}
-
-impl SlimPod {
-    /// The `core::Pod` holding exactly the decoded fields.
-    pub(crate) fn into_api(self) -> core::Pod {
-        let m = self.metadata.unwrap_or_default();
-        let status = self.status.map(|s| {
-            let statuses = |list: Option<Vec<ContainerStatus>>| {
+        });
+        let status = p.status.map(|s| {
+            let statuses = |list: Option<Vec<core::ContainerStatus>>| {
                 list.map(|l| {
                     l.into_iter()
-                        .map(|c| core::ContainerStatus {
+                        .map(|c| ContainerStatus {
                             name: c.name,
                             allocated_resources: c.allocated_resources,
                             resources: c.resources,
-                            ..Default::default()
                         })
                         .collect()
                 })
             };
-            core::PodStatus {
+            Status {
                 phase: s.phase,
                 conditions: s.conditions.map(|cs| {
                     cs.into_iter()
-                        .map(|c| core::PodCondition {
+                        .map(|c| Condition {
                             type_: c.type_,
                             reason: c.reason,
-                            ..Default::default()
                         })
                         .collect()
                 }),
                 container_statuses: statuses(s.container_statuses),
                 init_container_statuses: statuses(s.init_container_statuses),
-                ..Default::default()
             }
         });
-        core::Pod {
-            metadata: meta::ObjectMeta {
+        SlimPod {
+            metadata: Some(Meta {
                 name: m.name,
                 namespace: m.namespace,
                 labels: m.labels,
                 deletion_timestamp: m.deletion_timestamp,
                 owner_references: m.owner_references,
-                ..Default::default()
-            },
-            spec: self.spec.map(Spec::into_api),
+            }),
+            spec,
             status,
         }
-    }
-
-    pub(crate) fn into_pod(self) -> Pod {
-        Pod::from_owned(self.into_api())
     }
 }
 
