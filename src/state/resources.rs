@@ -9,6 +9,7 @@
 //! sums are exact (nano precision) before the single round-up to integers, as upstream adds
 //! `Quantity` values before calling `Value()` / `MilliValue()`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core;
@@ -160,7 +161,7 @@ impl Resources {
     fn from_list(list: &ResourceList) -> Resources {
         let mut r = Resources::default();
         for (name, q) in list {
-            match name.as_str() {
+            match name.as_ref() {
                 CPU => r.milli_cpu = q.milli_value(),
                 MEMORY => r.memory = q.value(),
                 EPHEMERAL_STORAGE => r.ephemeral_storage = q.value(),
@@ -221,7 +222,21 @@ pub struct QuantityProblem {
     pub message: String,
 }
 
-type ResourceList = BTreeMap<String, Quantity>;
+/// A resource's name in a request list: the four names every pod has are borrowed, so the
+/// lists copied while requests are aggregated (three times per pod) copy no string for them.
+type Name = Cow<'static, str>;
+
+fn name_of(name: &str) -> Name {
+    match name {
+        CPU => Cow::Borrowed(CPU),
+        MEMORY => Cow::Borrowed(MEMORY),
+        EPHEMERAL_STORAGE => Cow::Borrowed(EPHEMERAL_STORAGE),
+        PODS => Cow::Borrowed(PODS),
+        _ => Cow::Owned(name.to_string()),
+    }
+}
+
+type ResourceList = BTreeMap<Name, Quantity>;
 
 /// Which part of the pod a list is in: only the spec's quantities must be non-negative.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -253,7 +268,7 @@ fn parse_list(
                 })
             }
             Ok(v) => {
-                out.insert(name.clone(), v);
+                out.insert(name_of(name), v);
             }
             Err(e) => problems.push(QuantityProblem {
                 field: format!("{}[{name}]", field()),
@@ -531,20 +546,27 @@ impl PodResources {
         let parsed = PodSpecRequests::parse(p, &mut problems);
         let none = ResourceList::new();
         let spec_requests = parsed.requests(false, &none);
-        let usage_list = parsed.requests(true, &none);
+        // Without status resources (every pod not resized in place) the usage is the spec's.
+        let usage_owned;
+        let usage_list = if parsed.has_status {
+            usage_owned = parsed.requests(true, &none);
+            &usage_owned
+        } else {
+            &spec_requests
+        };
         // getNonMissingContainerRequests: without pod-level requests both defaults apply;
         // with them, only for a resource neither level sets.
         let mut non_missing = ResourceList::new();
         let pod_level = parsed.pod_level_set();
         if !pod_level || !usage_list.contains_key(CPU) {
             non_missing.insert(
-                CPU.to_string(),
+                Cow::Borrowed(CPU),
                 Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
             );
         }
         if !pod_level || !usage_list.contains_key(MEMORY) {
             non_missing.insert(
-                MEMORY.to_string(),
+                Cow::Borrowed(MEMORY),
                 Quantity::from_units(DEFAULT_MEMORY_REQUEST),
             );
         }
@@ -572,7 +594,7 @@ impl PodResources {
         }
         PodResources {
             requests: Resources::max_from_list(&spec_requests),
-            usage: Resources::from_list(&usage_list),
+            usage: Resources::from_list(usage_list),
             non_zero_milli_cpu: non_zero.get(CPU).map_or(0, |q| q.milli_value()),
             non_zero_memory: non_zero.get(MEMORY).map_or(0, |q| q.value()),
             host_ports,
