@@ -1203,7 +1203,7 @@ mod tests {
         let owned = |api: &str, kind: &str, name: &str| {
             let mut p = incoming(json!({"app": "web", "tier": "fe"}), json!({}));
             p.labels = std::sync::Arc::new(labels.clone());
-            p.controller = Some(Box::new(crate::state::ControllerRef {
+            p.controller = Some(std::sync::Arc::new(crate::state::ControllerRef {
                 api_version: api.into(),
                 kind: kind.into(),
                 name: name.into(),

@@ -196,7 +196,7 @@ impl From<&core::TopologySpreadConstraint> for SpreadConstraint {
 
 /// The owner reference marked `controller: true` (`metav1.GetControllerOf`): default spreading
 /// looks this object up by kind and name in the pod's namespace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ControllerRef {
     pub api_version: String,
     pub kind: String,
@@ -237,7 +237,8 @@ pub struct Pod {
     pub volumes: VolumeKinds,
     /// `spec.topologySpreadConstraints`, parsed; empty for most existing pods.
     pub topology_spread: Vec<SpreadConstraint>,
-    pub controller: Option<Box<ControllerRef>>,
+    /// Shared like `labels`: a workload's replicas have the same controller.
+    pub controller: Option<Arc<ControllerRef>>,
     /// Requests, host ports and images, folded once.
     pub resources: PodResources,
 }
@@ -313,7 +314,7 @@ impl Pod {
             .flatten()
             .find(|o| o.controller == Some(true))
             .map(|o| {
-                Box::new(ControllerRef {
+                Arc::new(ControllerRef {
                     api_version: o.api_version,
                     kind: o.kind,
                     name: o.name,
@@ -558,6 +559,7 @@ pub struct ClusterState {
     /// One copy of each distinct label set and toleration list among the pods.
     shared_labels: FastSet<Arc<Labels>>,
     shared_tolerations: FastSet<Arc<[Toleration]>>,
+    shared_controllers: FastSet<Arc<ControllerRef>>,
 }
 
 /// What the existing pods of one node hold.
@@ -663,7 +665,8 @@ impl ClusterState {
     }
 
     /// Adds a pod read from the source. At 150,000 pods, labels and tolerations were a third
-    /// of the model's memory, and replicas carry equal ones: each distinct set is kept once.
+    /// of the model's memory, and replicas carry equal ones: each distinct set is kept once,
+    /// as is each controller reference (three strings, the same for a workload's replicas).
     pub fn add_pod(&mut self, mut pod: Pod) {
         match self.shared_labels.get(&*pod.labels) {
             Some(shared) => pod.labels = shared.clone(),
@@ -675,6 +678,14 @@ impl ClusterState {
             Some(shared) => pod.tolerations = shared.clone(),
             None => {
                 self.shared_tolerations.insert(pod.tolerations.clone());
+            }
+        }
+        if let Some(controller) = &mut pod.controller {
+            match self.shared_controllers.get(&**controller) {
+                Some(shared) => *controller = shared.clone(),
+                None => {
+                    self.shared_controllers.insert(controller.clone());
+                }
             }
         }
         match self.node_index.get(&pod.node_name) {
@@ -740,15 +751,23 @@ mod tests {
     /// keeps its own, and sharing changes no value.
     #[test]
     fn equal_labels_and_tolerations_are_stored_once() {
-        let text = r#"{"apiVersion":"v1","kind":"List","items":[
-          {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
-          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns","labels":{"app":"x"}},
-           "spec":{"nodeName":"n1","containers":[{"name":"c"}],"tolerations":[{"key":"k","operator":"Exists"}]}},
-          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","namespace":"ns","labels":{"app":"x"}},
-           "spec":{"nodeName":"n1","containers":[{"name":"c"}],"tolerations":[{"key":"k","operator":"Exists"}]}},
-          {"apiVersion":"v1","kind":"Pod","metadata":{"name":"c","namespace":"ns","labels":{"app":"y"}},
-           "spec":{"nodeName":"n1","containers":[{"name":"c"}]}}]}"#;
-        let state = read_snapshot_str(text, "t").expect("read");
+        let rs = |name: &str| {
+            format!(
+                r#""ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"{name}","uid":"u","controller":true}}]"#
+            )
+        };
+        let (x, y) = (rs("x-1"), rs("y-1"));
+        let text = format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[
+          {{"apiVersion":"v1","kind":"Node","metadata":{{"name":"n1"}}}},
+          {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"a","namespace":"ns","labels":{{"app":"x"}},{x}}},
+           "spec":{{"nodeName":"n1","containers":[{{"name":"c"}}],"tolerations":[{{"key":"k","operator":"Exists"}}]}}}},
+          {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"b","namespace":"ns","labels":{{"app":"x"}},{x}}},
+           "spec":{{"nodeName":"n1","containers":[{{"name":"c"}}],"tolerations":[{{"key":"k","operator":"Exists"}}]}}}},
+          {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"c","namespace":"ns","labels":{{"app":"y"}},{y}}},
+           "spec":{{"nodeName":"n1","containers":[{{"name":"c"}}]}}}}]}}"#
+        );
+        let state = read_snapshot_str(&text, "t").expect("read");
         let [a, b, c] = [0, 1, 2].map(|i| &state.pods[i]);
         assert!(Arc::ptr_eq(&a.labels, &b.labels));
         assert!(Arc::ptr_eq(&a.tolerations, &b.tolerations));
@@ -756,6 +775,11 @@ mod tests {
         assert_eq!(c.labels.get("app").map(String::as_str), Some("y"));
         assert_eq!(b.tolerations[0].key, "k");
         assert!(c.tolerations.is_empty());
+        let controller = |p: &Pod| p.controller.clone().expect("a controller");
+        assert!(Arc::ptr_eq(&controller(a), &controller(b)));
+        assert!(!Arc::ptr_eq(&controller(a), &controller(c)));
+        assert_eq!(controller(c).name, "y-1");
+        assert_eq!(controller(b).name, "x-1");
     }
 
     /// A pod built from an owned API object keeps every field read, and an invalid selector
