@@ -14,6 +14,7 @@ mod slim;
 pub mod validate;
 mod yaml;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -214,8 +215,10 @@ pub struct Pod {
     /// [`ClusterState::add_pod`].
     pub labels: Arc<Labels>,
     pub node_name: String,
-    pub phase: String,
-    pub scheduler_name: String,
+    /// Borrowed for upstream's phases and the default scheduler's name (what nearly every pod
+    /// has): 150,000 pods then hold no copy of either.
+    pub phase: Cow<'static, str>,
+    pub scheduler_name: Cow<'static, str>,
     pub terminating: bool,
     pub node_selector: Option<Labels>,
     pub node_affinity: Option<Box<core::NodeAffinity>>,
@@ -279,6 +282,18 @@ impl VolumeKinds {
     }
 }
 
+/// `v1.PodPhase` values.
+const PHASES: [&str; 5] = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
+const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
+/// `value`, borrowed from `known` when it is one of them.
+fn known(value: String, known: &[&'static str]) -> Cow<'static, str> {
+    match known.iter().find(|k| **k == value) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(value),
+    }
+}
+
 impl Pod {
     pub fn from_api(p: &core::Pod) -> Pod {
         Pod::from_owned(p.clone())
@@ -327,10 +342,14 @@ impl Pod {
             }),
             labels: Arc::new(metadata.labels.unwrap_or_default()),
             node_name: spec.node_name.unwrap_or_default(),
-            phase: status.and_then(|s| s.phase).unwrap_or_default(),
+            phase: status
+                .and_then(|s| s.phase)
+                .map_or(Cow::Borrowed(""), |p| known(p, &PHASES)),
             scheduler_name: spec
                 .scheduler_name
-                .unwrap_or_else(|| "default-scheduler".to_string()),
+                .map_or(Cow::Borrowed(DEFAULT_SCHEDULER), |n| {
+                    known(n, &[DEFAULT_SCHEDULER])
+                }),
             terminating: metadata.deletion_timestamp.is_some(),
             node_selector: spec.node_selector,
             node_affinity: affinity.and_then(|a| a.node_affinity).map(Box::new),
@@ -812,7 +831,7 @@ mod tests {
         );
         assert_eq!(pod.labels.get("app").map(String::as_str), Some("x"));
         assert_eq!(
-            (pod.node_name.as_str(), pod.phase.as_str()),
+            (pod.node_name.as_str(), pod.phase.as_ref()),
             ("n1", "Running")
         );
         assert_eq!(pod.scheduler_name, "default-scheduler");
