@@ -1,4 +1,4 @@
-//! Renderers: each writes an [`Explanation`](crate::report::Explanation) to a sink and decides
+//! Renderers: each writes an [`Explanation`] to a sink and decides
 //! nothing about its content.
 
 use std::io::Write;
