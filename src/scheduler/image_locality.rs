@@ -2,6 +2,7 @@
 //! have the pod's images, by image size scaled by how many nodes have each image (so a
 //! ubiquitous image does not pull every pod to one node). Scores are final.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::state::ImageSpread;
@@ -76,6 +77,10 @@ pub struct ImageLocality<'a> {
     /// The pod's images as written and normalized, and where the normalized name is cached,
     /// once rather than per node.
     images: Vec<(Arc<str>, Arc<str>, Option<&'a ImageSpread>)>,
+    /// The explanation for each set of the pod's images a node has (as bits), made once and
+    /// shared: most nodes have none of them, so 5,000 candidates share a few explanations.
+    /// A pod with more than 64 images is explained node by node.
+    shared: RefCell<foldhash::HashMap<u64, Arc<ScoreDetails>>>,
 }
 
 impl<'a> ImageLocality<'a> {
@@ -91,29 +96,32 @@ impl<'a> ImageLocality<'a> {
                 (Arc::from(i.as_str()), Arc::from(normalized), spread)
             })
             .collect();
-        ImageLocality { input, images }
-    }
-}
-
-impl Plugin for ImageLocality<'_> {
-    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
-        (None, None)
+        ImageLocality {
+            input,
+            images,
+            shared: RefCell::default(),
+        }
     }
 
-    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
-        let state = self.input.state;
-        let total = state.nodes.len();
+    /// Where image `i` is on node `ni`, if it is.
+    fn spread_on(&self, i: usize, ni: usize) -> Option<&'a ImageSpread> {
+        self.images.get(i).and_then(|(_, _, cached)| {
+            cached
+                .filter(|s| u32::try_from(ni).is_ok_and(|ni| s.on_nodes.binary_search(&ni).is_ok()))
+        })
+    }
+
+    fn details(&self, ni: usize) -> ScoreDetails {
+        let total = self.input.state.nodes.len();
         let images: Vec<ImageCheck> = self
             .images
             .iter()
-            .map(|(image, normalized, cached)| {
-                let spread = cached.filter(|s| {
-                    u32::try_from(ni).is_ok_and(|ni| s.on_nodes.binary_search(&ni).is_ok())
-                });
-                let present = spread.is_some();
+            .enumerate()
+            .map(|(i, (image, normalized, _))| {
+                let spread = self.spread_on(i, ni);
                 ImageCheck {
                     image: image.clone(),
-                    present,
+                    present: spread.is_some(),
                     size_bytes: spread.map(|s| s.size_bytes),
                     nodes_with_image: spread.map(ImageSpread::nodes),
                     scaled_score: spread
@@ -125,15 +133,34 @@ impl Plugin for ImageLocality<'_> {
         let sum = images
             .iter()
             .fold(0i64, |acc, i| acc.saturating_add(i.scaled_score));
-        let score = calculate_priority(sum, images.len());
-        Ok((
-            score,
-            Some(AnyScoreDetails::ImageLocality(ScoreDetails {
-                images,
-                total_nodes: total,
-                sum,
-            })),
-        ))
+        ScoreDetails {
+            images,
+            total_nodes: total,
+            sum,
+        }
+    }
+}
+
+impl Plugin for ImageLocality<'_> {
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+        (None, None)
+    }
+
+    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+        let details = if self.images.len() <= 64 {
+            let set = (0..self.images.len())
+                .filter(|&i| self.spread_on(i, ni).is_some())
+                .fold(0u64, |set, i| set | 1 << i);
+            self.shared
+                .borrow_mut()
+                .entry(set)
+                .or_insert_with(|| Arc::new(self.details(ni)))
+                .clone()
+        } else {
+            Arc::new(self.details(ni))
+        };
+        let score = calculate_priority(details.sum, details.images.len());
+        Ok((score, Some(AnyScoreDetails::ImageLocality(details))))
     }
 }
 

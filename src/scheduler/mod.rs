@@ -278,7 +278,8 @@ pub enum ScoreDetails {
     PodTopologySpread(pod_topology_spread::ScoreDetails),
     NodeResourcesFit(node_resources_fit::ScoreDetails),
     BalancedAllocation(balanced_allocation::ScoreDetails),
-    ImageLocality(image_locality::ScoreDetails),
+    /// Shared by the candidates that have the same of the pod's images.
+    ImageLocality(Arc<image_locality::ScoreDetails>),
 }
 
 /// One plugin's score for one candidate node, as read from the node's row (the plugin's
