@@ -35,44 +35,33 @@ const SIZE: Size = Size {
 };
 const PAGE: usize = 500;
 
-/// The nodes, and the pod pages as an API server writes them (items as written by the
-/// generator, without their `kind` and `apiVersion`, sorted by namespace and name).
+/// The nodes, and the pod pages as `examples/bench_apiserver.rs` writes them.
 fn setup() -> &'static (Vec<Node>, Vec<String>) {
     static DATA: OnceLock<(Vec<Node>, Vec<String>)> = OnceLock::new();
     DATA.get_or_init(|| {
         let mut nodes = Vec::new();
         let mut pods = Vec::new();
-        cluster_gen::objects(SIZE, |plural, mut v| {
+        cluster_gen::objects(SIZE, |plural, v| {
             match plural {
                 "nodes" => {
                     let n: core::Node = serde_json::from_value(v).map_err(std::io::Error::other)?;
                     nodes.push(Node::from(&n));
                 }
-                "pods" => {
-                    if let Some(m) = v.as_object_mut() {
-                        m.remove("apiVersion");
-                        m.remove("kind");
-                    }
-                    let key = |p: &str| v.pointer(p).and_then(|x| x.as_str()).map(str::to_string);
-                    let key = (key("/metadata/namespace"), key("/metadata/name"));
-                    pods.push((key, serde_json::to_string(&v).map_err(std::io::Error::other)?));
-                }
+                "pods" => pods.push(cluster_gen::ListItem::new(v)?),
                 _ => {}
             }
             Ok(())
         })
         .expect("generate");
-        pods.sort();
+        cluster_gen::sort_as_listed(&mut pods);
+        let pods: Vec<&cluster_gen::ListItem> = pods.iter().collect();
         let pages = pods
             .chunks(PAGE)
             .enumerate()
-            .map(|(i, chunk)| {
-                let end = (i + 1) * PAGE;
-                let items: Vec<&str> = chunk.iter().map(|(_, text)| text.as_str()).collect();
-                format!(
-                    r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"1000","continue":"c-{end}"}},"items":[{}]}}"#,
-                    items.join(",")
-                )
+            .map(|(i, page)| {
+                let end = i * PAGE + page.len();
+                let page = cluster_gen::list_page("Pod", "v1", page, end, pods.len());
+                String::from_utf8(page).expect("utf-8")
             })
             .collect();
         (nodes, pages)

@@ -38,16 +38,9 @@ const RESOURCES: &[(&str, &str, bool, &str)] = &[
     ("statefulsets", "StatefulSet", true, "apps"),
 ];
 
-struct Object {
-    namespace: String,
-    name: String,
-    /// The object as a list item (no apiVersion/kind), serialized.
-    item: Bytes,
-}
-
 #[derive(Default)]
 struct Store {
-    objects: HashMap<String, Vec<Object>>,
+    objects: HashMap<String, Vec<cluster_gen::ListItem>>,
 }
 
 fn respond(code: u16, content: impl Into<Bytes>) -> Response<Full<Bytes>> {
@@ -106,7 +99,7 @@ fn list(
     }
     let empty = Vec::new();
     let all = store.objects.get(plural).unwrap_or(&empty);
-    let selected: Vec<&Object> = all
+    let selected: Vec<&cluster_gen::ListItem> = all
         .iter()
         .filter(|o| namespace.is_none_or(|ns| o.namespace == ns))
         .collect();
@@ -117,28 +110,7 @@ fn list(
     } else {
         format!("{group}/v1")
     };
-    let metadata = if end < selected.len() {
-        format!(
-            r#"{{"resourceVersion":"1000","continue":"c-{end}","remainingItemCount":{}}}"#,
-            selected.len() - end
-        )
-    } else {
-        r#"{"resourceVersion":"1000"}"#.to_string()
-    };
-    let mut body = Vec::with_capacity(page.iter().map(|o| o.item.len() + 1).sum::<usize>() + 200);
-    body.extend_from_slice(
-        format!(
-            r#"{{"kind":"{kind}List","apiVersion":"{api_version}","metadata":{metadata},"items":["#
-        )
-        .as_bytes(),
-    );
-    for (i, o) in page.iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
-        }
-        body.extend_from_slice(&o.item);
-    }
-    body.extend_from_slice(b"]}");
+    let body = cluster_gen::list_page(kind, &api_version, page, end, selected.len());
     respond(200, body)
 }
 
@@ -153,7 +125,7 @@ fn get(store: &Store, plural: &str, namespace: Option<&str>, name: &str) -> Resp
     let Some(o) = found else {
         return not_found();
     };
-    let Ok(mut v) = serde_json::from_slice::<Value>(&o.item) else {
+    let Ok(mut v) = serde_json::from_slice::<Value>(&o.json) else {
         return not_found();
     };
     v["apiVersion"] = json!(if group.is_empty() {
@@ -207,28 +179,17 @@ fn main() -> std::io::Result<()> {
         pods_per_node: per_node.parse().map_err(std::io::Error::other)?,
     };
     let mut store = Store::default();
-    cluster_gen::objects(size, |plural, mut v| {
-        if let Some(m) = v.as_object_mut() {
-            m.remove("apiVersion");
-            m.remove("kind");
-        }
-        let s = |p: &str| {
-            v.pointer(p)
-                .and_then(|x| x.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
-        let o = Object {
-            namespace: s("/metadata/namespace"),
-            name: s("/metadata/name"),
-            item: Bytes::from(serde_json::to_vec(&v).map_err(std::io::Error::other)?),
-        };
-        store.objects.entry(plural.to_string()).or_default().push(o);
+    cluster_gen::objects(size, |plural, v| {
+        let item = cluster_gen::ListItem::new(v)?;
+        store
+            .objects
+            .entry(plural.to_string())
+            .or_default()
+            .push(item);
         Ok(())
     })?;
-    // Lists come sorted by namespace and name, as etcd keys are.
     for list in store.objects.values_mut() {
-        list.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        cluster_gen::sort_as_listed(list);
     }
     let store = Arc::new(store);
     let rt = tokio::runtime::Builder::new_multi_thread()

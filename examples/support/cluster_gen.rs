@@ -434,6 +434,75 @@ pub fn objects(size: Size, mut sink: impl FnMut(&str, Value) -> io::Result<()>) 
     Ok(())
 }
 
+/// An object as an API server lists it: without its `kind` and `apiVersion` (the list
+/// carries them), with the namespace and name lists are sorted by (as etcd keys are).
+pub struct ListItem {
+    pub namespace: String,
+    pub name: String,
+    /// The item, serialized once.
+    pub json: Vec<u8>,
+}
+
+impl ListItem {
+    pub fn new(mut v: Value) -> io::Result<ListItem> {
+        if let Some(m) = v.as_object_mut() {
+            m.remove("apiVersion");
+            m.remove("kind");
+        }
+        let s = |p: &str| {
+            v.pointer(p)
+                .and_then(|x| x.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        Ok(ListItem {
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+            json: serde_json::to_vec(&v).map_err(io::Error::other)?,
+        })
+    }
+}
+
+/// Lists come sorted by namespace and name, as etcd keys are.
+pub fn sort_as_listed(items: &mut [ListItem]) {
+    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+}
+
+/// One page of a list as an API server writes it, `items` being the page's items and `end`
+/// the offset after them in a list of `total`: while items remain, the list's metadata carries
+/// the continue token `c-END` and the remaining count, before the items.
+pub fn list_page(
+    kind: &str,
+    api_version: &str,
+    items: &[&ListItem],
+    end: usize,
+    total: usize,
+) -> Vec<u8> {
+    let metadata = if end < total {
+        format!(
+            r#"{{"resourceVersion":"1000","continue":"c-{end}","remainingItemCount":{}}}"#,
+            total - end
+        )
+    } else {
+        r#"{"resourceVersion":"1000"}"#.to_string()
+    };
+    let mut body = Vec::with_capacity(items.iter().map(|o| o.json.len() + 1).sum::<usize>() + 200);
+    body.extend_from_slice(
+        format!(
+            r#"{{"kind":"{kind}List","apiVersion":"{api_version}","metadata":{metadata},"items":["#
+        )
+        .as_bytes(),
+    );
+    for (i, o) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(&o.json);
+    }
+    body.extend_from_slice(b"]}");
+    body
+}
+
 /// Writes the cluster as one `v1 List` in JSON, as `kubectl get -o json` prints it.
 pub fn write_list(size: Size, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"},\"items\":[\n")?;
