@@ -687,25 +687,10 @@ impl ClusterState {
     /// of the model's memory, and replicas carry equal ones: each distinct set is kept once,
     /// as is each controller reference (three strings, the same for a workload's replicas).
     pub fn add_pod(&mut self, mut pod: Pod) {
-        match self.shared_labels.get(&*pod.labels) {
-            Some(shared) => pod.labels = shared.clone(),
-            None => {
-                self.shared_labels.insert(pod.labels.clone());
-            }
-        }
-        match self.shared_tolerations.get(&*pod.tolerations) {
-            Some(shared) => pod.tolerations = shared.clone(),
-            None => {
-                self.shared_tolerations.insert(pod.tolerations.clone());
-            }
-        }
+        share(&mut self.shared_labels, &mut pod.labels);
+        share(&mut self.shared_tolerations, &mut pod.tolerations);
         if let Some(controller) = &mut pod.controller {
-            match self.shared_controllers.get(&**controller) {
-                Some(shared) => *controller = shared.clone(),
-                None => {
-                    self.shared_controllers.insert(controller.clone());
-                }
-            }
+            share(&mut self.shared_controllers, controller);
         }
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
@@ -753,6 +738,16 @@ impl ClusterState {
             .iter()
             .find(|p| *p.id == *id)
             .map(FoundPod::Other)
+    }
+}
+
+/// Replaces `value` by the equal copy in `set`, or keeps it there as the copy.
+fn share<T: std::hash::Hash + Eq + ?Sized>(set: &mut FastSet<Arc<T>>, value: &mut Arc<T>) {
+    match set.get(&**value) {
+        Some(shared) => *value = shared.clone(),
+        None => {
+            set.insert(value.clone());
+        }
     }
 }
 
