@@ -821,6 +821,39 @@ mod tests {
             "spec.containers[0].resources.requests[cpu]"
         );
         assert!(r.problems[0].message.contains("\"lots\""));
+
+        // Every list is named (the names are made only for a problem); a negative amount is
+        // one in the spec and not in the status.
+        let p: core::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "spec": {
+                "initContainers": [c("ok", json!({"cpu": "1"})), c("i", json!({"memory": "-1"}))],
+                "containers": [c("a", json!({"cpu": "1"}))],
+                "resources": {"requests": {"cpu": "x"}},
+                "overhead": {"memory": "y"}
+            },
+            "status": {"containerStatuses": [{
+                "name": "a", "image": "i", "imageID": "", "ready": true, "restartCount": 0,
+                "allocatedResources": {"cpu": "-2", "memory": "z"},
+                "resources": {"requests": {"cpu": "w"}}
+            }]}
+        }))
+        .expect("pod");
+        let fields: Vec<String> = PodResources::from_api(&p)
+            .problems
+            .into_iter()
+            .map(|p| p.field)
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "status.containerStatuses[a].allocatedResources[memory]",
+                "status.containerStatuses[a].resources.requests[cpu]",
+                "spec.initContainers[1].resources.requests[memory]",
+                "spec.resources.requests[cpu]",
+                "spec.overhead[memory]",
+            ]
+        );
     }
 
     #[test]
