@@ -247,4 +247,43 @@ mod tests {
             ]
         );
     }
+
+    /// A pod with more images than the shared explanations can key (64) is explained node by
+    /// node, with the same presence as any other pod.
+    #[test]
+    fn many_images_are_explained_node_by_node() {
+        use crate::scheduler::ScoreDetails as Any;
+        use crate::scheduler::testing::evaluate_default;
+        use serde_json::json;
+        let image = |i: usize| format!("reg/img-{i}:1");
+        let node = |name: &str, has: usize| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                              "images": [{"names": [image(has)], "sizeBytes": 900 * MB}]}})
+        };
+        let containers: Vec<_> = (0..65)
+            .map(|i| json!({"name": format!("c{i}"), "image": image(i)}))
+            .collect();
+        let eval = evaluate_default(
+            json!([node("node-a", 0), node("node-b", 64)]),
+            json!({"metadata": {"name": "p", "namespace": "default"},
+                   "spec": {"containers": containers}}),
+        );
+        let present: Vec<(&str, usize, Vec<usize>)> = eval
+            .nodes
+            .iter()
+            .flat_map(|n| {
+                n.scores.iter().filter_map(move |s| match &s.details {
+                    Some(Any::ImageLocality(d)) => {
+                        let on: Vec<usize> = (0..d.images.len())
+                            .filter(|&i| d.images[i].present)
+                            .collect();
+                        Some((&*n.name, d.images.len(), on))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        assert_eq!(present, [("node-a", 65, vec![0]), ("node-b", 65, vec![64])]);
+    }
 }
