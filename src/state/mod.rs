@@ -7,6 +7,7 @@
 
 mod index;
 mod manifest;
+mod protobuf;
 pub mod quantity;
 mod read;
 pub mod resources;
@@ -27,6 +28,10 @@ pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology}
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
     read_pod_manifests_str,
+};
+pub use protobuf::{
+    MAGIC as PROTOBUF_MAGIC, MEDIA_TYPE as PROTOBUF_MEDIA_TYPE, ProtobufError, StatusFields,
+    decode_pod_page_protobuf, decode_status,
 };
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,

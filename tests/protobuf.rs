@@ -1,0 +1,255 @@
+//! Pod lists in protobuf decode to the same compact pods as the same pods in JSON. The bytes
+//! come from `examples/support/pb_encode.rs`, which encodes through `k8s-pb` (generated from
+//! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
+//! The pods are every pod of the oracle corpus and a generated cluster of realistic pods.
+
+#[path = "../examples/support/cluster_gen.rs"]
+mod cluster_gen;
+mod common;
+#[path = "../examples/support/pb_encode.rs"]
+mod pb_encode;
+
+use k8s_openapi::api::core::v1 as core;
+use kubectl_affinity::state::{
+    Pod, ProtobufError, decode_pod_page, decode_pod_page_protobuf, decode_status,
+};
+use prost::Message;
+use serde_json::{Value, json};
+
+/// Every pod of the oracle corpus (incoming and existing) and of a 20-node generated cluster.
+fn pods() -> Vec<(String, core::Pod)> {
+    let mut out = Vec::new();
+    let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
+        .expect("oracle dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        for case in common::load_cases(&folder) {
+            let existing = case.snapshot()["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .filter(|i| i["kind"] == "Pod")
+                .cloned()
+                .collect::<Vec<_>>();
+            for (i, v) in std::iter::once(case.doc["pod"].clone())
+                .chain(existing)
+                .enumerate()
+            {
+                let pod = serde_json::from_value(v)
+                    .unwrap_or_else(|e| panic!("{} pod {i}: {e}", case.name()));
+                out.push((format!("{} pod {i}", case.name()), pod));
+            }
+        }
+    }
+    let size = cluster_gen::Size {
+        nodes: 20,
+        pods_per_node: 30,
+    };
+    cluster_gen::objects(size, |plural, v| {
+        if plural == "pods" {
+            let name = format!("generated {}", v["metadata"]["name"]);
+            out.push((
+                name,
+                serde_json::from_value(v).map_err(std::io::Error::other)?,
+            ));
+        }
+        Ok(())
+    })
+    .expect("generate");
+    out
+}
+
+fn protobuf_page(pods: &[&core::Pod], continue_: Option<&str>) -> Vec<u8> {
+    let bytes: Vec<Vec<u8>> = pods.iter().map(|p| pb_encode::pod_bytes(p)).collect();
+    let items: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    pb_encode::pod_list_body(&items, "1000", continue_, continue_.map(|_| 7))
+}
+
+fn json_page(pods: &[&core::Pod]) -> String {
+    json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "1000"},
+           "items": pods})
+    .to_string()
+}
+
+#[test]
+fn protobuf_pages_decode_to_the_same_pods_as_json() {
+    let all = pods();
+    assert!(all.len() > 1000, "only {} pods", all.len());
+    let mut failures = Vec::new();
+    for chunk in all.chunks(500) {
+        let full: Vec<&core::Pod> = chunk.iter().map(|(_, p)| p).collect();
+        let mut token = None;
+        let from_pb =
+            decode_pod_page_protobuf(&protobuf_page(&full, Some("c-500")), |t| token = Some(t))
+                .expect("protobuf page");
+        assert_eq!(token, Some(Some("c-500".to_string())));
+        let from_json = decode_pod_page(&json_page(&full), |_| {}).expect("json page");
+        assert_eq!(from_pb.len(), chunk.len());
+        for (((name, api), pb), js) in chunk.iter().zip(&from_pb).zip(&from_json) {
+            let expected = format!("{:?}", Pod::from_api(api));
+            assert_eq!(format!("{js:?}"), expected, "{name}: JSON page");
+            if format!("{pb:?}") != expected {
+                failures.push(format!("{name}:\n  protobuf {pb:?}\n  expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} pods differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// Go writes a non-pointer field even when it holds its zero value; JSON's `omitempty` leaves
+/// it out. Both must read the same.
+#[test]
+fn zero_values_written_by_go_read_as_absent() {
+    let api: core::Pod = serde_json::from_value(json!({
+        "metadata": {"name": "p", "namespace": "ns", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]},
+        "spec": {
+            "containers": [{"name": "c", "ports": [{"containerPort": 80}],
+                            "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}}],
+            "tolerations": [{"operator": "Exists"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Exists"}]}]}}}
+        },
+        "status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}
+    }))
+    .expect("pod");
+    let plain = pb_encode::pod(&api);
+    let mut zeros = plain.clone();
+    let some = || Some(String::new());
+    let spec = zeros.spec.as_mut().expect("spec");
+    spec.node_name = some();
+    spec.scheduler_name = some();
+    spec.node_selector.clear();
+    let t = &mut spec.tolerations[0];
+    (t.key, t.value, t.effect) = (some(), some(), some());
+    let c = &mut spec.containers[0];
+    c.image = some();
+    let port = &mut c.ports[0];
+    (port.name, port.protocol, port.host_ip, port.host_port) = (some(), some(), some(), Some(0));
+    c.resources.as_mut().expect("resources").claims[0].request = some();
+    let status = zeros.status.as_mut().expect("status");
+    status.phase = some();
+    status.conditions[0].reason = some();
+    let page = |p: &k8s_pb::api::core::v1::Pod| {
+        let bytes = p.encode_to_vec();
+        pb_encode::pod_list_body(&[&bytes], "1", None, None)
+    };
+    let decode = |body: &[u8]| {
+        let pods = decode_pod_page_protobuf(body, |_| {}).expect("decode");
+        format!("{:?}", pods[0])
+    };
+    let expected = format!("{:?}", Pod::from_api(&api));
+    assert_eq!(decode(&page(&plain)), expected);
+    assert_eq!(decode(&page(&zeros)), expected);
+    // A set value is read, so the zeros above were really written.
+    zeros.spec.as_mut().expect("spec").node_name = Some("n1".to_string());
+    assert_ne!(decode(&page(&zeros)), expected);
+}
+
+#[test]
+fn bodies_that_are_not_a_pod_list_are_refused_with_the_reason() {
+    let api: core::Pod =
+        serde_json::from_value(json!({"metadata": {"name": "p"}, "spec": {"containers": []}}))
+            .expect("pod");
+    let good = protobuf_page(&[&api], None);
+    let err = |body: &[u8]| decode_pod_page_protobuf(body, |_| {}).expect_err("refused");
+
+    assert!(matches!(
+        err(b"{\"kind\":\"PodList\"}"),
+        ProtobufError::NoMagic
+    ));
+    let status = pb_encode::envelope("v1", "Status", &[]);
+    let e = err(&status);
+    assert!(matches!(e, ProtobufError::WrongKind { .. }), "{e:?}");
+    assert_eq!(e.to_string(), "the body holds a Status, not a PodList");
+
+    // Cut inside the list (as a dropped connection cuts it): an error that says the body ends
+    // early, never a panic.
+    // (A cut after the list's last byte, in the envelope's trailing fields, loses nothing.)
+    let whole = format!(
+        "{:?}",
+        decode_pod_page_protobuf(&good, |_| {}).expect("whole")
+    );
+    let mut truncated = 0;
+    for cut in good.len() / 2..good.len() {
+        match decode_pod_page_protobuf(&good[..cut], |_| {}) {
+            Err(e) => {
+                assert!(e.is_truncated(), "cut at {cut} of {}: {e}", good.len());
+                truncated += 1;
+            }
+            Ok(pods) => assert_eq!(format!("{pods:?}"), whole, "cut at {cut}"),
+        }
+    }
+    assert!(
+        truncated > good.len() / 3,
+        "{truncated} cuts of {}",
+        good.len()
+    );
+    assert!(!err(b"k8s\x00\x0a\x02\xff\xff").is_truncated());
+
+    // A compressed object (API servers never send one) is named, not misread.
+    let envelope = k8s_pb::apimachinery::pkg::runtime::Unknown {
+        type_meta: Some(k8s_pb::apimachinery::pkg::runtime::TypeMeta {
+            api_version: Some("v1".into()),
+            kind: Some("PodList".into()),
+        }),
+        raw: Some(vec![]),
+        content_encoding: Some("gzip".into()),
+        content_type: None,
+    };
+    let mut body = b"k8s\x00".to_vec();
+    body.extend(envelope.encode_to_vec());
+    assert!(matches!(err(&body), ProtobufError::ContentEncoding(e) if e == "gzip"));
+}
+
+#[test]
+fn error_statuses_in_protobuf_are_read() {
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as pb;
+    let status = pb::Status {
+        metadata: Some(pb::ListMeta::default()),
+        status: Some("Failure".into()),
+        message: Some("pods is forbidden: User \"x\" cannot list".into()),
+        reason: Some("Forbidden".into()),
+        details: Some(pb::StatusDetails {
+            retry_after_seconds: Some(3),
+            ..Default::default()
+        }),
+        code: Some(403),
+    };
+    let body = pb_encode::envelope("v1", "Status", &status.encode_to_vec());
+    let s = decode_status(&body).expect("status");
+    assert_eq!(s.code, 403);
+    assert_eq!(s.reason, "Forbidden");
+    assert_eq!(s.status, "Failure");
+    assert_eq!(s.message, "pods is forbidden: User \"x\" cannot list");
+    assert_eq!(s.retry_after_seconds, 3);
+    let list = protobuf_page(&[], None);
+    assert!(matches!(
+        decode_status(&list),
+        Err(ProtobufError::WrongKind { .. })
+    ));
+}
+
+/// The generated cluster's pods are as large as a real server's: protobuf is the smaller
+/// encoding, which is the point of asking for it.
+#[test]
+fn protobuf_pages_are_smaller_than_json() {
+    let all: Vec<core::Pod> = pods()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("generated"))
+        .map(|(_, p)| p)
+        .collect();
+    let refs: Vec<&core::Pod> = all.iter().collect();
+    let pb = protobuf_page(&refs, None).len();
+    let js = json_page(&refs).len();
+    assert!(pb * 10 < js * 8, "protobuf {pb} bytes, JSON {js} bytes");
+    let _: Value = serde_json::from_str(&json_page(&refs)).expect("json");
+}
