@@ -905,20 +905,76 @@ fn a_404_on_a_list_is_named() {
 
 #[test]
 fn a_truncated_body_is_named() {
+    // In protobuf (what the tool asks for) and in JSON (from a server that only speaks JSON).
+    for (json_only, detail) in [
+        (false, "(the protobuf body ends inside a field)"),
+        (true, "(EOF while parsing"),
+    ] {
+        let env = setup();
+        if json_only {
+            env.fake.json_only();
+        }
+        env.fake
+            .fail("pods", support::fake_api::TRUNCATED_BODY, 100);
+        let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+        live_error(
+            &out,
+            &[
+                &format!(
+                    "error: list pods in all namespaces: the answer from {}/ ended early {detail}",
+                    env.fake.url()
+                ),
+                "the connection or a proxy cut it; retry",
+            ],
+        );
+    }
+}
+
+/// Pod lists are asked for in protobuf, as kube-scheduler's client asks for them, and give
+/// the same answer as from a server that only speaks JSON; other lists stay JSON.
+#[test]
+fn pod_lists_in_protobuf_read_the_same_as_in_json() {
+    let args = [
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "-o",
+        "json",
+        "--chunk-size",
+        "4",
+    ];
     let env = setup();
-    env.fake
-        .fail("pods", support::fake_api::TRUNCATED_BODY, 100);
-    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
-    live_error(
-        &out,
-        &[
-            &format!(
-                "error: list pods in all namespaces: the answer from {}/ ended early (EOF while parsing",
-                env.fake.url()
-            ),
-            "the connection or a proxy cut it; retry",
-        ],
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen = env.fake.seen();
+    let accept = |path: &str| {
+        seen.iter()
+            .filter(|s| s.path == path)
+            .map(|s| s.headers.get("accept").cloned().unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    let pods = accept("/api/v1/pods");
+    assert!(pods.len() > 2, "paged: {pods:?}");
+    for a in &pods {
+        assert_eq!(a, "application/vnd.kubernetes.protobuf, application/json");
+    }
+    let nodes = accept("/api/v1/nodes");
+    assert!(
+        !nodes.is_empty() && nodes.iter().all(|a| !a.contains("protobuf")),
+        "{nodes:?}"
     );
+
+    let json_env = setup();
+    json_env.fake.json_only();
+    let json_out = json_env.run(&args);
+    assert!(json_out.status.success(), "{}", stderr(&json_out));
+    let strip = |bytes: &[u8]| {
+        documents(bytes)
+            .into_iter()
+            .map(without_source)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&out.stdout), strip(&json_out.stdout));
 }
 
 #[test]

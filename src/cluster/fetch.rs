@@ -664,8 +664,10 @@ impl Live {
     /// The pods of the cluster, decoded from each page's bytes straight into the compact model
     /// (the typed `k8s-openapi` pod would decode managedFields and the whole status, which no
     /// plugin reads: on large clusters that is most of the time and memory of a run). Pages
-    /// are decoded on blocking threads while the next ones download: the continue token is
-    /// at the start of a page, so the next request goes out as soon as it is read.
+    /// are asked for in protobuf, as kube-scheduler asks for them (JSON when the server answers
+    /// that instead), and decoded on blocking threads while the next ones download: the
+    /// continue token is at the start of a page, so the next request goes out as soon as it
+    /// is read.
     async fn list_pods_compact(
         &self,
         req: &Request,
@@ -674,15 +676,24 @@ impl Live {
     ) -> Result<(), ClusterError> {
         let client = &self.client;
         let get = |lp: ListParams| async move {
-            let body = list_body(client, "/api/v1/pods", &lp).await?;
+            let (body, encoding) = list_body(client, "/api/v1/pods", &lp).await?;
             let (token_tx, token_rx) = tokio::sync::oneshot::channel();
             let decoding = tokio::task::spawn_blocking(move || {
-                // As kube's `request_text`, without its copy of the body.
-                let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
-                crate::state::decode_pod_page(&text, |token| {
+                let on_continue = |token| {
                     let _ = token_tx.send(token);
-                })
-                .map_err(kube::Error::SerdeError)
+                };
+                match encoding {
+                    Encoding::Protobuf => {
+                        crate::state::decode_pod_page_protobuf(&body, on_continue)
+                            .map_err(|e| kube::Error::Service(Box::new(e)))
+                    }
+                    Encoding::Json => {
+                        // As kube's `request_text`, without its copy of the body.
+                        let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+                        crate::state::decode_pod_page(&text, on_continue)
+                            .map_err(kube::Error::SerdeError)
+                    }
+                }
             });
             match token_rx.await {
                 Ok(token) => Ok((token, Pending::Decoding(decoding))),
@@ -902,6 +913,22 @@ impl Live {
                 detail: format!("the body is not the expected JSON object: {err}"),
             };
         }
+        if let kube::Error::Service(err) = &e
+            && let Some(err) = err.downcast_ref::<crate::state::ProtobufError>()
+        {
+            if err.is_truncated() {
+                return ClusterError::Truncated {
+                    request: req.to_string(),
+                    server: t.server.clone(),
+                    detail: err.to_string(),
+                };
+            }
+            return ClusterError::Protocol {
+                request: req.to_string(),
+                server: t.server.clone(),
+                detail: format!("the body is not the expected protobuf list: {err}"),
+            };
+        }
         let chain = error_chain(&e);
         let lower = chain.to_lowercase();
         if lower.contains("certificate")
@@ -971,23 +998,49 @@ impl<K> Pending<K> {
     }
 }
 
-/// A successful answer's body, whole; an error status becomes `kube::Error::Api` exactly as
-/// kube's own `request_text` makes it (a `Status` body, or one built from the text).
+/// How a list answer is encoded (its Content-Type).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Encoding {
+    Json,
+    Protobuf,
+}
+
+/// What list requests accept: protobuf first (smaller, and its parts can be stepped over
+/// without parsing them), JSON from servers or proxies that do not speak it.
+const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
+
+/// A successful answer's body, whole, and its encoding; an error status becomes
+/// `kube::Error::Api` exactly as kube's own `request_text` makes it (a `Status` body, in JSON
+/// or protobuf, or one built from the text).
 async fn list_body(
     client: &kube::Client,
     path: &str,
     lp: &ListParams,
-) -> Result<Vec<u8>, kube::Error> {
-    let request = kube::core::Request::new(path)
+) -> Result<(Vec<u8>, Encoding), kube::Error> {
+    let mut request = kube::core::Request::new(path)
         .list(lp)
         .map_err(kube::Error::BuildRequest)?;
+    request.headers_mut().insert(
+        http::header::ACCEPT,
+        http::HeaderValue::from_static(ACCEPT_PROTOBUF),
+    );
     let res = client.send(request.map(kube::client::Body::from)).await?;
     let status = res.status();
+    let encoding = match res.headers().get(http::header::CONTENT_TYPE) {
+        Some(t)
+            if t.to_str().is_ok_and(|t| {
+                t.split(';').next().map(str::trim) == Some(crate::state::PROTOBUF_MEDIA_TYPE)
+            }) =>
+        {
+            Encoding::Protobuf
+        }
+        _ => Encoding::Json,
+    };
     // Into one buffer sized from Content-Length: collecting the frames first and converting
     // after copied each 2.5 MB page up to three times while growing.
     let size = res
         .headers()
-        .get("content-length")
+        .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
         .unwrap_or(0);
     let mut body = Vec::with_capacity(size.min(MAX_PRESIZED_PAGE));
@@ -998,7 +1051,23 @@ async fn list_body(
         }
     }
     if status.is_client_error() || status.is_server_error() {
-        let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+        if encoding == Encoding::Protobuf
+            && let Ok(s) = crate::state::decode_status(&body)
+        {
+            let mut status = Status::failure(&s.message, &s.reason).with_code(s.code);
+            if s.retry_after_seconds > 0 {
+                status.details = Some(kube::core::response::StatusDetails {
+                    name: String::new(),
+                    group: String::new(),
+                    kind: String::new(),
+                    uid: String::new(),
+                    causes: Vec::new(),
+                    retry_after_seconds: s.retry_after_seconds,
+                });
+            }
+            return Err(kube::Error::Api(status.boxed()));
+        }
+        let text = String::from_utf8_lossy(&body);
         return Err(kube::Error::Api(
             match serde_json::from_str::<Status>(&text) {
                 Ok(s) => s,
@@ -1008,7 +1077,7 @@ async fn list_body(
             .boxed(),
         ));
     }
-    Ok(body)
+    Ok((body, encoding))
 }
 
 enum Page<K> {

@@ -2,7 +2,10 @@
 //! (/version, /api, /api/v1, /apis), get and paged list (limit/continue) of nodes, pods,
 //! namespaces and events, label and field selectors, server-side Tables for kubectl, and
 //! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401) are injected per resource.
-//! Objects come from a snapshot file such as examples/cluster.yaml.
+//! Objects come from a snapshot file such as examples/cluster.yaml. As a real API server, it
+//! answers a request that accepts `application/vnd.kubernetes.protobuf` with pod lists and
+//! errors in protobuf (through `k8s-pb`, independent of the tool's own decoder), unless
+//! [`FakeApi::json_only`] makes it a server that only speaks JSON.
 //!
 //! It runs on its own tokio runtime, so tests stay synchronous and run the binary as a
 //! subprocess, reaching the fake through a kubeconfig file as a user reaches a cluster.
@@ -23,6 +26,9 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+
+#[path = "../../examples/support/pb_encode.rs"]
+mod pb_encode;
 
 /// The token the fake's kubeconfig user presents (tests check it never shows in messages).
 pub const TOKEN: &str = "fake-token-Zx9qSECRET";
@@ -80,6 +86,8 @@ struct Shared {
     seen: Vec<Seen>,
     faults: Vec<Fault>,
     token: Option<String>,
+    /// Answer in JSON even when protobuf is accepted.
+    json_only: bool,
 }
 
 /// A running fake; it stops when dropped.
@@ -171,6 +179,12 @@ impl FakeApi {
             remaining: times,
             continue_only: false,
         });
+    }
+
+    /// From now on the fake answers in JSON whatever the client accepts, as a server or proxy
+    /// that does not speak protobuf.
+    pub fn json_only(&self) {
+        self.shared.lock().unwrap().json_only = true;
     }
 
     /// Serves requests without credentials too (kubectl sends no bearer token over plain
@@ -302,7 +316,24 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// As a real API server: the answer in JSON, re-encoded in protobuf when the client accepts
+/// it and the fake can encode it (pod lists and Status errors).
 async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let protobuf = req
+        .headers()
+        .get_all("accept")
+        .iter()
+        .filter_map(|a| a.to_str().ok())
+        .any(|a| a.contains("application/vnd.kubernetes.protobuf"))
+        && !shared.lock().unwrap().json_only;
+    negotiate(answer(shared, req, protobuf).await, protobuf).await
+}
+
+async fn answer(
+    shared: &Mutex<Shared>,
+    req: Request<Incoming>,
+    protobuf: bool,
+) -> Response<Full<Bytes>> {
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
@@ -388,7 +419,8 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
                 "the server is currently unable to handle the request",
             ),
             TRUNCATED_BODY => {
-                let whole = route(shared, &path, &params, accept_table);
+                let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
+                let content_type = whole.headers()["content-type"].clone();
                 let bytes = whole
                     .into_body()
                     .collect()
@@ -397,7 +429,7 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
                     .unwrap_or_default();
                 Response::builder()
                     .status(200)
-                    .header("content-type", "application/json")
+                    .header("content-type", content_type)
                     .body(Full::new(bytes.slice(..bytes.len() / 2)))
                     .unwrap()
             }
@@ -417,6 +449,81 @@ async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full
         };
     }
     route(shared, &path, &params, accept_table)
+}
+
+/// A JSON answer re-encoded in protobuf, as `handle` says; anything else as it is.
+async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full<Bytes>> {
+    if !protobuf {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let encoded =
+        serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| match v["kind"].as_str() {
+                Some("PodList") => pod_list_protobuf(&v),
+                Some("Status") => Some(status_protobuf(&v)),
+                _ => None,
+            });
+    match encoded {
+        Some(pb) => {
+            let mut resp = Response::from_parts(parts, Full::new(Bytes::from(pb)));
+            resp.headers_mut().insert(
+                "content-type",
+                hyper::header::HeaderValue::from_static("application/vnd.kubernetes.protobuf"),
+            );
+            resp
+        }
+        None => Response::from_parts(parts, Full::new(bytes)),
+    }
+}
+
+/// A JSON PodList in protobuf; `None` when a pod is not a valid `Pod` (a real server never
+/// holds one, so it can only be served as JSON).
+fn pod_list_protobuf(list: &Value) -> Option<Vec<u8>> {
+    let pods: Vec<Vec<u8>> = list["items"]
+        .as_array()?
+        .iter()
+        .map(|item| {
+            serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(item.clone())
+                .ok()
+                .map(|p| pb_encode::pod_bytes(&p))
+        })
+        .collect::<Option<_>>()?;
+    let items: Vec<&[u8]> = pods.iter().map(Vec::as_slice).collect();
+    let meta = &list["metadata"];
+    Some(pb_encode::pod_list_body(
+        &items,
+        meta["resourceVersion"].as_str().unwrap_or_default(),
+        meta["continue"].as_str(),
+        meta["remainingItemCount"].as_i64(),
+    ))
+}
+
+/// A JSON `Status` in protobuf.
+fn status_protobuf(v: &Value) -> Vec<u8> {
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as pb;
+    use prost::Message;
+    let text = |k: &str| v[k].as_str().map(str::to_string);
+    let status = pb::Status {
+        metadata: Some(pb::ListMeta::default()),
+        status: text("status"),
+        message: text("message"),
+        reason: text("reason"),
+        details: v["details"]["retryAfterSeconds"]
+            .as_i64()
+            .map(|r| pb::StatusDetails {
+                retry_after_seconds: i32::try_from(r).ok(),
+                ..Default::default()
+            }),
+        code: v["code"].as_i64().and_then(|c| i32::try_from(c).ok()),
+    };
+    pb_encode::envelope("v1", "Status", &status.encode_to_vec())
 }
 
 /// `fail` with this status: a 200 answer whose JSON body is cut in half.
