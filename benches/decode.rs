@@ -1,7 +1,8 @@
-//! Decoding benchmarks (divan): the pod pages of a live `explain`, decoded into the compact
-//! model and added to the state, one page after another on one core, next to serde_json
-//! skipping the same bytes without building anything (the floor of any JSON decoder built on
-//! it).
+//! Decoding benchmarks (divan): the pod pages of a live `explain`, in protobuf (what the tool
+//! asks for) and in JSON (what servers that do not speak protobuf answer), decoded into the
+//! compact model and added to the state, one page after another on one core; next to them,
+//! serde_json skipping the JSON bytes without building anything (the floor of any JSON
+//! decoder built on it).
 //!
 //! ```text
 //! cargo bench --bench decode
@@ -14,12 +15,14 @@
 
 #[path = "../examples/support/cluster_gen.rs"]
 mod cluster_gen;
+#[path = "../examples/support/pb_encode.rs"]
+mod pb_encode;
 
 use std::sync::OnceLock;
 
 use cluster_gen::Size;
 use k8s_openapi::api::core::v1 as core;
-use kubectl_affinity::state::{ClusterState, Node, decode_pod_page};
+use kubectl_affinity::state::{ClusterState, Node, decode_pod_page, decode_pod_page_protobuf};
 
 /// The allocator the binary uses, so the figures are the binary's.
 #[global_allocator]
@@ -35,9 +38,12 @@ const SIZE: Size = Size {
 };
 const PAGE: usize = 500;
 
-/// The nodes, and the pod pages as `examples/bench_apiserver.rs` writes them.
-fn setup() -> &'static (Vec<Node>, Vec<String>) {
-    static DATA: OnceLock<(Vec<Node>, Vec<String>)> = OnceLock::new();
+/// The nodes, the pod pages as `examples/bench_apiserver.rs` writes them in JSON, and the
+/// same pages in protobuf.
+type Data = (Vec<Node>, Vec<String>, Vec<Vec<u8>>);
+
+fn setup() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(|| {
         let mut nodes = Vec::new();
         let mut pods = Vec::new();
@@ -55,6 +61,29 @@ fn setup() -> &'static (Vec<Node>, Vec<String>) {
         .expect("generate");
         cluster_gen::sort_as_listed(&mut pods);
         let pods: Vec<&cluster_gen::ListItem> = pods.iter().collect();
+        let encoded: Vec<Vec<u8>> = pods
+            .iter()
+            .map(|p| {
+                let pod: core::Pod = serde_json::from_slice(&p.json).expect("pod");
+                pb_encode::pod_bytes(&pod)
+            })
+            .collect();
+        let protobuf = encoded
+            .chunks(PAGE)
+            .enumerate()
+            .map(|(i, page)| {
+                let end = i * PAGE + page.len();
+                let items: Vec<&[u8]> = page.iter().map(Vec::as_slice).collect();
+                let token = format!("c-{end}");
+                let more = end < encoded.len();
+                pb_encode::pod_list_body(
+                    &items,
+                    "1000",
+                    more.then_some(token.as_str()),
+                    more.then(|| (encoded.len() - end) as i64),
+                )
+            })
+            .collect();
         let pages = pods
             .chunks(PAGE)
             .enumerate()
@@ -64,14 +93,41 @@ fn setup() -> &'static (Vec<Node>, Vec<String>) {
                 String::from_utf8(page).expect("utf-8")
             })
             .collect();
-        (nodes, pages)
+        (nodes, pages, protobuf)
     })
+}
+
+/// Every protobuf pod page decoded into compact pods and added to the state, as the live run
+/// does against an API server.
+#[divan::bench(sample_count = 10)]
+fn protobuf_decode_and_add(bencher: divan::Bencher) {
+    let (nodes, _, pages) = setup();
+    bencher.bench(|| {
+        let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
+        for page in pages {
+            for pod in decode_pod_page_protobuf(page, |_| {}).expect("decode") {
+                state.add_pod(pod);
+            }
+        }
+        state
+    });
+}
+
+/// The same pages decoded into compact pods, without adding them to the state.
+#[divan::bench(sample_count = 10)]
+fn protobuf_decode_only(bencher: divan::Bencher) {
+    let (_, _, pages) = setup();
+    bencher.bench(|| {
+        for page in pages {
+            divan::black_box(decode_pod_page_protobuf(page, |_| {}).expect("decode"));
+        }
+    });
 }
 
 /// Every pod page decoded into compact pods and added to the state, as the live run does.
 #[divan::bench(sample_count = 10)]
 fn decode_and_add(bencher: divan::Bencher) {
-    let (nodes, pages) = setup();
+    let (nodes, pages, _) = setup();
     bencher.bench(|| {
         let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
         for page in pages {
@@ -86,7 +142,7 @@ fn decode_and_add(bencher: divan::Bencher) {
 /// serde_json reading the same pages without keeping anything: the floor.
 #[divan::bench(sample_count = 10)]
 fn skip_only(bencher: divan::Bencher) {
-    let (_, pages) = setup();
+    let (_, pages, _) = setup();
     bencher.bench(|| {
         for page in pages {
             let skipped: serde::de::IgnoredAny = serde_json::from_str(page).expect("skip");

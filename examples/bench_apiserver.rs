@@ -9,11 +9,15 @@
 //!
 //! Serves discovery, `get` and `list` of nodes, pods, namespaces, events (none), services,
 //! replicationcontrollers (none), replicasets and statefulsets (none), without authentication.
-//! Continue tokens are `c-OFFSET`. The field selector on pods is ignored: every generated pod
-//! is Running or Pending. Prints `ready` on stdout once listening.
+//! Pod lists come in protobuf when the request accepts `application/vnd.kubernetes.protobuf`
+//! (each pod is encoded once too), in JSON otherwise. Continue tokens are `c-OFFSET`. The field
+//! selector on pods is ignored: every generated pod is Running or Pending. Prints `ready` on
+//! stdout once listening.
 
 #[path = "support/cluster_gen.rs"]
 mod cluster_gen;
+#[path = "support/pb_encode.rs"]
+mod pb_encode;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -41,6 +45,17 @@ const RESOURCES: &[(&str, &str, bool, &str)] = &[
 #[derive(Default)]
 struct Store {
     objects: HashMap<String, Vec<cluster_gen::ListItem>>,
+    /// The pods of `objects["pods"]`, in the same order, encoded in protobuf.
+    pods_protobuf: Vec<Vec<u8>>,
+}
+
+/// Whether a request's Accept header asks for protobuf.
+fn accepts_protobuf(req: &Request<Incoming>) -> bool {
+    req.headers()
+        .get_all("accept")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("application/vnd.kubernetes.protobuf"))
 }
 
 fn respond(code: u16, content: impl Into<Bytes>) -> Response<Full<Bytes>> {
@@ -84,6 +99,7 @@ fn list(
     plural: &str,
     namespace: Option<&str>,
     query: &str,
+    protobuf: bool,
 ) -> Response<Full<Bytes>> {
     let Some((_, kind, _, group)) = RESOURCES.iter().find(|r| r.0 == plural) else {
         return not_found();
@@ -99,6 +115,26 @@ fn list(
     }
     let empty = Vec::new();
     let all = store.objects.get(plural).unwrap_or(&empty);
+    if protobuf && plural == "pods" && namespace.is_none() {
+        let end = offset.saturating_add(limit).min(store.pods_protobuf.len());
+        let items: Vec<&[u8]> = store.pods_protobuf[offset.min(end)..end]
+            .iter()
+            .map(Vec::as_slice)
+            .collect();
+        let more = end < store.pods_protobuf.len();
+        let token = format!("c-{end}");
+        let body = pb_encode::pod_list_body(
+            &items,
+            "1000",
+            more.then_some(token.as_str()),
+            more.then(|| (store.pods_protobuf.len() - end) as i64),
+        );
+        return Response::builder()
+            .status(200)
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .body(Full::new(body.into()))
+            .unwrap_or_default();
+    }
     let selected: Vec<&cluster_gen::ListItem> = all
         .iter()
         .filter(|o| namespace.is_none_or(|ns| o.namespace == ns))
@@ -140,6 +176,7 @@ fn get(store: &Store, plural: &str, namespace: Option<&str>, name: &str) -> Resp
 fn handle(store: &Store, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let path = req.uri().path();
     let query = req.uri().query().unwrap_or("");
+    let protobuf = accepts_protobuf(req);
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let core = |p: &str| RESOURCES.iter().any(|r| r.0 == p && r.3.is_empty());
     let apps = |p: &str| RESOURCES.iter().any(|r| r.0 == p && r.3 == "apps");
@@ -155,15 +192,17 @@ fn handle(store: &Store, req: &Request<Incoming>) -> Response<Full<Bytes>> {
         ),
         ["api", "v1"] => json_response(&discovery("")),
         ["apis", "apps", "v1"] => json_response(&discovery("apps")),
-        ["api", "v1", "namespaces", ns, p] if core(p) => list(store, p, Some(ns), query),
+        ["api", "v1", "namespaces", ns, p] if core(p) => list(store, p, Some(ns), query, protobuf),
         ["api", "v1", "namespaces", ns, p, name] if core(p) => get(store, p, Some(ns), name),
-        ["api", "v1", p] if core(p) => list(store, p, None, query),
+        ["api", "v1", p] if core(p) => list(store, p, None, query, protobuf),
         ["api", "v1", p, name] if core(p) => get(store, p, None, name),
-        ["apis", "apps", "v1", "namespaces", ns, p] if apps(p) => list(store, p, Some(ns), query),
+        ["apis", "apps", "v1", "namespaces", ns, p] if apps(p) => {
+            list(store, p, Some(ns), query, protobuf)
+        }
         ["apis", "apps", "v1", "namespaces", ns, p, name] if apps(p) => {
             get(store, p, Some(ns), name)
         }
-        ["apis", "apps", "v1", p] if apps(p) => list(store, p, None, query),
+        ["apis", "apps", "v1", p] if apps(p) => list(store, p, None, query, protobuf),
         _ => not_found(),
     }
 }
@@ -190,6 +229,11 @@ fn main() -> std::io::Result<()> {
     })?;
     for list in store.objects.values_mut() {
         cluster_gen::sort_as_listed(list);
+    }
+    for item in store.objects.get("pods").into_iter().flatten() {
+        let pod: k8s_openapi::api::core::v1::Pod =
+            serde_json::from_slice(&item.json).map_err(std::io::Error::other)?;
+        store.pods_protobuf.push(pb_encode::pod_bytes(&pod));
     }
     let store = Arc::new(store);
     let rt = tokio::runtime::Builder::new_multi_thread()

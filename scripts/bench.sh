@@ -39,22 +39,29 @@ median() {
   printf '%-28s wall %8.2f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
 }
 
-# download PORT: every page kubectl-affinity's explain lists (nodes, pods, Services,
-# ReplicationControllers, ReplicaSets, StatefulSets, events), 500 objects a page, over one
-# kept-alive connection, bodies discarded. The server's continue tokens are `c-OFFSET`.
+# download_urls PORT NODES PODS APPS json|pods: every page kubectl-affinity's explain lists
+# (nodes, pods, Services, ReplicationControllers, ReplicaSets, StatefulSets, events), 500 objects
+# a page; `pods` gives the pod pages, `json` the others. The server's continue tokens are
+# `c-OFFSET`.
 download_urls() {
-  local port=$1 nodes=$2 pods=$3 apps=$4
+  local port=$1 nodes=$2 pods=$3 apps=$4 which=$5
   local base=http://127.0.0.1:$port
-  echo "$base/api/v1/namespaces/bench/pods/probe"
   local i
+  if [ "$which" = pods ]; then
+    for ((i = 0; i <= pods; i += 500)); do echo "$base/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&continue=c-$i"; done
+    return
+  fi
+  echo "$base/api/v1/namespaces/bench/pods/probe"
   for ((i = 0; i < nodes; i += 500)); do echo "$base/api/v1/nodes?limit=500&continue=c-$i"; done
-  for ((i = 0; i <= pods; i += 500)); do echo "$base/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&continue=c-$i"; done
   for ((i = 0; i < apps / 3 + 1; i += 500)); do echo "$base/api/v1/services?limit=500&continue=c-$i"; done
   echo "$base/api/v1/replicationcontrollers?limit=500"
   for ((i = 0; i < apps; i += 500)); do echo "$base/apis/apps/v1/replicasets?limit=500&continue=c-$i"; done
   echo "$base/apis/apps/v1/statefulsets?limit=500"
   echo "$base/api/v1/namespaces/bench/events?limit=500"
 }
+
+# The Accept header kubectl-affinity sends for pod lists (and kube-scheduler's client too).
+PROTOBUF='Accept: application/vnd.kubernetes.protobuf, application/json'
 
 run_size() {
   local name=$1 nodes=$2 port=$3
@@ -73,11 +80,16 @@ contexts: [{name: bench, context: {cluster: bench, user: bench}}]
 current-context: bench
 users: [{name: bench, user: {token: bench}}]
 KC
-  download_urls "$port" "$nodes" "$pods" "$apps" > "$dir/urls.txt"
+  download_urls "$port" "$nodes" "$pods" "$apps" json > "$dir/urls.txt"
+  download_urls "$port" "$nodes" "$pods" "$apps" pods > "$dir/urls-pods.txt"
   : > "$OUT/runs.txt"
   local r
   for ((r = 0; r < REPEATS; r++)); do
-    measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null"
+    # What explain downloads: pod pages in protobuf, the rest in JSON, each over one
+    # kept-alive connection, bodies discarded. `download-json` is the same pages all in JSON.
+    measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null &&
+      curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-pods.txt') > /dev/null"
+    measure "$name:download-json" sh -c "curl -s --fail \$(cat '$dir/urls.txt' '$dir/urls-pods.txt') > /dev/null"
     measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
     if [ "$name" = small ]; then
       measure "$name:kubectl-get-pods" kubectl --kubeconfig "$dir/kubeconfig" get pods -A -o json
@@ -86,7 +98,7 @@ KC
     measure "$name:whatif-offline" "$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.json"
   done
   echo "== $name: $nodes nodes, $pods pods, medians of $REPEATS" | tee -a "$RESULTS"
-  for l in download explain-live kubectl-get-pods jq-length whatif-offline; do
+  for l in download download-json explain-live kubectl-get-pods jq-length whatif-offline; do
     grep -q "^$name:$l " "$OUT/runs.txt" && median "$name:$l"
   done
   cat "$OUT/runs.txt" >> "$OUT/all-runs.txt"
