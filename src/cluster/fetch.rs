@@ -1054,7 +1054,9 @@ async fn list_body(
         if encoding == Encoding::Protobuf
             && let Ok(s) = crate::state::decode_status(&body)
         {
-            let mut status = Status::failure(&s.message, &s.reason).with_code(s.code);
+            // A Status without a code takes the answer's, as kube does for a text body.
+            let code = if s.code == 0 { status.as_u16() } else { s.code };
+            let mut status = Status::failure(&s.message, &s.reason).with_code(code);
             if s.retry_after_seconds > 0 {
                 status.details = Some(kube::core::response::StatusDetails {
                     name: String::new(),
