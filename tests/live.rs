@@ -978,6 +978,24 @@ fn pod_lists_in_protobuf_read_the_same_as_in_json() {
 }
 
 #[test]
+fn an_invalid_protobuf_body_is_named_without_its_content() {
+    let env = setup();
+    env.fake
+        .fail("pods", support::fake_api::INVALID_PROTOBUF_BODY, 100);
+    let out = env.run(&["whatif", "-f", "examples/web-store.yaml"]);
+    let err = live_error(
+        &out,
+        &[&format!(
+            "error: list pods in all namespaces: unexpected answer from {}/: the body is not \
+             the expected protobuf list: the body holds a NodeList, not a PodList; check that the \
+             kubeconfig points at a Kubernetes API server",
+            env.fake.url()
+        )],
+    );
+    assert!(!err.contains("token="), "{err}");
+}
+
+#[test]
 fn an_invalid_json_body_is_named_without_its_content() {
     let env = setup();
     env.fake

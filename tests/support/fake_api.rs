@@ -433,6 +433,13 @@ async fn answer(
                     .body(Full::new(bytes.slice(..bytes.len() / 2)))
                     .unwrap()
             }
+            INVALID_PROTOBUF_BODY => Response::builder()
+                .status(200)
+                .header("content-type", "application/vnd.kubernetes.protobuf")
+                .body(Full::new(Bytes::from_static(
+                    b"k8s\x00\x0a\x0e\x0a\x02v1\x12\x08NodeList\x12\x1btoken=fake-token-Zx9qSECRET",
+                )))
+                .unwrap(),
             INVALID_JSON_BODY => Response::builder()
                 .status(200)
                 .header("content-type", "application/json")
@@ -530,6 +537,9 @@ fn status_protobuf(v: &Value) -> Vec<u8> {
 pub const TRUNCATED_BODY: u16 = 1;
 /// `fail` with this status: a 200 answer whose body is an HTML page, not JSON (a proxy).
 pub const INVALID_JSON_BODY: u16 = 2;
+/// `fail` with this status: a 200 answer in protobuf whose object is not the list asked for
+/// (its bytes hold a token, which must not be shown).
+pub const INVALID_PROTOBUF_BODY: u16 = 3;
 
 fn route(
     shared: &Mutex<Shared>,
