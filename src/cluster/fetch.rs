@@ -899,34 +899,26 @@ impl Live {
                 detail: auth_detail(auth, t.exec_command.as_deref()),
             };
         }
-        if let kube::Error::SerdeError(err) = &e {
-            if err.is_eof() {
+        // A body that does not read as the list asked for, in either encoding.
+        let unreadable = match &e {
+            kube::Error::SerdeError(err) => Some((err.is_eof(), "JSON object", err.to_string())),
+            kube::Error::Service(err) => err
+                .downcast_ref::<crate::state::ProtobufError>()
+                .map(|err| (err.is_truncated(), "protobuf list", err.to_string())),
+            _ => None,
+        };
+        if let Some((truncated, expected, detail)) = unreadable {
+            if truncated {
                 return ClusterError::Truncated {
                     request: req.to_string(),
                     server: t.server.clone(),
-                    detail: err.to_string(),
+                    detail,
                 };
             }
             return ClusterError::Protocol {
                 request: req.to_string(),
                 server: t.server.clone(),
-                detail: format!("the body is not the expected JSON object: {err}"),
-            };
-        }
-        if let kube::Error::Service(err) = &e
-            && let Some(err) = err.downcast_ref::<crate::state::ProtobufError>()
-        {
-            if err.is_truncated() {
-                return ClusterError::Truncated {
-                    request: req.to_string(),
-                    server: t.server.clone(),
-                    detail: err.to_string(),
-                };
-            }
-            return ClusterError::Protocol {
-                request: req.to_string(),
-                server: t.server.clone(),
-                detail: format!("the body is not the expected protobuf list: {err}"),
+                detail: format!("the body is not the expected {expected}: {detail}"),
             };
         }
         let chain = error_chain(&e);
@@ -1052,22 +1044,9 @@ async fn list_body(
     }
     if status.is_client_error() || status.is_server_error() {
         if encoding == Encoding::Protobuf
-            && let Ok(s) = crate::state::decode_status(&body)
+            && let Some(s) = protobuf_status(&body, status.as_u16())
         {
-            // A Status without a code takes the answer's, as kube does for a text body.
-            let code = if s.code == 0 { status.as_u16() } else { s.code };
-            let mut status = Status::failure(&s.message, &s.reason).with_code(code);
-            if s.retry_after_seconds > 0 {
-                status.details = Some(kube::core::response::StatusDetails {
-                    name: String::new(),
-                    group: String::new(),
-                    kind: String::new(),
-                    uid: String::new(),
-                    causes: Vec::new(),
-                    retry_after_seconds: s.retry_after_seconds,
-                });
-            }
-            return Err(kube::Error::Api(status.boxed()));
+            return Err(kube::Error::Api(s.boxed()));
         }
         let text = String::from_utf8_lossy(&body);
         return Err(kube::Error::Api(
@@ -1080,6 +1059,26 @@ async fn list_body(
         ));
     }
     Ok((body, encoding))
+}
+
+/// An error answer's protobuf `Status` as kube's own `Status`; `None` when the body is not
+/// one (the caller then reads it as text). A Status without a code takes the answer's HTTP
+/// status, as kube does for a text body.
+fn protobuf_status(body: &[u8], http_status: u16) -> Option<Status> {
+    let s = crate::state::decode_status(body).ok()?;
+    let code = if s.code == 0 { http_status } else { s.code };
+    let mut status = Status::failure(&s.message, &s.reason).with_code(code);
+    if s.retry_after_seconds > 0 {
+        status.details = Some(kube::core::response::StatusDetails {
+            name: String::new(),
+            group: String::new(),
+            kind: String::new(),
+            uid: String::new(),
+            causes: Vec::new(),
+            retry_after_seconds: s.retry_after_seconds,
+        });
+    }
+    Some(status)
 }
 
 enum Page<K> {
@@ -1157,4 +1156,60 @@ fn list_item(yaml: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The tests' protobuf encoder (through `k8s-pb`, independent of the tool's decoder).
+#[cfg(test)]
+#[path = "../../examples/support/pb_encode.rs"]
+mod pb_encode;
+
+#[cfg(test)]
+mod tests {
+    use super::pb_encode;
+    use super::*;
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as pb;
+    use prost::Message;
+
+    fn body(status: pb::Status) -> Vec<u8> {
+        pb_encode::envelope("v1", "Status", &status.encode_to_vec())
+    }
+
+    /// A 429 in protobuf keeps its code, reason and retry hint (the retry loop reads them).
+    #[test]
+    fn protobuf_error_statuses_become_kube_statuses() {
+        let s = protobuf_status(
+            &body(pb::Status {
+                message: Some("too many requests".into()),
+                reason: Some("TooManyRequests".into()),
+                details: Some(pb::StatusDetails {
+                    retry_after_seconds: Some(2),
+                    ..Default::default()
+                }),
+                code: Some(429),
+                ..Default::default()
+            }),
+            500,
+        )
+        .expect("status");
+        assert_eq!((s.code, s.reason.as_str()), (429, "TooManyRequests"));
+        assert_eq!(s.message, "too many requests");
+        assert_eq!(s.details.map(|d| d.retry_after_seconds), Some(2));
+    }
+
+    /// Without a code, the HTTP status is the code; a body that is no Status is left to the
+    /// text reading.
+    #[test]
+    fn a_protobuf_status_without_a_code_takes_the_http_status() {
+        let s = protobuf_status(
+            &body(pb::Status {
+                reason: Some("Forbidden".into()),
+                ..Default::default()
+            }),
+            403,
+        )
+        .expect("status");
+        assert_eq!(s.code, 403);
+        assert!(s.details.is_none());
+        assert!(protobuf_status(b"<html>proxy</html>", 403).is_none());
+    }
 }

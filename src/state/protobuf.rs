@@ -26,7 +26,7 @@ use super::Pod;
 use super::slim::{self, SlimPod};
 
 /// The four bytes every protobuf-encoded API object starts with (`k8s\0`).
-pub const MAGIC: &[u8; 4] = b"k8s\x00";
+const MAGIC: &[u8; 4] = b"k8s\x00";
 
 /// The media type an API server answers protobuf with.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
