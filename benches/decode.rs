@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use cluster_gen::Size;
 use k8s_openapi::api::core::v1 as core;
-use kubectl_affinity::state::{ClusterState, Node, decode_pod_page, decode_pod_page_protobuf};
+use kubectl_affinity::state::{ClusterState, Node, Pod, decode_pod_page, decode_pod_page_protobuf};
 
 /// The allocator the binary uses, so the figures are the binary's.
 #[global_allocator]
@@ -97,19 +97,33 @@ fn setup() -> &'static Data {
     })
 }
 
-/// Every protobuf pod page decoded into compact pods and added to the state, as the live run
-/// does against an API server.
-#[divan::bench(sample_count = 10)]
-fn protobuf_decode_and_add(bencher: divan::Bencher) {
-    let (nodes, _, pages) = setup();
+/// Pages decoded into compact pods and added to the state, page after page, as the live run
+/// does.
+fn decode_and_add_all<P>(
+    bencher: divan::Bencher,
+    nodes: &[Node],
+    pages: &[P],
+    decode: impl Fn(&P) -> Vec<Pod> + Sync,
+) where
+    P: Sync,
+{
     bencher.bench(|| {
-        let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
+        let mut state = ClusterState::new(nodes.to_vec(), Vec::new(), None);
         for page in pages {
-            for pod in decode_pod_page_protobuf(page, |_| {}).expect("decode") {
+            for pod in decode(page) {
                 state.add_pod(pod);
             }
         }
         state
+    });
+}
+
+/// Every protobuf pod page, as an API server answers explain.
+#[divan::bench(sample_count = 10)]
+fn protobuf_decode_and_add(bencher: divan::Bencher) {
+    let (nodes, _, pages) = setup();
+    decode_and_add_all(bencher, nodes, pages, |page| {
+        decode_pod_page_protobuf(page, |_| {}).expect("decode")
     });
 }
 
@@ -124,18 +138,12 @@ fn protobuf_decode_only(bencher: divan::Bencher) {
     });
 }
 
-/// Every pod page decoded into compact pods and added to the state, as the live run does.
+/// Every JSON pod page, as a server that only speaks JSON answers explain.
 #[divan::bench(sample_count = 10)]
 fn decode_and_add(bencher: divan::Bencher) {
     let (nodes, pages, _) = setup();
-    bencher.bench(|| {
-        let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
-        for page in pages {
-            for pod in decode_pod_page(page, |_| {}).expect("decode") {
-                state.add_pod(pod);
-            }
-        }
-        state
+    decode_and_add_all(bencher, nodes, pages, |page| {
+        decode_pod_page(page, |_| {}).expect("decode")
     });
 }
 

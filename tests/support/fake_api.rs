@@ -427,26 +427,20 @@ async fn answer(
                     .await
                     .map(|b| b.to_bytes())
                     .unwrap_or_default();
-                Response::builder()
-                    .status(200)
-                    .header("content-type", content_type)
-                    .body(Full::new(bytes.slice(..bytes.len() / 2)))
-                    .unwrap()
+                ok_body(content_type, bytes.slice(..bytes.len() / 2))
             }
-            INVALID_PROTOBUF_BODY => Response::builder()
-                .status(200)
-                .header("content-type", "application/vnd.kubernetes.protobuf")
-                .body(Full::new(Bytes::from_static(
+            INVALID_PROTOBUF_BODY => ok_body(
+                "application/vnd.kubernetes.protobuf",
+                Bytes::from_static(
                     b"k8s\x00\x0a\x0e\x0a\x02v1\x12\x08NodeList\x12\x1btoken=fake-token-Zx9qSECRET",
-                )))
-                .unwrap(),
-            INVALID_JSON_BODY => Response::builder()
-                .status(200)
-                .header("content-type", "application/json")
-                .body(Full::new(Bytes::from_static(
+                ),
+            ),
+            INVALID_JSON_BODY => ok_body(
+                "application/json",
+                Bytes::from_static(
                     b"<html><body>Proxy login required. token=fake-token-Zx9qSECRET</body></html>",
-                )))
-                .unwrap(),
+                ),
+            ),
             404 => status(
                 404,
                 "NotFound",
@@ -456,6 +450,18 @@ async fn answer(
         };
     }
     route(shared, &path, &params, accept_table)
+}
+
+/// A 200 answer with this body, whatever it holds (the faults' malformed bodies).
+fn ok_body(
+    content_type: impl TryInto<hyper::header::HeaderValue>,
+    body: Bytes,
+) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(body));
+    if let Ok(t) = content_type.try_into() {
+        resp.headers_mut().insert("content-type", t);
+    }
+    resp
 }
 
 /// A JSON answer re-encoded in protobuf, as `handle` says; anything else as it is.
