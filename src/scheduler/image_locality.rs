@@ -168,6 +168,21 @@ impl Plugin for ImageLocality<'_> {
 mod tests {
     use super::*;
 
+    /// Each node's ImageLocality explanation, in the evaluation's node order.
+    fn details_by_node(eval: &crate::scheduler::Evaluation) -> Vec<(&str, &ScoreDetails)> {
+        eval.nodes
+            .iter()
+            .flat_map(|n| {
+                n.scores.iter().filter_map(move |s| match &s.details {
+                    Some(crate::scheduler::ScoreDetails::ImageLocality(d)) => {
+                        Some((&*n.name, &**d))
+                    }
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
     #[test]
     fn names_are_normalized() {
         for (input, want) in [
@@ -204,7 +219,6 @@ mod tests {
     /// under the normalized name, and only those, count it.
     #[test]
     fn presence_is_per_node() {
-        use crate::scheduler::ScoreDetails as Any;
         use crate::scheduler::testing::evaluate_default;
         use serde_json::json;
         let node = |name: &str, images: serde_json::Value| {
@@ -226,17 +240,9 @@ mod tests {
             json!({"metadata": {"name": "p", "namespace": "default"},
                    "spec": {"containers": [{"name": "c", "image": "reg/big:1"}]}}),
         );
-        let present: Vec<(&str, bool, Option<usize>)> = eval
-            .nodes
-            .iter()
-            .flat_map(|n| {
-                n.scores.iter().filter_map(move |s| match &s.details {
-                    Some(Any::ImageLocality(d)) => {
-                        Some((&*n.name, d.images[0].present, d.images[0].nodes_with_image))
-                    }
-                    _ => None,
-                })
-            })
+        let present: Vec<(&str, bool, Option<usize>)> = details_by_node(&eval)
+            .into_iter()
+            .map(|(n, d)| (n, d.images[0].present, d.images[0].nodes_with_image))
             .collect();
         assert_eq!(
             present,
@@ -252,7 +258,6 @@ mod tests {
     /// node, with the same presence as any other pod.
     #[test]
     fn many_images_are_explained_node_by_node() {
-        use crate::scheduler::ScoreDetails as Any;
         use crate::scheduler::testing::evaluate_default;
         use serde_json::json;
         let image = |i: usize| format!("reg/img-{i}:1");
@@ -269,19 +274,13 @@ mod tests {
             json!({"metadata": {"name": "p", "namespace": "default"},
                    "spec": {"containers": containers}}),
         );
-        let present: Vec<(&str, usize, Vec<usize>)> = eval
-            .nodes
-            .iter()
-            .flat_map(|n| {
-                n.scores.iter().filter_map(move |s| match &s.details {
-                    Some(Any::ImageLocality(d)) => {
-                        let on: Vec<usize> = (0..d.images.len())
-                            .filter(|&i| d.images[i].present)
-                            .collect();
-                        Some((&*n.name, d.images.len(), on))
-                    }
-                    _ => None,
-                })
+        let present: Vec<(&str, usize, Vec<usize>)> = details_by_node(&eval)
+            .into_iter()
+            .map(|(n, d)| {
+                let on: Vec<usize> = (0..d.images.len())
+                    .filter(|&i| d.images[i].present)
+                    .collect();
+                (n, d.images.len(), on)
             })
             .collect();
         assert_eq!(present, [("node-a", 65, vec![0]), ("node-b", 65, vec![64])]);
