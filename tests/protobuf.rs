@@ -253,3 +253,146 @@ fn protobuf_pages_are_smaller_than_json() {
     assert!(pb * 10 < js * 8, "protobuf {pb} bytes, JSON {js} bytes");
     let _: Value = serde_json::from_str(&json_page(&refs)).expect("json");
 }
+
+/// A page's replicas share the parts built from equal bytes (`protobuf::shared`). Pods that
+/// differ from a base pod in one field the build reads must each decode as they would alone;
+/// pods that differ only in per-pod fields nothing reads share the base's built parts.
+#[test]
+fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() {
+    let base = json!({
+        "metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1",
+            "labels": {"app": "web", "pod-template-hash": "abc"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc",
+                                 "uid": "rs-1", "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {
+            "nodeName": "n1", "hostname": "web-1", "schedulerName": "default-scheduler",
+            "priority": 10, "preemptionPolicy": "PreemptLowerPriority",
+            "nodeSelector": {"disk": "ssd"},
+            "overhead": {"cpu": "10m"},
+            "volumes": [{"name": "kube-api-access-aaaaa", "projected": {"sources": []}},
+                        {"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}}],
+            "initContainers": [{"name": "proxy", "image": "envoy:1", "restartPolicy": "Always",
+                                "ports": [{"containerPort": 15000, "hostPort": 15000}]}],
+            "containers": [{"name": "web", "image": "nginx:1",
+                "env": [{"name": "POD", "value": "web-1"}],
+                "volumeMounts": [{"name": "kube-api-access-aaaaa", "mountPath": "/var/run/secrets"}],
+                "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}],
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                             "effect": "NoExecute", "tolerationSeconds": 300}],
+            "affinity": {
+                "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}},
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]
+        },
+        "status": {"phase": "Running", "podIP": "10.0.0.1", "startTime": "2025-01-15T09:00:00Z",
+            "conditions": [{"type": "PodScheduled", "status": "True",
+                            "lastTransitionTime": "2025-01-15T09:00:00Z"},
+                           {"type": "PodResizePending", "status": "True", "reason": "Deferred"}],
+            "containerStatuses": [{"name": "web", "ready": true, "restartCount": 0, "image": "nginx:1",
+                "imageID": "sha", "containerID": "containerd://1",
+                "allocatedResources": {"cpu": "50m", "memory": "64Mi"}}]}
+    });
+    let with = |pointer: &str, value: Value| {
+        let mut v = base.clone();
+        let (parent, field) = pointer.rsplit_once('/').expect("pointer");
+        let parent = v.pointer_mut(parent).unwrap_or_else(|| panic!("{pointer}"));
+        match parent {
+            Value::Object(m) => {
+                m.insert(field.to_string(), value);
+            }
+            Value::Array(a) => a[field.parse::<usize>().expect("index")] = value,
+            _ => panic!("{pointer}"),
+        }
+        (pointer.to_string(), v)
+    };
+    // Each of these changes what the compact pod holds.
+    let read = [
+        with("/metadata/name", json!("web-2")),
+        with("/metadata/namespace", json!("other")),
+        with("/metadata/labels/app", json!("api")),
+        with("/metadata/deletionTimestamp", json!("2025-01-15T10:00:00Z")),
+        with("/metadata/ownerReferences/0/name", json!("web-def")),
+        with("/metadata/ownerReferences/0/controller", json!(false)),
+        with("/spec/nodeName", json!("n2")),
+        with("/spec/schedulerName", json!("other-scheduler")),
+        with("/spec/priority", json!(20)),
+        with("/spec/preemptionPolicy", json!("Never")),
+        with("/spec/nodeSelector/disk", json!("hdd")),
+        with("/spec/overhead/cpu", json!("20m")),
+        with("/spec/volumes/1", json!({"name": "data", "emptyDir": {}})),
+        with("/spec/initContainers/0/restartPolicy", json!("OnFailure")),
+        with("/spec/initContainers/0/image", json!("envoy:2")),
+        with("/spec/containers/0/image", json!("nginx:2")),
+        with("/spec/containers/0/ports/0/hostPort", json!(8081)),
+        with("/spec/containers/0/resources/requests/cpu", json!("200m")),
+        with("/spec/tolerations/0/effect", json!("NoSchedule")),
+        with(
+            "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/values",
+            json!(["b"]),
+        ),
+        with(
+            "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0/topologyKey",
+            json!("zone"),
+        ),
+        with("/spec/topologySpreadConstraints/0/maxSkew", json!(2)),
+        with("/spec/resourceClaims", json!([])),
+        with("/status/phase", json!("Pending")),
+        // A resize down to the allocated 50m that is infeasible: the spec's 100m no longer
+        // counts.
+        with("/status/conditions/1/reason", json!("Infeasible")),
+        with(
+            "/status/containerStatuses/0/allocatedResources/cpu",
+            json!("300m"),
+        ),
+    ];
+    // Per-pod values nothing reads.
+    let unread = [
+        with("/metadata/uid", json!("u-2")),
+        with("/metadata/ownerReferences/0/uid", json!("rs-2")),
+        with("/spec/hostname", json!("web-2")),
+        with("/spec/volumes/0/name", json!("kube-api-access-bbbbb")),
+        with(
+            "/spec/containers/0/volumeMounts/0/name",
+            json!("kube-api-access-bbbbb"),
+        ),
+        with("/spec/containers/0/env/0/value", json!("web-2")),
+        with("/status/podIP", json!("10.0.0.2")),
+        with(
+            "/status/conditions/0/lastTransitionTime",
+            json!("2025-01-15T09:30:00Z"),
+        ),
+        with(
+            "/status/containerStatuses/0/containerID",
+            json!("containerd://2"),
+        ),
+        with("/status/containerStatuses/0/restartCount", json!(3)),
+    ];
+    let api = |v: &Value| -> core::Pod { serde_json::from_value(v.clone()).expect("pod") };
+    let mut page = vec![("base".to_string(), base.clone())];
+    page.extend(read.iter().cloned());
+    page.extend(unread.iter().cloned());
+    let pods: Vec<core::Pod> = page.iter().map(|(_, v)| api(v)).collect();
+    let refs: Vec<&core::Pod> = pods.iter().collect();
+    let decoded = decode_pod_page_protobuf(&protobuf_page(&refs, None), |_| {}).expect("page");
+    let base_built = format!("{:?}", Pod::from_api(&pods[0]));
+    for (((name, _), api), pb) in page.iter().zip(&pods).zip(&decoded) {
+        let expected = format!("{:?}", Pod::from_api(api));
+        assert_eq!(format!("{pb:?}"), expected, "{name}");
+    }
+    for (i, (name, _)) in read.iter().enumerate() {
+        let built = format!("{:?}", Pod::from_api(&pods[1 + i]));
+        assert_ne!(built, base_built, "{name} changes nothing the pod holds");
+    }
+    for (i, (name, _)) in unread.iter().enumerate() {
+        let pb = &decoded[1 + read.len() + i];
+        assert!(
+            std::sync::Arc::ptr_eq(&pb.resources, &decoded[0].resources),
+            "{name}: not built from the base's template"
+        );
+    }
+}

@@ -22,6 +22,7 @@ use std::sync::Arc;
 // Internal maps hashed once per pod read (150,000 times): SipHash was half of `add_pod`.
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Serialize;
 
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
@@ -247,8 +248,9 @@ pub struct Pod {
     pub topology_spread: Vec<SpreadConstraint>,
     /// Shared like `labels`: a workload's replicas have the same controller.
     pub controller: Option<Arc<ControllerRef>>,
-    /// Requests, host ports and images, folded once.
-    pub resources: PodResources,
+    /// Requests, host ports and images, folded once; shared by the replicas of a page (see
+    /// `protobuf::shared`).
+    pub resources: Arc<PodResources>,
 }
 
 /// The volume kinds the storage plugins look at (their PreFilter skips pods without them).
@@ -313,7 +315,7 @@ impl Pod {
     /// The compact pod from the fields it is made of; every pod is built here, whether it was
     /// decoded slim (live pages, snapshots: 150,000 pods) or in full (manifests).
     pub(crate) fn from_slim(p: SlimPod) -> Pod {
-        let resources = PodResources::from_slim(&p);
+        let resources = Arc::new(PodResources::from_slim(&p));
         let SlimPod {
             metadata,
             spec,
@@ -328,18 +330,7 @@ impl Pod {
             .as_ref()
             .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
             .map(|a| Arc::new(parse_pod_affinity(a, &namespace, &mut errors)));
-        let controller = metadata
-            .owner_references
-            .into_iter()
-            .flatten()
-            .find(|o| o.controller == Some(true))
-            .map(|o| {
-                Arc::new(ControllerRef {
-                    api_version: o.api_version,
-                    kind: o.kind,
-                    name: o.name,
-                })
-            });
+        let controller = controller_of(metadata.owner_references.into_iter().flatten());
         Pod {
             id: Arc::new(PodRef {
                 namespace,
@@ -394,6 +385,22 @@ impl Pod {
             .into_iter()
             .flat_map(PodAffinity::all)
     }
+}
+
+/// The owner reference marked as the controller (`metav1.GetControllerOf`: the first one).
+pub(crate) fn controller_of(
+    owners: impl IntoIterator<Item = meta::OwnerReference>,
+) -> Option<Arc<ControllerRef>> {
+    owners
+        .into_iter()
+        .find(|o| o.controller == Some(true))
+        .map(|o| {
+            Arc::new(ControllerRef {
+                api_version: o.api_version,
+                kind: o.kind,
+                name: o.name,
+            })
+        })
 }
 
 /// `what` names the term in an error; it is only formatted when there is one (150,000 pods'

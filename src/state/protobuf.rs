@@ -25,6 +25,8 @@ use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_f
 use super::Pod;
 use super::slim::{self, SlimPod};
 
+mod shared;
+
 /// The four bytes every protobuf-encoded API object starts with (`k8s\0`).
 const MAGIC: &[u8; 4] = b"k8s\x00";
 
@@ -106,6 +108,7 @@ fn unwrap_envelope<'a>(body: &'a [u8], expected: &'static str) -> Result<&'a [u8
 }
 
 /// A field's key, or `Truncated` when the body ends inside it.
+#[inline]
 fn key(buf: &mut &[u8]) -> Result<(u32, WireType), ProtobufError> {
     if varint_cut(buf) {
         return Err(ProtobufError::Truncated);
@@ -114,6 +117,7 @@ fn key(buf: &mut &[u8]) -> Result<(u32, WireType), ProtobufError> {
 }
 
 /// Steps over a field this decoder does not read.
+#[inline]
 fn skip(wire: WireType, tag: u32, buf: &mut &[u8]) -> Result<(), ProtobufError> {
     match wire {
         WireType::LengthDelimited => length_delimited(buf).map(drop),
@@ -123,11 +127,13 @@ fn skip(wire: WireType, tag: u32, buf: &mut &[u8]) -> Result<(), ProtobufError> 
 }
 
 /// The body ends before a varint does: every byte left says another follows.
+#[inline]
 fn varint_cut(buf: &[u8]) -> bool {
     buf.len() < 10 && buf.iter().all(|b| b & 0x80 != 0)
 }
 
 /// The bytes of one length-delimited field, the buffer moved past them.
+#[inline]
 fn length_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], ProtobufError> {
     if varint_cut(buf) {
         return Err(ProtobufError::Truncated);
@@ -151,6 +157,7 @@ pub fn decode_pod_page_protobuf(
     let mut buf = unwrap_envelope(body, "PodList")?;
     let mut on_continue = Some(on_continue);
     let mut pods = Vec::new();
+    let mut parts = shared::SharedParts::default();
     while buf.has_remaining() {
         let (tag, wire) = key(&mut buf)?;
         match (tag, wire) {
@@ -161,8 +168,12 @@ pub fn decode_pod_page_protobuf(
                 }
             }
             (2, WireType::LengthDelimited) => {
-                let pod = PbPod::decode(length_delimited(&mut buf)?)?;
-                pods.push(SlimPod::from(pod).into_pod());
+                let bytes = length_delimited(&mut buf)?;
+                let pod = match parts.pod(bytes) {
+                    Some(pod) => pod,
+                    None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
+                };
+                pods.push(pod);
             }
             _ => skip(wire, tag, &mut buf)?,
         }
@@ -608,14 +619,7 @@ impl From<PbPod> for SlimPod {
                         .unwrap_or_default(),
                     )
                 }),
-                owner_references: some_vec(m.owner_references, |o| meta::OwnerReference {
-                    api_version: o.api_version.unwrap_or_default(),
-                    block_owner_deletion: o.block_owner_deletion,
-                    controller: o.controller,
-                    kind: o.kind.unwrap_or_default(),
-                    name: o.name.unwrap_or_default(),
-                    uid: o.uid.unwrap_or_default(),
-                }),
+                owner_references: some_vec(m.owner_references, owner_reference),
             }),
             spec: p.spec.map(spec),
             status: p.status.map(|s| slim::Status {
@@ -628,6 +632,17 @@ impl From<PbPod> for SlimPod {
                 init_container_statuses: some_vec(s.init_container_statuses, container_status),
             }),
         }
+    }
+}
+
+fn owner_reference(o: PbOwnerReference) -> meta::OwnerReference {
+    meta::OwnerReference {
+        api_version: o.api_version.unwrap_or_default(),
+        block_owner_deletion: o.block_owner_deletion,
+        controller: o.controller,
+        kind: o.kind.unwrap_or_default(),
+        name: o.name.unwrap_or_default(),
+        uid: o.uid.unwrap_or_default(),
     }
 }
 
