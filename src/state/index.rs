@@ -20,8 +20,15 @@ use crate::scheduler::selector::{LabelSelector, Labels, Op};
 /// Existing pods by label value and by their pod (anti-)affinity terms.
 #[derive(Debug, Clone, Default)]
 pub struct PodIndex {
-    /// Label key -> value -> existing pods carrying that label, ascending.
-    by_label: FastMap<String, FastMap<String, Vec<u32>>>,
+    /// Label key -> value -> the list (in `label_lists`) of existing pods carrying that
+    /// label, ascending.
+    by_label: FastMap<String, FastMap<String, u32>>,
+    label_lists: Vec<Vec<u32>>,
+    /// The last label set indexed and its lists, and the last term set and its group:
+    /// replicas decoded from one page hold the same copies, and are then indexed without
+    /// looking each label and term up again.
+    last_labels: Option<(Arc<Labels>, Vec<u32>)>,
+    last_terms: Option<(Arc<PodAffinity>, usize)>,
     /// Each existing pod's namespace, numbered: a namespace check then reads this compact
     /// vector instead of the pod itself, which at 150,000 pods is a cache miss each.
     pod_namespace: Vec<u32>,
@@ -65,7 +72,7 @@ impl PodIndex {
         &mut self,
         index: usize,
         id: &Arc<PodRef>,
-        labels: &Labels,
+        labels: &Arc<Labels>,
         terms: Option<&Arc<PodAffinity>>,
     ) -> Option<Arc<PodAffinity>> {
         let i = u32::try_from(index).unwrap_or(u32::MAX);
@@ -79,23 +86,45 @@ impl PodIndex {
         };
         self.pod_namespace.push(ns);
         Arc::make_mut(&mut self.ids).push(id.clone());
-        for (k, v) in labels {
-            let by_value = match self.by_label.get_mut(k.as_str()) {
-                Some(m) => m,
-                None => self.by_label.entry(k.clone()).or_default(),
-            };
-            match by_value.get_mut(v.as_str()) {
-                Some(list) => list.push(i),
-                None => {
-                    by_value.insert(v.clone(), vec![i]);
+        match &self.last_labels {
+            Some((last, lists)) if Arc::ptr_eq(last, labels) => {
+                for &l in lists {
+                    self.label_lists[l as usize].push(i);
                 }
+            }
+            _ => {
+                let mut lists = Vec::with_capacity(labels.len());
+                for (k, v) in labels.iter() {
+                    let by_value = match self.by_label.get_mut(k.as_str()) {
+                        Some(m) => m,
+                        None => self.by_label.entry(k.clone()).or_default(),
+                    };
+                    let l = match by_value.get(v.as_str()) {
+                        Some(&l) => l,
+                        None => {
+                            let l = u32::try_from(self.label_lists.len()).unwrap_or(u32::MAX);
+                            self.label_lists.push(Vec::new());
+                            by_value.insert(v.clone(), l);
+                            l
+                        }
+                    };
+                    self.label_lists[l as usize].push(i);
+                    lists.push(l);
+                }
+                self.last_labels = Some((labels.clone(), lists));
             }
         }
         let terms = terms?;
-        match self.group_of.get(terms) {
+        if let Some((last, g)) = &self.last_terms
+            && Arc::ptr_eq(last, terms)
+        {
+            self.groups[*g].pods.push(i);
+            return Some(self.groups[*g].terms.clone());
+        }
+        let (g, shared) = match self.group_of.get(terms) {
             Some(&g) => {
                 self.groups[g].pods.push(i);
-                Some(self.groups[g].terms.clone())
+                (g, Some(self.groups[g].terms.clone()))
             }
             None => {
                 let g = self.groups.len();
@@ -105,9 +134,11 @@ impl PodIndex {
                     terms: terms.clone(),
                     pods: vec![i],
                 });
-                None
+                (g, None)
             }
-        }
+        };
+        self.last_terms = Some((terms.clone(), g));
+        shared
     }
 
     /// Every distinct set of terms carried by existing pods, in order of first appearance.
@@ -205,7 +236,7 @@ impl PodIndex {
         self.by_label
             .get(key)
             .and_then(|m| m.get(value))
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[], |&l| &self.label_lists[l as usize])
     }
 
     /// The existing pods that may match `selector`, from its most selective `=` or `in`
@@ -402,19 +433,19 @@ mod tests {
         ix.add(
             0,
             &id("a", "p0"),
-            &labels(&[("app", "a"), ("tier", "web")]),
+            &Arc::new(labels(&[("app", "a"), ("tier", "web")])),
             None,
         );
         ix.add(
             1,
             &id("b", "p1"),
-            &labels(&[("app", "b"), ("tier", "web")]),
+            &Arc::new(labels(&[("app", "b"), ("tier", "web")])),
             None,
         );
         ix.add(
             2,
             &id("a", "p2"),
-            &labels(&[("app", "c"), ("tier", "db")]),
+            &Arc::new(labels(&[("app", "c"), ("tier", "db")])),
             None,
         );
         // tier=web has 2 pods, app in (b,c) has 2: the first smallest wins; a superset only.
@@ -465,12 +496,12 @@ mod tests {
         let terms = Arc::new(PodAffinity::default());
         let mut ix = PodIndex::default();
         assert!(
-            ix.add(0, &id("a", "p0"), &Labels::new(), Some(&terms))
+            ix.add(0, &id("a", "p0"), &Arc::default(), Some(&terms))
                 .is_none()
         );
         let again = Arc::new(PodAffinity::default());
         let shared = ix
-            .add(3, &id("a", "p3"), &Labels::new(), Some(&again))
+            .add(3, &id("a", "p3"), &Arc::default(), Some(&again))
             .expect("shared copy");
         assert!(Arc::ptr_eq(&shared, &terms));
         assert_eq!(ix.affinity_groups().len(), 1);
@@ -514,7 +545,7 @@ mod tests {
             ix.add(
                 i,
                 &id("x", &format!("p{i}")),
-                &Labels::new(),
+                &Arc::default(),
                 Some(&Arc::new(g)),
             );
         }
@@ -560,8 +591,16 @@ mod tests {
             reqs in proptest::collection::vec(arb_requirement(), 0..3),
         ) {
             let mut ix = PodIndex::default();
+            // A label set equal to the previous pod's is the same copy, as replicas of a
+            // page are: the index then reuses the previous pod's lookups.
+            let mut last: Option<Arc<Labels>> = None;
             for (i, labels) in pods.iter().enumerate() {
-                ix.add(i, &id("ns", &format!("p{i}")), labels, None);
+                let labels = match last.take() {
+                    Some(l) if *l == *labels => l,
+                    _ => Arc::new(labels.clone()),
+                };
+                ix.add(i, &id("ns", &format!("p{i}")), &labels, None);
+                last = Some(labels);
             }
             let sel = LabelSelector::Requirements(reqs);
             let matching: Vec<u32> = (0..pods.len() as u32)

@@ -588,9 +588,9 @@ pub struct ClusterState {
     /// Node label values numbered per key (topology domains).
     pub topology: Topology,
     /// One copy of each distinct label set and toleration list among the pods.
-    shared_labels: FastSet<Arc<Labels>>,
-    shared_tolerations: FastSet<Arc<[Toleration]>>,
-    shared_controllers: FastSet<Arc<ControllerRef>>,
+    shared_labels: Shared<Labels>,
+    shared_tolerations: Shared<[Toleration]>,
+    shared_controllers: Shared<ControllerRef>,
 }
 
 /// What the existing pods of one node hold.
@@ -699,10 +699,10 @@ impl ClusterState {
     /// of the model's memory, and replicas carry equal ones: each distinct set is kept once,
     /// as is each controller reference (three strings, the same for a workload's replicas).
     pub fn add_pod(&mut self, mut pod: Pod) {
-        share(&mut self.shared_labels, &mut pod.labels);
-        share(&mut self.shared_tolerations, &mut pod.tolerations);
+        self.shared_labels.share(&mut pod.labels);
+        self.shared_tolerations.share(&mut pod.tolerations);
         if let Some(controller) = &mut pod.controller {
-            share(&mut self.shared_controllers, controller);
+            self.shared_controllers.share(controller);
         }
         match self.node_index.get(&pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
@@ -753,13 +753,50 @@ impl ClusterState {
     }
 }
 
-/// Replaces `value` by the equal copy in `set`, or keeps it there as the copy.
-fn share<T: std::hash::Hash + Eq + ?Sized>(set: &mut FastSet<Arc<T>>, value: &mut Arc<T>) {
-    match set.get(&**value) {
-        Some(shared) => *value = shared.clone(),
-        None => {
-            set.insert(value.clone());
+/// One copy of each distinct value, and the last copy given and what it was replaced by:
+/// replicas decoded from one page hold the same copy already (see `protobuf::shared`), and
+/// are then shared without hashing and comparing their values again.
+#[derive(Debug)]
+struct Shared<T: ?Sized> {
+    set: FastSet<Arc<T>>,
+    last: Option<(Arc<T>, Arc<T>)>,
+}
+
+impl<T: ?Sized> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared {
+            set: self.set.clone(),
+            last: self.last.clone(),
         }
+    }
+}
+
+impl<T: ?Sized> Default for Shared<T> {
+    fn default() -> Self {
+        Shared {
+            set: FastSet::default(),
+            last: None,
+        }
+    }
+}
+
+impl<T: std::hash::Hash + Eq + ?Sized> Shared<T> {
+    /// Replaces `value` by the equal copy kept, or keeps it as the copy.
+    fn share(&mut self, value: &mut Arc<T>) {
+        if let Some((given, kept)) = &self.last
+            && Arc::ptr_eq(given, value)
+        {
+            *value = kept.clone();
+            return;
+        }
+        let given = value.clone();
+        match self.set.get(&**value) {
+            Some(kept) => *value = kept.clone(),
+            None => {
+                self.set.insert(value.clone());
+            }
+        }
+        self.last = Some((given, value.clone()));
     }
 }
 
@@ -806,6 +843,28 @@ mod tests {
         assert!(!Arc::ptr_eq(&controller(a), &controller(c)));
         assert_eq!(controller(c).name, "y-1");
         assert_eq!(controller(b).name, "x-1");
+    }
+
+    /// The same copy given twice in a row is replaced without a lookup, by what it was
+    /// replaced with the first time; equal copies still meet in one, others stay apart.
+    #[test]
+    fn shared_copies_given_again_take_the_kept_copy() {
+        let mut shared: Shared<Labels> = Shared::default();
+        let labels = |v: &str| Arc::new(Labels::from([("app".to_string(), v.to_string())]));
+        let mut first = labels("x");
+        shared.share(&mut first);
+        let page = labels("x");
+        let (mut a, mut b) = (page.clone(), page.clone());
+        shared.share(&mut a);
+        shared.share(&mut b);
+        assert!(Arc::ptr_eq(&a, &first) && Arc::ptr_eq(&b, &first));
+        let mut other = labels("y");
+        shared.share(&mut other);
+        assert_eq!(other.get("app").map(String::as_str), Some("y"));
+        let mut again = page.clone();
+        shared.share(&mut again);
+        assert!(Arc::ptr_eq(&again, &first));
+        assert_eq!(shared.set.len(), 2);
     }
 
     /// A pod built from an owned API object keeps every field read, and an invalid selector
