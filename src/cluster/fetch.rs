@@ -679,6 +679,7 @@ impl Live {
             let (body, encoding) = list_body(client, "/api/v1/pods", &lp).await?;
             let (token_tx, token_rx) = tokio::sync::oneshot::channel();
             let decoding = tokio::task::spawn_blocking(move || {
+                let body = body.join();
                 let on_continue = |token| {
                     let _ = token_tx.send(token);
                 };
@@ -960,9 +961,22 @@ impl Live {
 /// Pages decoding at once (besides the one downloading): two keep both cores busy.
 const PAGES_IN_FLIGHT: usize = 2;
 
-/// The most a page's Content-Length reserves up front (a server's header is not trusted
-/// beyond this; larger bodies still grow as they arrive).
-const MAX_PRESIZED_PAGE: usize = 64 << 20;
+/// An answer's body as it arrived, in frames.
+struct Body {
+    frames: Vec<prost::bytes::Bytes>,
+    len: usize,
+}
+
+impl Body {
+    /// The whole body in one buffer, copied once.
+    fn join(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len);
+        for f in &self.frames {
+            out.extend_from_slice(f);
+        }
+        out
+    }
+}
 
 /// A page's items: decoded, or being decoded on a blocking thread.
 enum Pending<K> {
@@ -1008,7 +1022,7 @@ async fn list_body(
     client: &kube::Client,
     path: &str,
     lp: &ListParams,
-) -> Result<(Vec<u8>, Encoding), kube::Error> {
+) -> Result<(Body, Encoding), kube::Error> {
     let mut request = kube::core::Request::new(path)
         .list(lp)
         .map_err(kube::Error::BuildRequest)?;
@@ -1028,21 +1042,22 @@ async fn list_body(
         }
         _ => Encoding::Json,
     };
-    // Into one buffer sized from Content-Length: collecting the frames first and converting
-    // after copied each 2.5 MB page up to three times while growing.
-    let size = res
-        .headers()
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = Vec::with_capacity(size.min(MAX_PRESIZED_PAGE));
+    // The frames as they arrive (reference counts, no copy): joining 2.5 MB pages here held
+    // up the one thread that reads the socket and folds the pages; the decoding thread joins
+    // them (`Body::join`).
+    let mut body = Body {
+        frames: Vec::new(),
+        len: 0,
+    };
     let mut stream = res.into_body();
     while let Some(frame) = stream.frame().await {
         if let Ok(data) = frame?.into_data() {
-            body.extend_from_slice(&data);
+            body.len += data.len();
+            body.frames.push(data);
         }
     }
     if status.is_client_error() || status.is_server_error() {
+        let body = body.join();
         if encoding == Encoding::Protobuf
             && let Some(s) = protobuf_status(&body, status.as_u16())
         {
