@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::fake_api::{FakeApi, TOKEN, user_token, write_kubeconfig};
+use support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
 
 struct Env {
     fake: FakeApi,
@@ -311,6 +311,40 @@ fn an_expired_continue_token_restarts_the_list() {
         "{err}"
     );
     assert!(err.contains("--chunk-size"), "{err}");
+}
+
+/// Nodes, pods and workloads are listed at once: pod pages that arrive before the nodes
+/// wait for them, and a pod list that restarts before then drops what it gathered.
+#[test]
+fn pod_pages_that_arrive_before_the_nodes_wait_for_them() {
+    let env = setup();
+    env.fake.fail("nodes", fake_api::SLOW, 1);
+    env.fake.expire_continue("pods", 1);
+    let live = env.json(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--chunk-size",
+        "5",
+    ]);
+    let offline = offline_json(&["explain", "pending-gpu", "-n", "default"]);
+    assert_eq!(without_source(live), without_source(offline));
+    let seen = env.fake.seen();
+    let nodes = seen
+        .iter()
+        .find(|s| s.path == "/api/v1/nodes")
+        .expect("nodes listed");
+    let pod_pages: Vec<_> = seen.iter().filter(|s| s.path == "/api/v1/pods").collect();
+    // The first list, its restart, and the pages after it.
+    assert!(pod_pages.len() > 3, "{} pod pages", pod_pages.len());
+    for p in pod_pages {
+        assert!(
+            p.at < nodes.at + fake_api::SLOW_BY,
+            "a pod page asked for after the nodes answered: {}",
+            p.query
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Reading the cluster: GET requests only, lists in pages folded into the compact state as
 //! they arrive, bounded retries, and errors that say which permission is missing.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::future::Future;
@@ -207,38 +208,83 @@ impl Live {
 
     async fn fetch_state_async(&self, incoming: &[&Pod]) -> Result<Fetched, ClusterError> {
         let mut notes = Vec::new();
+        // Nodes, pods and workloads are listed at once: pod pages download and decode (on
+        // blocking threads) while the nodes' and workloads' JSON is read, and pages that
+        // arrive before the nodes wait for them. Errors are reported in the order the lists
+        // were read one after the other: nodes, pods, workloads.
         let nodes_api: Api<core::Node> = Api::all(self.client.clone());
-        let mut nodes: Vec<Node> = Vec::new();
-        self.list_paged(
-            &nodes_api,
-            &Request::new("list", "nodes", false),
-            None,
-            &mut |page| {
-                match page {
-                    Page::Restart => nodes.clear(),
-                    Page::Items(items) => nodes.extend(items.iter().map(Node::from)),
-                }
-                Ok(())
-            },
-        )
-        .await?;
-        let mut state = ClusterState::new(nodes.clone(), Vec::new(), None);
-        self.list_pods_compact(
-            &Request::new("list", "pods", true),
-            Some(NON_TERMINAL_PODS),
-            &mut |page| {
-                match page {
-                    Page::Restart => state = ClusterState::new(nodes.clone(), Vec::new(), None),
-                    Page::Items(items) => {
-                        for p in items {
-                            state.add_pod(p);
+        let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
+        let state: RefCell<Option<ClusterState>> = RefCell::new(None);
+        let early: RefCell<Vec<Vec<Pod>>> = RefCell::new(Vec::new());
+        let fold = |state: &mut ClusterState, pods: Vec<Pod>| {
+            for p in pods {
+                state.add_pod(p);
+            }
+        };
+        let list_nodes = async {
+            self.list_paged(
+                &nodes_api,
+                &Request::new("list", "nodes", false),
+                None,
+                &mut |page| {
+                    match page {
+                        Page::Restart => nodes.borrow_mut().clear(),
+                        Page::Items(items) => {
+                            nodes.borrow_mut().extend(items.iter().map(Node::from))
                         }
                     }
+                    Ok(())
+                },
+            )
+            .await?;
+            let mut s = ClusterState::new(nodes.borrow().clone(), Vec::new(), None);
+            for page in early.take() {
+                fold(&mut s, page);
+            }
+            *state.borrow_mut() = Some(s);
+            Ok::<(), ClusterError>(())
+        };
+        let list_pods = async {
+            self.list_pods_compact(
+                &Request::new("list", "pods", true),
+                Some(NON_TERMINAL_PODS),
+                &mut |page| {
+                    match (page, state.borrow_mut().as_mut()) {
+                        (Page::Restart, Some(s)) => {
+                            *s = ClusterState::new(nodes.borrow().clone(), Vec::new(), None);
+                        }
+                        (Page::Restart, None) => early.borrow_mut().clear(),
+                        (Page::Items(items), Some(s)) => fold(s, items),
+                        (Page::Items(items), None) => early.borrow_mut().push(items),
+                    }
+                    Ok(())
+                },
+            )
+            .await
+        };
+        // Default topology spreading applies to pods without their own constraints and
+        // selects by the Services and controllers that select the pod.
+        let list_workloads = async {
+            match incoming.iter().any(|p| p.topology_spread.is_empty()) {
+                true => self.workloads().await.map(Some),
+                false => Ok(None),
+            }
+        };
+        let (listed_nodes, listed_pods, workloads) =
+            tokio::join!(list_nodes, list_pods, list_workloads);
+        listed_nodes?;
+        listed_pods?;
+        let mut state = match state.into_inner() {
+            Some(s) => s,
+            // (The nodes were listed, so this is not reached.)
+            None => {
+                let mut s = ClusterState::new(nodes.into_inner(), Vec::new(), None);
+                for page in early.into_inner() {
+                    fold(&mut s, page);
                 }
-                Ok(())
-            },
-        )
-        .await?;
+                s
+            }
+        };
         let needed = incoming
             .iter()
             .copied()
@@ -256,10 +302,8 @@ impl Live {
                 )),
             }
         }
-        // Default topology spreading applies to pods without their own constraints and
-        // selects by the Services and controllers that select the pod.
-        if incoming.iter().any(|p| p.topology_spread.is_empty()) {
-            match self.workloads().await? {
+        if let Some(workloads) = workloads? {
+            match workloads {
                 Ok(w) => state.workloads = Some(w),
                 Err(resource) => notes.push(format!(
                     "cannot list {resource} (403 Forbidden for user {} in context {}): \

@@ -68,6 +68,8 @@ pub struct Seen {
     pub path: String,
     pub query: String,
     pub headers: BTreeMap<String, String>,
+    /// When the request arrived.
+    pub at: std::time::Instant,
 }
 
 #[derive(Debug, Clone)]
@@ -171,7 +173,7 @@ impl FakeApi {
     }
 
     /// The next `times` requests on `resource` are answered `status` (0: never answered;
-    /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200).
+    /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200; [`SLOW`]: a late 200).
     pub fn fail(&self, resource: &str, status: u16, times: usize) {
         self.shared.lock().unwrap().faults.push(Fault {
             resource: resource.to_string(),
@@ -353,6 +355,7 @@ async fn answer(
             path: path.clone(),
             query: query.clone(),
             headers: headers.clone(),
+            at: std::time::Instant::now(),
         });
         let token_ok = match &s.token {
             None => true,
@@ -384,7 +387,9 @@ async fn answer(
             &format!("the fake API server only serves GET, got {method}"),
         );
     }
-    if let Some(code) = fault {
+    if fault == Some(SLOW) {
+        tokio::time::sleep(SLOW_BY).await;
+    } else if let Some(code) = fault {
         let resource = resource_of(&path).unwrap_or_default();
         return match code {
             0 => {
@@ -546,6 +551,9 @@ pub const INVALID_JSON_BODY: u16 = 2;
 /// `fail` with this status: a 200 answer in protobuf whose object is not the list asked for
 /// (its bytes hold a token, which must not be shown).
 pub const INVALID_PROTOBUF_BODY: u16 = 3;
+/// A [`FakeApi::fail`] "status": the answer, a good one, comes [`SLOW_BY`] late.
+pub const SLOW: u16 = 4;
+pub const SLOW_BY: Duration = Duration::from_secs(2);
 
 fn route(
     shared: &Mutex<Shared>,
