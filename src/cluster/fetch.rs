@@ -211,7 +211,7 @@ impl Live {
         // Nodes, pods and workloads are listed at once: pod pages download and decode (on
         // blocking threads) while the nodes' and workloads' JSON is read, and pages that
         // arrive before the nodes wait for them. Errors are reported in the order the lists
-        // were read one after the other: nodes, pods, workloads.
+        // were read one after the other: nodes, pods, namespaces, workloads.
         let nodes_api: Api<core::Node> = Api::all(self.client.clone());
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
         let state: RefCell<Option<ClusterState>> = RefCell::new(None);
