@@ -237,7 +237,7 @@ impl Live {
                 },
             )
             .await?;
-            let mut s = ClusterState::new(nodes.borrow().clone(), Vec::new(), None);
+            let mut s = ClusterState::new(nodes.take(), Vec::new(), None);
             for page in early.take() {
                 fold(&mut s, page);
             }
@@ -251,7 +251,8 @@ impl Live {
                 &mut |page| {
                     match (page, state.borrow_mut().as_mut()) {
                         (Page::Restart, Some(s)) => {
-                            *s = ClusterState::new(nodes.borrow().clone(), Vec::new(), None);
+                            let nodes = std::mem::take(&mut s.nodes);
+                            *s = ClusterState::new(nodes, Vec::new(), None);
                         }
                         (Page::Restart, None) => early.borrow_mut().clear(),
                         (Page::Items(items), Some(s)) => fold(s, items),
