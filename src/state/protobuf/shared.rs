@@ -34,6 +34,8 @@ enum Keep {
     Whole,
     /// Not kept: per-pod values the build never reads.
     Drop,
+    /// Not kept: the pod's own value (its node), read while the key is made.
+    Own,
     /// The field with its content left out: only whether it is set is read.
     Empty,
     /// Only some of the field's own fields.
@@ -46,13 +48,13 @@ struct Projection {
     others: Keep,
 }
 
-/// `PodSpec`: every field but the node (the pod's own), the StatefulSet names (per pod, not
+/// `PodSpec`: every field but the node (the pod's own, read apart), the StatefulSet names (per pod, not
 /// read), and of volumes and containers only the read parts.
 const SPEC: Projection = Projection {
     listed: &[
         (1, Keep::Only(&VOLUME)),
         (2, Keep::Only(&CONTAINER)),
-        (10, Keep::Drop),
+        (10, Keep::Own),
         (16, Keep::Drop),
         (17, Keep::Drop),
         (20, Keep::Only(&CONTAINER)),
@@ -125,7 +127,9 @@ const CONTAINER_STATUS: Projection = Projection {
 /// equal label sets across pages anyway.
 #[derive(Default)]
 pub(super) struct SharedParts {
-    templates: FastMap<Box<[u8]>, Pod>,
+    /// Template key -> index in `built`: one lookup per pod, whether it is the first.
+    templates: FastMap<Box<[u8]>, usize>,
+    built: Vec<Pod>,
     labels: FastMap<Box<[u8]>, Arc<Labels>>,
     controllers: FastMap<Box<[u8]>, Option<Arc<ControllerRef>>>,
     template_key: Vec<u8>,
@@ -133,16 +137,6 @@ pub(super) struct SharedParts {
     /// The owner references as written, and as projected to what is read.
     owners: Vec<u8>,
     owners_key: Vec<u8>,
-}
-
-impl std::fmt::Debug for SharedParts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedParts")
-            .field("templates", &self.templates.len())
-            .field("labels", &self.labels.len())
-            .field("controllers", &self.controllers.len())
-            .finish()
-    }
 }
 
 const LD: WireType = WireType::LengthDelimited;
@@ -172,13 +166,10 @@ impl SharedParts {
             *slot = Some(length_delimited(&mut buf).ok()?);
         }
         let own = self.metadata(metadata.unwrap_or_default())?;
-        let node_name = match spec {
-            Some(s) => last_string(s, 10)?,
-            None => "",
-        };
         let labels = self.labels()?;
         let controller = self.controller()?;
-        let template = self.template(bytes, &own, spec, status)?;
+        let (template, node_name) = self.template(bytes, &own, spec, status)?;
+        let template = &self.built[template];
         let mut pod = template.clone();
         pod.id = Arc::new(PodRef {
             namespace: template.id.namespace.clone(),
@@ -228,7 +219,7 @@ impl SharedParts {
                     self.owners
                         .extend_from_slice(&start[..start.len() - m.len()]);
                     encode_key(13, WireType::StartGroup, &mut self.owners_key);
-                    project(&mut self.owners_key, body, &OWNER)?;
+                    project(&mut self.owners_key, body, &OWNER, &mut None)?;
                     encode_key(13, WireType::EndGroup, &mut self.owners_key);
                 }
                 _ => skip(wire, tag, &mut m).ok()?,
@@ -237,32 +228,42 @@ impl SharedParts {
         Some(own)
     }
 
-    /// The pod built whole from the page's first pod with the same template key; the caller
-    /// replaces its own fields.
-    fn template(
+    /// The index of the pod built whole from the page's first pod with the same template
+    /// key (the caller replaces its own fields), and the pod's node.
+    fn template<'a>(
         &mut self,
         bytes: &[u8],
         own: &Own<'_>,
-        spec: Option<&[u8]>,
+        spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<&Pod> {
+    ) -> Option<(usize, &'a str)> {
         let key = &mut self.template_key;
         key.clear();
         if let Some(ns) = own.namespace {
             key.extend_from_slice(ns);
         }
-        for (tag, part, projection) in [(2, spec, &SPEC), (3, status, &STATUS)] {
-            if let Some(part) = part {
-                encode_key(tag, WireType::StartGroup, key);
-                project(key, part, projection)?;
-                encode_key(tag, WireType::EndGroup, key);
-            }
+        let mut node = None;
+        if let Some(spec) = spec {
+            encode_key(2, WireType::StartGroup, key);
+            project(key, spec, &SPEC, &mut node)?;
+            encode_key(2, WireType::EndGroup, key);
         }
-        if !self.templates.contains_key(&key[..]) {
-            let pod = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
-            self.templates.insert(key[..].into(), pod);
+        if let Some(status) = status {
+            encode_key(3, WireType::StartGroup, key);
+            project(key, status, &STATUS, &mut None)?;
+            encode_key(3, WireType::EndGroup, key);
         }
-        self.templates.get(&key[..])
+        let node = match node {
+            Some(n) => std::str::from_utf8(n).ok()?,
+            None => "",
+        };
+        if let Some(&i) = self.templates.get(&key[..]) {
+            return Some((i, node));
+        }
+        let pod = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
+        self.built.push(pod);
+        self.templates.insert(key[..].into(), self.built.len() - 1);
+        Some((self.built.len() - 1, node))
     }
 
     fn labels(&mut self) -> Option<Arc<Labels>> {
@@ -296,28 +297,16 @@ struct Own<'a> {
     terminating: bool,
 }
 
-/// The last value of string field `tag` (the one protobuf keeps); "" when absent.
-fn last_string(mut buf: &[u8], tag: u32) -> Option<&str> {
-    let mut value = "";
-    while !buf.is_empty() {
-        let (t, wire) = key(&mut buf).ok()?;
-        if t == tag {
-            // Of another wire type, the whole decode says what is wrong.
-            if wire != LD {
-                return None;
-            }
-            value = std::str::from_utf8(length_delimited(&mut buf).ok()?).ok()?;
-        } else {
-            skip(wire, t, &mut buf).ok()?;
-        }
-    }
-    Some(value)
-}
-
 /// Appends to `out` the fields of message `msg` that `p` keeps, each projected field framed
-/// by group markers so that different projections never give equal bytes. `None` when a
-/// field `Only` or `Empty` reads is not a message: the whole decode says what is wrong.
-fn project(out: &mut Vec<u8>, mut msg: &[u8], p: &Projection) -> Option<()> {
+/// by group markers so that different projections never give equal bytes; an `Own` field's
+/// value goes to `own` (the last one, as protobuf keeps it). `None` when a field `Only`,
+/// `Empty` or `Own` reads is not length-delimited: the whole decode says what is wrong.
+fn project<'a>(
+    out: &mut Vec<u8>,
+    mut msg: &'a [u8],
+    p: &Projection,
+    own: &mut Option<&'a [u8]>,
+) -> Option<()> {
     while !msg.is_empty() {
         let start = msg;
         let (tag, wire) = key(&mut msg).ok()?;
@@ -330,7 +319,7 @@ fn project(out: &mut Vec<u8>, mut msg: &[u8], p: &Projection) -> Option<()> {
             (Keep::Only(inner), LD) => {
                 let body = length_delimited(&mut msg).ok()?;
                 encode_key(tag, WireType::StartGroup, out);
-                project(out, body, inner)?;
+                project(out, body, inner, own)?;
                 encode_key(tag, WireType::EndGroup, out);
             }
             (Keep::Empty, LD) => {
@@ -338,7 +327,8 @@ fn project(out: &mut Vec<u8>, mut msg: &[u8], p: &Projection) -> Option<()> {
                 encode_key(tag, LD, out);
                 encode_varint(0, out);
             }
-            (Keep::Only(_) | Keep::Empty, _) => return None,
+            (Keep::Own, LD) => *own = Some(length_delimited(&mut msg).ok()?),
+            (Keep::Only(_) | Keep::Empty | Keep::Own, _) => return None,
             (Keep::Drop, _) => skip(wire, tag, &mut msg).ok()?,
             _ => {
                 skip(wire, tag, &mut msg).ok()?;
@@ -381,7 +371,7 @@ mod tests {
                 .iter()
                 .find(|(t, _)| *t == tag)
                 .map_or(&p.others, |(_, k)| k);
-            if matches!(keep, Keep::Drop) {
+            if matches!(keep, Keep::Drop | Keep::Own) {
                 out.push(tag);
             }
         }
