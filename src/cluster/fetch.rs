@@ -215,12 +215,7 @@ impl Live {
         let nodes_api: Api<core::Node> = Api::all(self.client.clone());
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
         let state: RefCell<Option<ClusterState>> = RefCell::new(None);
-        let early: RefCell<Vec<Vec<Pod>>> = RefCell::new(Vec::new());
-        let fold = |state: &mut ClusterState, pods: Vec<Pod>| {
-            for p in pods {
-                state.add_pod(p);
-            }
-        };
+        let early: RefCell<Vec<Pod>> = RefCell::new(Vec::new());
         let list_nodes = async {
             self.list_paged(
                 &nodes_api,
@@ -237,11 +232,7 @@ impl Live {
                 },
             )
             .await?;
-            let mut s = ClusterState::new(nodes.take(), Vec::new(), None);
-            for page in early.take() {
-                fold(&mut s, page);
-            }
-            *state.borrow_mut() = Some(s);
+            *state.borrow_mut() = Some(ClusterState::new(nodes.take(), early.take(), None));
             Ok::<(), ClusterError>(())
         };
         let list_pods = async {
@@ -255,8 +246,12 @@ impl Live {
                             *s = ClusterState::new(nodes, Vec::new(), None);
                         }
                         (Page::Restart, None) => early.borrow_mut().clear(),
-                        (Page::Items(items), Some(s)) => fold(s, items),
-                        (Page::Items(items), None) => early.borrow_mut().push(items),
+                        (Page::Items(items), Some(s)) => {
+                            for p in items {
+                                s.add_pod(p);
+                            }
+                        }
+                        (Page::Items(items), None) => early.borrow_mut().extend(items),
                     }
                     Ok(())
                 },
@@ -275,17 +270,10 @@ impl Live {
             tokio::join!(list_nodes, list_pods, list_workloads);
         listed_nodes?;
         listed_pods?;
-        let mut state = match state.into_inner() {
-            Some(s) => s,
-            // (The nodes were listed, so this is not reached.)
-            None => {
-                let mut s = ClusterState::new(nodes.into_inner(), Vec::new(), None);
-                for page in early.into_inner() {
-                    fold(&mut s, page);
-                }
-                s
-            }
-        };
+        // (The nodes were listed, so the state is built; the pods are kept either way.)
+        let mut state = state
+            .into_inner()
+            .unwrap_or_else(|| ClusterState::new(nodes.into_inner(), early.into_inner(), None));
         let needed = incoming
             .iter()
             .copied()
