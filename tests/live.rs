@@ -272,20 +272,28 @@ fn snapshot_writes_what_snapshot_mode_reads() {
     env.assert_read_only();
 }
 
+/// `explain` of the example's pending pod, in pages of 5 pods.
+const PAGED_EXPLAIN: [&str; 6] = [
+    "explain",
+    "pending-gpu",
+    "-n",
+    "default",
+    "--chunk-size",
+    "5",
+];
+
+/// The live answer read in pages of 5 pods equals the snapshot's.
+fn assert_paged_answer_is_the_snapshots(env: &Env) {
+    let live = env.json(&PAGED_EXPLAIN);
+    let offline = offline_json(&["explain", "pending-gpu", "-n", "default"]);
+    assert_eq!(without_source(live), without_source(offline));
+}
+
 #[test]
 fn an_expired_continue_token_restarts_the_list() {
     let env = setup();
     env.fake.expire_continue("pods", 2);
-    let live = env.json(&[
-        "explain",
-        "pending-gpu",
-        "-n",
-        "default",
-        "--chunk-size",
-        "5",
-    ]);
-    let offline = offline_json(&["explain", "pending-gpu", "-n", "default"]);
-    assert_eq!(without_source(live), without_source(offline));
+    assert_paged_answer_is_the_snapshots(&env);
     let first_pages = env
         .fake
         .seen()
@@ -295,14 +303,7 @@ fn an_expired_continue_token_restarts_the_list() {
     assert_eq!(first_pages, 3, "two restarts");
 
     env.fake.expire_continue("pods", 100);
-    let out = env.run(&[
-        "explain",
-        "pending-gpu",
-        "-n",
-        "default",
-        "--chunk-size",
-        "5",
-    ]);
+    let out = env.run(&PAGED_EXPLAIN);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("list pods in all namespaces"), "{err}");
@@ -320,16 +321,7 @@ fn pod_pages_that_arrive_before_the_nodes_wait_for_them() {
     let env = setup();
     env.fake.fail("nodes", fake_api::SLOW, 1);
     env.fake.expire_continue("pods", 1);
-    let live = env.json(&[
-        "explain",
-        "pending-gpu",
-        "-n",
-        "default",
-        "--chunk-size",
-        "5",
-    ]);
-    let offline = offline_json(&["explain", "pending-gpu", "-n", "default"]);
-    assert_eq!(without_source(live), without_source(offline));
+    assert_paged_answer_is_the_snapshots(&env);
     let seen = env.fake.seen();
     let nodes = seen
         .iter()
