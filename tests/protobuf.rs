@@ -396,3 +396,53 @@ fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() 
         );
     }
 }
+
+/// A pod not written as API servers write it is decoded whole, by protobuf's rules: a part
+/// given twice is merged (its maps too), and a read field of another wire type is an error.
+/// The replicas around it still share their parts correctly.
+#[test]
+fn pods_written_unusually_are_decoded_whole_by_protobufs_rules() {
+    let api = |labels: Value| -> core::Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "ns", "labels": labels},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]}
+        }))
+        .expect("pod")
+    };
+    let plain = api(json!({"app": "a"}));
+    let merged = api(json!({"app": "a", "extra": "1"}));
+    // `metadata` twice: the second adds a label.
+    let mut twice = pb_encode::pod_bytes(&plain);
+    let extra = k8s_pb::api::core::v1::Pod {
+        metadata: Some(k8s_pb::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            labels: [("extra".to_string(), "1".to_string())].into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    twice.extend(extra.encode_to_vec());
+    let plain_bytes = pb_encode::pod_bytes(&plain);
+    let page = pb_encode::pod_list_body(&[&plain_bytes, &twice, &plain_bytes], "1", None, None);
+    let pods = decode_pod_page_protobuf(&page, |_| {}).expect("page");
+    let debug = |p: &core::Pod| format!("{:?}", Pod::from_api(p));
+    assert_eq!(format!("{:?}", pods[0]), debug(&plain));
+    assert_eq!(format!("{:?}", pods[1]), debug(&merged));
+    assert_eq!(format!("{:?}", pods[2]), debug(&plain));
+
+    // `spec.nodeName` (a string) also written as a number, in a pod otherwise equal to the
+    // first, whose built parts it would share.
+    let whole = pb_encode::pod(&plain);
+    let mut spec = whole.spec.as_ref().expect("spec").encode_to_vec();
+    spec.extend([0x50, 0x05]); // field 10, varint 5
+    let mut bad = k8s_pb::api::core::v1::Pod {
+        metadata: whole.metadata.clone(),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    bad.push(0x12); // field 2 (spec)
+    bad.push(u8::try_from(spec.len()).expect("a short spec"));
+    bad.extend(spec);
+    let page = pb_encode::pod_list_body(&[&plain_bytes, &bad], "1", None, None);
+    let e = decode_pod_page_protobuf(&page, |_| {}).expect_err("a number for nodeName");
+    assert!(matches!(e, ProtobufError::Decode(_)), "{e:?}");
+}
