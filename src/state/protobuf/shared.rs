@@ -48,6 +48,20 @@ struct Projection {
     others: Keep,
 }
 
+impl Projection {
+    /// What is kept of field `tag`. Most fields of a message are not listed; the listed
+    /// ones are few, so a linear search is as quick as any table.
+    #[inline(always)]
+    fn keep(&self, tag: u32) -> &Keep {
+        for (t, k) in self.listed {
+            if *t == tag {
+                return k;
+            }
+        }
+        &self.others
+    }
+}
+
 /// `PodSpec`: every field but the node (the pod's own, read apart), the StatefulSet names (per pod, not
 /// read), and of volumes and containers only the read parts.
 const SPEC: Projection = Projection {
@@ -148,22 +162,19 @@ impl SharedParts {
         let (mut metadata, mut spec, mut status) = (None, None, None);
         let mut buf = bytes;
         while !buf.is_empty() {
-            let (tag, wire) = key(&mut buf).ok()?;
+            let (tag, wire, body) = field(&mut buf)?;
             let slot = match (tag, wire) {
-                (1, LD) => &mut metadata,
-                (2, LD) => &mut spec,
-                (3, LD) => &mut status,
+                (1, LD_BYTE) => &mut metadata,
+                (2, LD_BYTE) => &mut spec,
+                (3, LD_BYTE) => &mut status,
                 (1..=3, _) => return None,
-                _ => {
-                    skip(wire, tag, &mut buf).ok()?;
-                    continue;
-                }
+                _ => continue,
             };
             // A part given twice is merged by protobuf's rules: left to the whole decode.
             if slot.is_some() {
                 return None;
             }
-            *slot = Some(length_delimited(&mut buf).ok()?);
+            *slot = Some(body);
         }
         let own = self.metadata(metadata.unwrap_or_default())?;
         let labels = self.labels()?;
@@ -195,34 +206,31 @@ impl SharedParts {
         self.owners_key.clear();
         while !m.is_empty() {
             let start = m;
-            let (tag, wire) = key(&mut m).ok()?;
-            if matches!(tag, 1 | 3 | 9 | 11 | 13) && wire != LD {
+            let (tag, wire, body) = field(&mut m)?;
+            if matches!(tag, 1 | 3 | 9 | 11 | 13) && wire != LD_BYTE {
                 return None;
             }
             match tag {
-                1 => own.name = std::str::from_utf8(length_delimited(&mut m).ok()?).ok()?,
+                1 => own.name = std::str::from_utf8(body).ok()?,
                 3 => {
-                    std::str::from_utf8(length_delimited(&mut m).ok()?).ok()?;
+                    std::str::from_utf8(body).ok()?;
                     own.namespace = Some(&start[..start.len() - m.len()]);
                 }
                 9 => {
-                    PbTime::decode(length_delimited(&mut m).ok()?).ok()?;
+                    PbTime::decode(body).ok()?;
                     own.terminating = true;
                 }
-                11 => {
-                    length_delimited(&mut m).ok()?;
-                    self.labels_key
-                        .extend_from_slice(&start[..start.len() - m.len()]);
-                }
+                11 => self
+                    .labels_key
+                    .extend_from_slice(&start[..start.len() - m.len()]),
                 13 => {
-                    let body = length_delimited(&mut m).ok()?;
                     self.owners
                         .extend_from_slice(&start[..start.len() - m.len()]);
                     encode_key(13, WireType::StartGroup, &mut self.owners_key);
                     project(&mut self.owners_key, body, &OWNER, &mut None)?;
                     encode_key(13, WireType::EndGroup, &mut self.owners_key);
                 }
-                _ => skip(wire, tag, &mut m).ok()?,
+                _ => {}
             }
         }
         Some(own)
@@ -300,42 +308,42 @@ struct Own<'a> {
 /// Appends to `out` the fields of message `msg` that `p` keeps, each projected field framed
 /// by group markers so that different projections never give equal bytes; an `Own` field's
 /// value goes to `own` (the last one, as protobuf keeps it). `None` when a field `Only`,
-/// `Empty` or `Own` reads is not length-delimited: the whole decode says what is wrong.
+/// `Empty` or `Own` reads is not length-delimited, or a field is not as [`field`] reads it:
+/// the whole decode says what is wrong. Runs of kept fields are copied at once.
 fn project<'a>(
     out: &mut Vec<u8>,
     mut msg: &'a [u8],
     p: &Projection,
     own: &mut Option<&'a [u8]>,
 ) -> Option<()> {
+    // The kept run not yet copied: it starts `run` bytes before `msg`'s current start.
+    let mut run = msg;
     while !msg.is_empty() {
         let start = msg;
-        let (tag, wire) = key(&mut msg).ok()?;
-        let keep = p
-            .listed
-            .iter()
-            .find(|(t, _)| *t == tag)
-            .map_or(&p.others, |(_, k)| k);
+        let (tag, wire, body) = field(&mut msg)?;
+        let keep = p.keep(tag);
+        if matches!(keep, Keep::Whole) {
+            continue;
+        }
+        out.extend_from_slice(&run[..run.len() - start.len()]);
+        run = msg;
         match (keep, wire) {
-            (Keep::Only(inner), LD) => {
-                let body = length_delimited(&mut msg).ok()?;
+            (Keep::Only(inner), LD_BYTE) => {
                 encode_key(tag, WireType::StartGroup, out);
                 project(out, body, inner, own)?;
                 encode_key(tag, WireType::EndGroup, out);
             }
-            (Keep::Empty, LD) => {
-                skip_all(length_delimited(&mut msg).ok()?)?;
+            (Keep::Empty, LD_BYTE) => {
+                skip_all(body)?;
                 encode_key(tag, LD, out);
                 encode_varint(0, out);
             }
-            (Keep::Own, LD) => *own = Some(length_delimited(&mut msg).ok()?),
+            (Keep::Own, LD_BYTE) => *own = Some(body),
             (Keep::Only(_) | Keep::Empty | Keep::Own, _) => return None,
-            (Keep::Drop, _) => skip(wire, tag, &mut msg).ok()?,
-            _ => {
-                skip(wire, tag, &mut msg).ok()?;
-                out.extend_from_slice(&start[..start.len() - msg.len()]);
-            }
+            (Keep::Drop | Keep::Whole, _) => {}
         }
     }
+    out.extend_from_slice(run);
     Some(())
 }
 
@@ -343,10 +351,87 @@ fn project<'a>(
 /// volume source is read for whether it is set, but its bytes must still be a message).
 fn skip_all(mut msg: &[u8]) -> Option<()> {
     while !msg.is_empty() {
-        let (tag, wire) = key(&mut msg).ok()?;
-        skip(wire, tag, &mut msg).ok()?;
+        field(&mut msg)?;
     }
     Some(())
+}
+
+const LD_BYTE: u8 = WireType::LengthDelimited as u8;
+
+/// One field: its number, its wire type and, when length-delimited, its bytes; the buffer
+/// moved past it. About 90 fields of a generated pod are read or stepped over here, so keys
+/// and lengths of one or two bytes (fields 1 to 2047, values under 16 KiB: nearly all) are
+/// read inline, the rest by prost. `None` for anything an API server does not write (groups,
+/// a key or length that goes past the end) as for anything malformed: the caller then
+/// decodes the pod whole, and prost either reads it or says what is wrong.
+#[inline(always)]
+fn field<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
+    let Some((k, rest)) = short_varint(buf) else {
+        return field_slow(buf);
+    };
+    let (tag, wire) = (k >> 3, (k & 7) as u8);
+    if tag == 0 {
+        return None;
+    }
+    match wire {
+        LD_BYTE => match short_varint(rest) {
+            Some((len, rest)) if len as usize <= rest.len() => {
+                let (body, rest) = rest.split_at(len as usize);
+                *buf = rest;
+                Some((tag, wire, body))
+            }
+            _ => field_slow(buf),
+        },
+        0 => {
+            // A varint: up to nine bytes here; ten (negative numbers) are checked by prost.
+            match rest.iter().take(9).position(|b| b & 0x80 == 0) {
+                Some(end) => {
+                    *buf = &rest[end + 1..];
+                    Some((tag, wire, &[]))
+                }
+                None => field_slow(buf),
+            }
+        }
+        1 if rest.len() >= 8 => {
+            *buf = &rest[8..];
+            Some((tag, wire, &[]))
+        }
+        5 if rest.len() >= 4 => {
+            *buf = &rest[4..];
+            Some((tag, wire, &[]))
+        }
+        _ => None,
+    }
+}
+
+/// A varint of one or two bytes, and the bytes after it.
+#[inline(always)]
+fn short_varint(buf: &[u8]) -> Option<(u32, &[u8])> {
+    match *buf {
+        [b0, ref rest @ ..] if b0 < 0x80 => Some((u32::from(b0), rest)),
+        [b0, b1, ref rest @ ..] if b1 < 0x80 => {
+            Some((u32::from(b0 & 0x7f) | u32::from(b1) << 7, rest))
+        }
+        _ => None,
+    }
+}
+
+/// [`field`] for multi-byte keys and lengths.
+#[cold]
+#[inline(never)]
+fn field_slow<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
+    let (tag, wire) = key(buf).ok()?;
+    match wire {
+        WireType::LengthDelimited => {
+            let body = length_delimited(buf).ok()?;
+            Some((tag, LD_BYTE, body))
+        }
+        WireType::Varint | WireType::SixtyFourBit | WireType::ThirtyTwoBit => {
+            skip(wire, tag, buf).ok()?;
+            Some((tag, wire as u8, &[]))
+        }
+        WireType::StartGroup | WireType::EndGroup => None,
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +461,94 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The field reader agrees with prost wherever it reads a field, and reads every field
+    /// an API server writes: keys and lengths of one to three bytes, every wire type but
+    /// groups. Anything else it leaves to prost (the whole decode), never reading it
+    /// differently.
+    #[test]
+    fn fields_are_read_as_prost_reads_them() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+
+        // prost's reading of one field: number, wire type, body (length-delimited), rest.
+        fn prost_field(mut buf: &[u8]) -> Option<(u32, u8, Vec<u8>, Vec<u8>)> {
+            let (tag, wire) = prost::encoding::decode_key(&mut buf).ok()?;
+            let body = match wire {
+                WireType::LengthDelimited => length_delimited(&mut buf).ok()?.to_vec(),
+                WireType::StartGroup | WireType::EndGroup => return None,
+                _ => {
+                    skip(wire, tag, &mut buf).ok()?;
+                    Vec::new()
+                }
+            };
+            Some((tag, wire as u8, body, buf.to_vec()))
+        }
+        fn ours(mut buf: &[u8]) -> Option<(u32, u8, Vec<u8>, Vec<u8>)> {
+            let (tag, wire, body) = field(&mut buf)?;
+            Some((tag, wire, body.to_vec(), buf.to_vec()))
+        }
+        // Well-formed fields of every wire type, tags and lengths of every key size.
+        let written = (1u32..70_000, 0u8..6, 0usize..20_000, any::<u64>()).prop_map(
+            |(tag, wire, len, value)| {
+                let mut out = Vec::new();
+                let wire = match wire {
+                    0 => WireType::Varint,
+                    1 => WireType::SixtyFourBit,
+                    5 => WireType::ThirtyTwoBit,
+                    _ => WireType::LengthDelimited,
+                };
+                encode_key(tag, wire, &mut out);
+                match wire {
+                    WireType::Varint => encode_varint(value, &mut out),
+                    WireType::SixtyFourBit => out.extend_from_slice(&value.to_le_bytes()),
+                    WireType::ThirtyTwoBit => out.extend_from_slice(&value.to_le_bytes()[..4]),
+                    _ => {
+                        encode_varint(len as u64, &mut out);
+                        out.extend((0..len).map(|i| i as u8));
+                    }
+                }
+                out.extend_from_slice(b"\x08\x01");
+                out
+            },
+        );
+        let mut runner = TestRunner::new(Config {
+            cases: 2_000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        runner
+            .run(&written, |bytes| {
+                prop_assert_eq!(ours(&bytes), prost_field(&bytes));
+                prop_assert!(ours(&bytes).is_some());
+                // Cut anywhere inside the field, as a cut connection leaves it.
+                let field_len = bytes.len() - 2;
+                for cut in (0..field_len).rev().take(12).chain(0..field_len.min(4)) {
+                    prop_assert_eq!(ours(&bytes[..cut]), None);
+                    prop_assert_eq!(prost_field(&bytes[..cut]), None);
+                }
+                Ok(())
+            })
+            .unwrap();
+        // Any bytes at all, cut anywhere: read as prost reads them, or left to it.
+        runner
+            .run(&proptest::collection::vec(any::<u8>(), 0..40), |bytes| {
+                if let Some(f) = ours(&bytes) {
+                    prop_assert_eq!(Some(f), prost_field(&bytes));
+                }
+                Ok(())
+            })
+            .unwrap();
+        // Left to the whole decode: a group, a varint or a length past the end, field 0.
+        for bytes in [
+            &[0x0b, 0x0c][..],
+            &[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+            &[0x0a, 0x05, 1, 2],
+            &[0x02, 0x00],
+        ] {
+            assert_eq!(ours(bytes), None, "{bytes:?}");
+        }
     }
 
     fn s() -> Option<String> {
