@@ -227,7 +227,8 @@ pub struct Pod {
     pub scheduler_name: Cow<'static, str>,
     pub terminating: bool,
     pub node_selector: Option<Labels>,
-    pub node_affinity: Option<Box<core::NodeAffinity>>,
+    /// Shared like `resources`.
+    pub node_affinity: Option<Arc<core::NodeAffinity>>,
     /// Shared like `labels`: most pods carry the same default tolerations.
     pub tolerations: Arc<[Toleration]>,
     /// `Some` when the pod has a `podAffinity` or `podAntiAffinity` stanza.
@@ -348,7 +349,7 @@ impl Pod {
                 }),
             terminating: metadata.deletion_timestamp.is_some(),
             node_selector: spec.node_selector,
-            node_affinity: affinity.and_then(|a| a.node_affinity).map(Box::new),
+            node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
             tolerations: spec
                 .tolerations
                 .iter()

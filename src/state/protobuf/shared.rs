@@ -180,17 +180,32 @@ impl SharedParts {
         let labels = self.labels()?;
         let controller = self.controller()?;
         let (template, node_name) = self.template(bytes, &own, spec, status)?;
-        let template = &self.built[template];
-        let mut pod = template.clone();
-        pod.id = Arc::new(PodRef {
-            namespace: template.id.namespace.clone(),
-            name: own.name.to_string(),
-        });
-        pod.labels = labels;
-        pod.node_name = node_name.to_string();
-        pod.terminating = own.terminating;
-        pod.controller = controller;
-        Some(pod)
+        let t = &self.built[template];
+        // Built field by field rather than cloned and overwritten: a field added to `Pod`
+        // does not compile here until it is said to be the pod's own or the template's.
+        Some(Pod {
+            id: Arc::new(PodRef {
+                namespace: t.id.namespace.clone(),
+                name: own.name.to_string(),
+            }),
+            labels,
+            node_name: node_name.to_string(),
+            phase: t.phase.clone(),
+            scheduler_name: t.scheduler_name.clone(),
+            terminating: own.terminating,
+            node_selector: t.node_selector.clone(),
+            node_affinity: t.node_affinity.clone(),
+            tolerations: t.tolerations.clone(),
+            pod_affinity: t.pod_affinity.clone(),
+            affinity_errors: t.affinity_errors.clone(),
+            priority: t.priority,
+            preempt_never: t.preempt_never,
+            has_resource_claims: t.has_resource_claims,
+            volumes: t.volumes,
+            topology_spread: t.topology_spread.clone(),
+            controller,
+            resources: t.resources.clone(),
+        })
     }
 
     /// Reads the pod's own metadata fields; its labels and owner references are gathered,
