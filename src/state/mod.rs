@@ -38,7 +38,7 @@ pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
 use slim::SlimPod;
-pub use slim::decode_pod_page;
+pub use slim::{decode_list_page, decode_pod_page};
 pub use yaml::to_yaml_string;
 
 use crate::scheduler::selector::{LabelSelector, Labels, Requirement};

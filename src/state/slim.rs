@@ -76,53 +76,15 @@ pub fn decode_pod_page(
     text: &str,
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, serde_json::Error> {
-    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-
-    /// As kube's `ObjectList`: metadata may be missing, items may be null but not missing.
-    struct PageVisitor<F>(Option<F>);
-
-    impl<'de, F: FnOnce(Option<String>)> Visitor<'de> for PageVisitor<F> {
-        type Value = Vec<Pod>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("struct PodPage")
-        }
-        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Vec<Pod>, A::Error> {
-            let mut seen_metadata = false;
-            let mut items: Option<Vec<Pod>> = None;
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                match key.as_ref() {
-                    "metadata" => {
-                        if seen_metadata {
-                            return Err(de::Error::duplicate_field("metadata"));
-                        }
-                        seen_metadata = true;
-                        let m: Option<meta::ListMeta> = map.next_value()?;
-                        if let Some(f) = self.0.take() {
-                            f(m.and_then(|m| m.continue_));
-                        }
-                    }
-                    "items" => {
-                        if items.is_some() {
-                            return Err(de::Error::duplicate_field("items"));
-                        }
-                        let list: Option<Pods> = map.next_value()?;
-                        items = Some(list.map(|p| p.0).unwrap_or_default());
-                    }
-                    _ => {
-                        map.next_value::<de::IgnoredAny>()?;
-                    }
-                }
-            }
-            let items = items.ok_or_else(|| de::Error::missing_field("items"))?;
-            if let Some(f) = self.0.take() {
-                f(None);
-            }
-            Ok(items)
-        }
-    }
+    use serde::de::{self, Visitor};
 
     /// Each pod made compact as soon as it is read, so a page's slim pods are never all held.
     struct Pods(Vec<Pod>);
+    impl From<Pods> for Vec<Pod> {
+        fn from(p: Pods) -> Vec<Pod> {
+            p.0
+        }
+    }
     impl<'de> Deserialize<'de> for Pods {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pods, D::Error> {
             struct Seq;
@@ -143,18 +105,78 @@ pub fn decode_pod_page(
         }
     }
 
-    struct Page<F>(F);
-    impl<'de, F: FnOnce(Option<String>)> DeserializeSeed<'de> for Page<F> {
-        type Value = Vec<Pod>;
-        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<Pod>, D::Error> {
-            d.deserialize_struct("PodPage", &["metadata", "items"], PageVisitor(Some(self.0)))
+    decode_list_page::<Pods, Pod>(text, on_continue)
+}
+
+/// One page of a list of any kind, as [`decode_pod_page`] reads pods: its items (read as `L`,
+/// made a `Vec<T>`) and, as soon as the list's `metadata` is read, its continue token. As
+/// kube's `ObjectList`: metadata may be missing, items may be null but not missing.
+pub fn decode_list_page<L, T>(
+    text: &str,
+    on_continue: impl FnOnce(Option<String>),
+) -> Result<Vec<T>, serde_json::Error>
+where
+    L: serde::de::DeserializeOwned + Into<Vec<T>>,
+{
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+
+    struct PageVisitor<F, L>(Option<F>, std::marker::PhantomData<L>);
+
+    impl<'de, F: FnOnce(Option<String>), L: Deserialize<'de>> Visitor<'de> for PageVisitor<F, L> {
+        type Value = Option<L>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("struct List")
+        }
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Option<L>, A::Error> {
+            let mut seen_metadata = false;
+            let mut items: Option<Option<L>> = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "metadata" => {
+                        if seen_metadata {
+                            return Err(de::Error::duplicate_field("metadata"));
+                        }
+                        seen_metadata = true;
+                        let m: Option<meta::ListMeta> = map.next_value()?;
+                        if let Some(f) = self.0.take() {
+                            f(m.and_then(|m| m.continue_));
+                        }
+                    }
+                    "items" => {
+                        if items.is_some() {
+                            return Err(de::Error::duplicate_field("items"));
+                        }
+                        items = Some(map.next_value()?);
+                    }
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            let items = items.ok_or_else(|| de::Error::missing_field("items"))?;
+            if let Some(f) = self.0.take() {
+                f(None);
+            }
+            Ok(items)
+        }
+    }
+
+    struct Page<F, L>(F, std::marker::PhantomData<L>);
+    impl<'de, F: FnOnce(Option<String>), L: Deserialize<'de>> DeserializeSeed<'de> for Page<F, L> {
+        type Value = Option<L>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<L>, D::Error> {
+            d.deserialize_struct(
+                "List",
+                &["metadata", "items"],
+                PageVisitor(Some(self.0), self.1),
+            )
         }
     }
 
     let mut de = serde_json::Deserializer::from_str(text);
-    let pods = Page(on_continue).deserialize(&mut de)?;
+    let items = Page(on_continue, std::marker::PhantomData::<L>).deserialize(&mut de)?;
     de.end()?;
-    Ok(pods)
+    Ok(items.map(Into::into).unwrap_or_default())
 }
 
 /// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
