@@ -49,8 +49,7 @@ struct Projection {
 }
 
 impl Projection {
-    /// What is kept of field `tag`. Most fields of a message are not listed; the listed
-    /// ones are few, so a linear search is as quick as any table.
+    /// What is kept of field `tag`: at most six fields of a message are listed.
     #[inline(always)]
     fn keep(&self, tag: u32) -> &Keep {
         for (t, k) in self.listed {
@@ -331,7 +330,7 @@ fn project<'a>(
     p: &Projection,
     own: &mut Option<&'a [u8]>,
 ) -> Option<()> {
-    // The kept run not yet copied: it starts `run` bytes before `msg`'s current start.
+    // Where the kept fields not yet copied start; they end where the current field starts.
     let mut run = msg;
     while !msg.is_empty() {
         let start = msg;
