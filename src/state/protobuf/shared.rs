@@ -23,7 +23,7 @@ use foldhash::HashMap as FastMap;
 use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 
-use super::{PbMeta, PbPod, PbTime, key, length_delimited, owner_reference, skip};
+use super::{PbMeta, PbPod, PbTime, key, length_delimited, owner_reference, short_varint, skip};
 use crate::scheduler::selector::Labels;
 use crate::state::slim::SlimPod;
 use crate::state::{ControllerRef, Pod, PodRef, controller_of};
@@ -151,8 +151,6 @@ pub(super) struct SharedParts {
     owners: Vec<u8>,
     owners_key: Vec<u8>,
 }
-
-const LD: WireType = WireType::LengthDelimited;
 
 impl SharedParts {
     /// The compact pod of one `Pod` message; `None` when the bytes are not as an API server
@@ -349,7 +347,7 @@ fn project<'a>(
             }
             (Keep::Empty, LD_BYTE) => {
                 skip_all(body)?;
-                encode_key(tag, LD, out);
+                encode_key(tag, WireType::LengthDelimited, out);
                 encode_varint(0, out);
             }
             (Keep::Own, LD_BYTE) => *own = Some(body),
@@ -413,18 +411,6 @@ fn field<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
         5 if rest.len() >= 4 => {
             *buf = &rest[4..];
             Some((tag, wire, &[]))
-        }
-        _ => None,
-    }
-}
-
-/// A varint of one or two bytes, and the bytes after it.
-#[inline(always)]
-fn short_varint(buf: &[u8]) -> Option<(u32, &[u8])> {
-    match *buf {
-        [b0, ref rest @ ..] if b0 < 0x80 => Some((u32::from(b0), rest)),
-        [b0, b1, ref rest @ ..] if b1 < 0x80 => {
-            Some((u32::from(b0 & 0x7f) | u32::from(b1) << 7, rest))
         }
         _ => None,
     }
