@@ -472,14 +472,21 @@ mod tests {
         use proptest::prelude::*;
         use proptest::test_runner::{Config, TestRunner};
 
-        // prost's reading of one field: number, wire type, body (length-delimited), rest.
+        // prost's reading of one field, and prost's alone (nothing of this module's):
+        // number, wire type, body (length-delimited), rest.
         fn prost_field(mut buf: &[u8]) -> Option<(u32, u8, Vec<u8>, Vec<u8>)> {
-            let (tag, wire) = prost::encoding::decode_key(&mut buf).ok()?;
+            use prost::encoding::{DecodeContext, decode_key, decode_varint, skip_field};
+            let (tag, wire) = decode_key(&mut buf).ok()?;
             let body = match wire {
-                WireType::LengthDelimited => length_delimited(&mut buf).ok()?.to_vec(),
+                WireType::LengthDelimited => {
+                    let len = usize::try_from(decode_varint(&mut buf).ok()?).ok()?;
+                    let (body, rest) = buf.split_at_checked(len)?;
+                    buf = rest;
+                    body.to_vec()
+                }
                 WireType::StartGroup | WireType::EndGroup => return None,
                 _ => {
-                    skip(wire, tag, &mut buf).ok()?;
+                    skip_field(wire, tag, &mut buf, DecodeContext::default()).ok()?;
                     Vec::new()
                 }
             };
