@@ -208,9 +208,9 @@ impl Live {
 
     async fn fetch_state_async(&self, incoming: &[&Pod]) -> Result<Fetched, ClusterError> {
         let mut notes = Vec::new();
-        // Nodes, pods and workloads are listed at once: pod pages download and decode (on
-        // blocking threads) while the nodes' and workloads' JSON is read, and pages that
-        // arrive before the nodes wait for them. Errors are reported in the order the lists
+        // Nodes, pods and workloads are listed at once, every page decoded on a blocking
+        // thread while the next ones download; pod pages that arrive before the nodes wait
+        // for them. Errors are reported in the order the lists
         // were read one after the other: nodes, pods, namespaces, workloads.
         let nodes_api: Api<core::Node> = Api::all(self.client.clone());
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
