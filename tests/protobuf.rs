@@ -11,7 +11,8 @@ mod pb_encode;
 
 use k8s_openapi::api::core::v1 as core;
 use kubectl_affinity::state::{
-    Pod, ProtobufError, decode_pod_page, decode_pod_page_protobuf, decode_status,
+    Pod, ProtobufError, decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf,
+    decode_status,
 };
 use prost::Message;
 use serde_json::{Value, json};
@@ -445,4 +446,120 @@ fn pods_written_unusually_are_decoded_whole_by_protobufs_rules() {
     let page = pb_encode::pod_list_body(&[&plain_bytes, &bad], "1", None, None);
     let e = decode_pod_page_protobuf(&page, |_| {}).expect_err("a number for nodeName");
     assert!(matches!(e, ProtobufError::Decode(_)), "{e:?}");
+}
+
+/// The body split at `ends` (increasing offsets), as the frames a connection delivers.
+fn frames_of<'a>(body: &'a [u8], ends: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &end in ends.iter().chain([&body.len()]) {
+        out.push(&body[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// What a decode gave, to compare: the pods, or the error and whether it says "cut short".
+fn outcome(r: Result<Vec<Pod>, ProtobufError>) -> String {
+    match r {
+        Ok(pods) => format!("{pods:?}"),
+        Err(e) => format!("error {e} (truncated: {})", e.is_truncated()),
+    }
+}
+
+/// A page is read in the frames it arrives in, without joining them: wherever the frames
+/// split it (inside a key, a length, a pod, the envelope), the pods or the error are those of
+/// the joined body. Bodies: pages of realistic and unusual pods, cut short, with bytes
+/// changed, and with a group (which API servers never write) at the list's level.
+#[test]
+fn pages_in_frames_decode_as_the_joined_page() {
+    let all = pods();
+    let api: Vec<&core::Pod> = all.iter().map(|(_, p)| p).collect();
+    let small = protobuf_page(&api[api.len() - 3..], Some("c-3"));
+    let large = protobuf_page(&api[api.len() - 500..], Some("c-500"));
+
+    // A list with a group field (field 5: a varint and 40 bytes inside, longer than the
+    // reads of keys and numbers) between its items.
+    let items: Vec<Vec<u8>> = api[..2].iter().map(|p| pb_encode::pod_bytes(p)).collect();
+    let mut list = Vec::new();
+    for item in &items {
+        list.push(0x12);
+        prost::encoding::encode_varint(item.len() as u64, &mut list);
+        list.extend_from_slice(item);
+        list.extend_from_slice(&[0x2b, 0x08, 0x96, 0x01, 0x12, 40]);
+        list.extend_from_slice(&[b'g'; 40]);
+        list.push(0x2c);
+    }
+    let grouped = pb_encode::envelope("v1", "PodList", &list);
+    assert!(
+        decode_pod_page_protobuf(&grouped, |_| {}).is_ok_and(|p| p.len() == 2),
+        "a group between items is stepped over"
+    );
+
+    // Deterministic "random" numbers (xorshift).
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |below: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % below as u64).expect("small")
+    };
+
+    let mut bodies: Vec<Vec<u8>> = vec![small.clone(), grouped.clone()];
+    for cut in [1, 3, 4, 5, 9, small.len() / 2, small.len() - 1] {
+        bodies.push(small[..cut].to_vec());
+    }
+    for _ in 0..40 {
+        let mut changed = small.clone();
+        let at = next(changed.len());
+        changed[at] ^= 1 << next(8);
+        bodies.push(changed);
+    }
+
+    let mut compared = 0;
+    for (i, body) in bodies.iter().enumerate() {
+        let joined = outcome(decode_pod_page_protobuf(body, |_| {}));
+        // Two frames, split at every byte of the whole pages; at 50 places of the others.
+        let cuts: Vec<usize> = if i < 2 {
+            (0..=body.len()).collect()
+        } else {
+            (0..50).map(|_| next(body.len() + 1)).collect()
+        };
+        for cut in cuts {
+            let frames = frames_of(body, &[cut]);
+            assert_eq!(
+                outcome(decode_pod_frames_protobuf(&frames, |_| {})),
+                joined,
+                "split at {cut} of {}",
+                body.len()
+            );
+            compared += 1;
+        }
+        // Frames of one to 20 bytes, some empty.
+        let mut ends = Vec::new();
+        let mut at = 0;
+        while at < body.len() {
+            at = (at + next(21)).min(body.len());
+            ends.push(at);
+        }
+        let frames = frames_of(body, &ends);
+        assert_eq!(outcome(decode_pod_frames_protobuf(&frames, |_| {})), joined);
+    }
+    assert!(compared > small.len() + grouped.len(), "{compared}");
+
+    // The large page in frames of up to 64 KiB, at random places, with its continue token.
+    let joined = outcome(decode_pod_page_protobuf(&large, |_| {}));
+    for _ in 0..10 {
+        let mut ends = Vec::new();
+        let mut at = 0;
+        while at < large.len() {
+            at = (at + next(65_536)).min(large.len());
+            ends.push(at);
+        }
+        let mut token = None;
+        let frames = frames_of(&large, &ends);
+        let pods = decode_pod_frames_protobuf(&frames, |t| token = Some(t));
+        assert_eq!(outcome(pods), joined);
+        assert_eq!(token, Some(Some("c-500".to_string())));
+    }
 }

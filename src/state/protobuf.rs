@@ -19,13 +19,15 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
-use prost::bytes::Buf;
 use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
 
 use super::Pod;
 use super::slim::{self, SlimPod};
 
+mod frames;
 mod shared;
+
+use frames::Frames;
 
 /// The four bytes every protobuf-encoded API object starts with (`k8s\0`).
 const MAGIC: &[u8; 4] = b"k8s\x00";
@@ -72,23 +74,32 @@ impl ProtobufError {
 }
 
 /// `runtime.Unknown`, the envelope: the object's kind and its bytes.
-fn unwrap_envelope<'a>(body: &'a [u8], expected: &'static str) -> Result<&'a [u8], ProtobufError> {
-    let mut buf = body.strip_prefix(MAGIC).ok_or(ProtobufError::NoMagic)?;
-    let mut raw: Option<&[u8]> = None;
+fn unwrap_envelope<'a, B: AsRef<[u8]>>(
+    body: &'a [B],
+    expected: &'static str,
+    scratch: &mut Vec<u8>,
+) -> Result<Frames<'a, B>, ProtobufError> {
+    let mut buf = Frames::new(body);
+    let mut magic = [0u8; 4];
+    if buf.read_exact(&mut magic) != Some(()) || &magic != MAGIC {
+        return Err(ProtobufError::NoMagic);
+    }
+    let mut raw = None;
     let mut kind = String::new();
     let mut encoding = String::new();
-    while buf.has_remaining() {
-        let (tag, wire) = key(&mut buf)?;
+    while !buf.is_empty() {
+        let (tag, wire) = buf.key(scratch)?;
         match (tag, wire) {
             (1, WireType::LengthDelimited) => {
-                let meta = TypeMeta::decode(length_delimited(&mut buf)?)?;
+                let meta = TypeMeta::decode(buf.nested(scratch)?.contiguous(scratch))?;
                 kind = meta.kind.unwrap_or_default();
             }
-            (2, WireType::LengthDelimited) => raw = Some(length_delimited(&mut buf)?),
+            (2, WireType::LengthDelimited) => raw = Some(buf.nested(scratch)?),
             (3, WireType::LengthDelimited) => {
-                encoding = String::from_utf8_lossy(length_delimited(&mut buf)?).into_owned();
+                encoding =
+                    String::from_utf8_lossy(buf.nested(scratch)?.contiguous(scratch)).into_owned();
             }
-            _ => skip(wire, tag, &mut buf)?,
+            _ => buf.skip(wire, tag, scratch)?,
         }
     }
     if !encoding.is_empty() {
@@ -184,28 +195,39 @@ pub fn decode_pod_page_protobuf(
     body: &[u8],
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, ProtobufError> {
-    let mut buf = unwrap_envelope(body, "PodList")?;
+    decode_pod_frames_protobuf(&[body], on_continue)
+}
+
+/// [`decode_pod_page_protobuf`] of a body in the frames it arrived in, read where they lie
+/// (see `frames`): the same pods, or the same error, as from the frames joined.
+pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
+    body: &[B],
+    on_continue: impl FnOnce(Option<String>),
+) -> Result<Vec<Pod>, ProtobufError> {
+    let mut scratch = Vec::new();
+    let mut buf = unwrap_envelope(body, "PodList", &mut scratch)?;
     let mut on_continue = Some(on_continue);
     let mut pods = Vec::new();
     let mut parts = shared::SharedParts::default();
-    while buf.has_remaining() {
-        let (tag, wire) = key(&mut buf)?;
+    while !buf.is_empty() {
+        let (tag, wire) = buf.key(&mut scratch)?;
         match (tag, wire) {
             (1, WireType::LengthDelimited) => {
-                let meta = ListMeta::decode(length_delimited(&mut buf)?)?;
+                let meta = ListMeta::decode(buf.nested(&mut scratch)?.contiguous(&mut scratch))?;
                 if let Some(f) = on_continue.take() {
                     f(meta.continue_.filter(|c| !c.is_empty()));
                 }
             }
             (2, WireType::LengthDelimited) => {
-                let bytes = length_delimited(&mut buf)?;
+                let bytes = buf.nested(&mut scratch)?;
+                let bytes = bytes.contiguous(&mut scratch);
                 let pod = match parts.pod(bytes) {
                     Some(pod) => pod,
                     None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
                 };
                 pods.push(pod);
             }
-            _ => skip(wire, tag, &mut buf)?,
+            _ => buf.skip(wire, tag, &mut scratch)?,
         }
     }
     if let Some(f) = on_continue.take() {
@@ -226,7 +248,9 @@ pub struct StatusFields {
 
 /// An error answer's `Status`, as API servers write it in protobuf when it was asked for.
 pub fn decode_status(body: &[u8]) -> Result<StatusFields, ProtobufError> {
-    let s = PbStatus::decode(unwrap_envelope(body, "Status")?)?;
+    let (body, mut scratch) = ([body], Vec::new());
+    let raw = unwrap_envelope(&body, "Status", &mut scratch)?;
+    let s = PbStatus::decode(raw.contiguous(&mut scratch))?;
     Ok(StatusFields {
         code: s.code.and_then(|c| u16::try_from(c).ok()).unwrap_or(0),
         status: s.status.unwrap_or_default(),
