@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
+use std::convert::identity;
 use std::fmt;
 use std::future::Future;
 use std::io::Write;
@@ -221,12 +222,11 @@ impl Live {
                 &nodes_api,
                 &Request::new("list", "nodes", false),
                 None,
+                |n| Node::from(&n),
                 &mut |page| {
                     match page {
                         Page::Restart => nodes.borrow_mut().clear(),
-                        Page::Items(items) => {
-                            nodes.borrow_mut().extend(items.iter().map(Node::from))
-                        }
+                        Page::Items(items) => nodes.borrow_mut().extend(items),
                     }
                     Ok(())
                 },
@@ -403,17 +403,16 @@ impl Live {
                 &api,
                 &Request::new("list", "namespaces", false),
                 None,
+                |ns| {
+                    (
+                        ns.metadata.name.unwrap_or_default(),
+                        ns.metadata.labels.unwrap_or_default(),
+                    )
+                },
                 &mut |page| {
                     match page {
                         Page::Restart => all.clear(),
-                        Page::Items(items) => {
-                            for ns in items {
-                                all.insert(
-                                    ns.metadata.name.unwrap_or_default(),
-                                    ns.metadata.labels.unwrap_or_default(),
-                                );
-                            }
-                        }
+                        Page::Items(items) => all.extend(items),
                     }
                     Ok(())
                 },
@@ -437,39 +436,41 @@ impl Live {
             format!("involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling");
         let req = Request::new("list", "events", true).namespace(&namespace);
         let mut latest: Option<(k8s_openapi::jiff::Timestamp, LastEvent)> = None;
-        let result = self
-            .rt
-            .block_on(self.list_paged(&api, &req, Some(&selector), &mut |page| {
-                match page {
-                    Page::Restart => latest = None,
-                    Page::Items(items) => {
-                        for e in items {
-                            let other = e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
-                            if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
-                                continue;
+        let result =
+            self.rt.block_on(
+                self.list_paged(&api, &req, Some(&selector), identity, &mut |page| {
+                    match page {
+                        Page::Restart => latest = None,
+                        Page::Items(items) => {
+                            for e in items {
+                                let other =
+                                    e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
+                                if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
+                                    continue;
+                                }
+                                let when = event_time(&e);
+                                if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
+                                    continue;
+                                }
+                                let event = LastEvent {
+                                    message: e.message.clone().unwrap_or_default(),
+                                    last_seen: when.map(|t| t.to_string()),
+                                    count: e.series.as_ref().and_then(|s| s.count).or(e.count),
+                                    reported_by: e
+                                        .reporting_component
+                                        .clone()
+                                        .filter(|c| !c.is_empty())
+                                        .or_else(|| {
+                                            e.source.as_ref().and_then(|s| s.component.clone())
+                                        }),
+                                };
+                                latest = Some((when.unwrap_or_default(), event));
                             }
-                            let when = event_time(&e);
-                            if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
-                                continue;
-                            }
-                            let event = LastEvent {
-                                message: e.message.clone().unwrap_or_default(),
-                                last_seen: when.map(|t| t.to_string()),
-                                count: e.series.as_ref().and_then(|s| s.count).or(e.count),
-                                reported_by: e
-                                    .reporting_component
-                                    .clone()
-                                    .filter(|c| !c.is_empty())
-                                    .or_else(|| {
-                                        e.source.as_ref().and_then(|s| s.component.clone())
-                                    }),
-                            };
-                            latest = Some((when.unwrap_or_default(), event));
                         }
                     }
-                }
-                Ok(())
-            }));
+                    Ok(())
+                }),
+            );
         match result {
             Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
             Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(format!(
@@ -592,7 +593,7 @@ impl Live {
     {
         let mut chunks: Vec<String> = Vec::new();
         let mut failed: Option<String> = None;
-        self.list_paged(api, &req, fields, &mut |page| {
+        self.list_paged(api, &req, fields, identity, &mut |page| {
             match page {
                 Page::Restart => chunks.clear(),
                 Page::Items(items) => {
@@ -657,16 +658,17 @@ impl Live {
         &self,
         api: &Api<K>,
         req: Request,
-        extract: impl Fn(K) -> Option<T>,
+        extract: fn(K) -> Option<T>,
     ) -> Result<Vec<T>, ClusterError>
     where
         K: kube::Resource + Clone + DeserializeOwned + fmt::Debug + Send + 'static,
+        T: Send + 'static,
     {
         let mut out = Vec::new();
-        self.list_paged(api, &req, None, &mut |page| {
+        self.list_paged(api, &req, None, extract, &mut |page| {
             match page {
                 Page::Restart => out.clear(),
-                Page::Items(items) => out.extend(items.into_iter().filter_map(&extract)),
+                Page::Items(items) => out.extend(items.into_iter().flatten()),
             }
             Ok(())
         })
@@ -676,15 +678,17 @@ impl Live {
 
     /// Lists in pages of `--chunk-size`, handing each page over as it arrives. An expired
     /// continue token restarts the list (the consumer drops what it folded so far).
-    async fn list_paged<K>(
+    async fn list_paged<K, T>(
         &self,
         api: &Api<K>,
         req: &Request,
         fields: Option<&str>,
-        on_page: &mut dyn FnMut(Page<K>) -> Result<(), ClusterError>,
+        convert: fn(K) -> T,
+        on_page: &mut dyn FnMut(Page<T>) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError>
     where
         K: kube::Resource + Clone + DeserializeOwned + fmt::Debug + Send + 'static,
+        T: Send + 'static,
     {
         // As kube's `Api::list`, but decoded on a blocking thread: at 5,000 nodes and 15,000
         // ReplicaSets the JSON held up the one thread that reads every answer, pod pages
@@ -695,7 +699,7 @@ impl Live {
             let (body, _) = list_body(client, path, &lp, ACCEPT_JSON).await?;
             decoding(move |on_continue| {
                 let text = String::from_utf8(body.join()).map_err(kube::Error::FromUtf8)?;
-                crate::state::decode_list_page::<Vec<K>, K>(&text, on_continue)
+                crate::state::decode_list_page(&text, on_continue, convert)
                     .map_err(kube::Error::SerdeError)
             })
             .await

@@ -76,60 +76,41 @@ pub fn decode_pod_page(
     text: &str,
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, serde_json::Error> {
-    use serde::de::{self, Visitor};
-
-    /// Each pod made compact as soon as it is read, so a page's slim pods are never all held.
-    struct Pods(Vec<Pod>);
-    impl From<Pods> for Vec<Pod> {
-        fn from(p: Pods) -> Vec<Pod> {
-            p.0
-        }
-    }
-    impl<'de> Deserialize<'de> for Pods {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pods, D::Error> {
-            struct Seq;
-            impl<'de> Visitor<'de> for Seq {
-                type Value = Pods;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a sequence")
-                }
-                fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Pods, A::Error> {
-                    let mut pods = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                    while let Some(p) = seq.next_element::<SlimPod>()? {
-                        pods.push(p.into_pod());
-                    }
-                    Ok(Pods(pods))
-                }
-            }
-            d.deserialize_seq(Seq)
-        }
-    }
-
-    decode_list_page::<Pods, Pod>(text, on_continue)
+    decode_list_page(text, on_continue, SlimPod::into_pod)
 }
 
-/// One page of a list of any kind, as [`decode_pod_page`] reads pods: its items (read as `L`,
-/// made a `Vec<T>`) and, as soon as the list's `metadata` is read, its continue token. As
-/// kube's `ObjectList`: metadata may be missing, items may be null but not missing.
-pub fn decode_list_page<L, T>(
+/// One page of a list of any kind, as [`decode_pod_page`] reads pods: its items, each read as
+/// `K` and made a `T` by `convert` as soon as it is read (so that a page's `K`s, which can be
+/// large, are never all held: a `Vec` of 500 nodes grew into fresh memory on every page),
+/// and, as soon as the list's `metadata` is read, its continue token. As kube's
+/// `ObjectList`: metadata may be missing, items may be null but not missing.
+pub fn decode_list_page<K, T>(
     text: &str,
     on_continue: impl FnOnce(Option<String>),
+    convert: impl FnMut(K) -> T,
 ) -> Result<Vec<T>, serde_json::Error>
 where
-    L: serde::de::DeserializeOwned + Into<Vec<T>>,
+    K: serde::de::DeserializeOwned,
 {
-    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+    use std::marker::PhantomData;
 
-    struct PageVisitor<F, L>(Option<F>, std::marker::PhantomData<L>);
+    use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-    impl<'de, F: FnOnce(Option<String>), L: Deserialize<'de>> Visitor<'de> for PageVisitor<F, L> {
-        type Value = Option<L>;
+    struct PageVisitor<F, C, K>(Option<F>, C, PhantomData<K>);
+
+    impl<'de, F, C, K, T> Visitor<'de> for PageVisitor<F, C, K>
+    where
+        F: FnOnce(Option<String>),
+        C: FnMut(K) -> T,
+        K: Deserialize<'de>,
+    {
+        type Value = Option<Vec<T>>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("struct List")
         }
-        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Option<L>, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut seen_metadata = false;
-            let mut items: Option<Option<L>> = None;
+            let mut items: Option<Option<Vec<T>>> = None;
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 match key.as_ref() {
                     "metadata" => {
@@ -146,7 +127,7 @@ where
                         if items.is_some() {
                             return Err(de::Error::duplicate_field("items"));
                         }
-                        items = Some(map.next_value()?);
+                        items = Some(map.next_value_seed(Items(&mut self.1, PhantomData))?);
                     }
                     _ => {
                         map.next_value::<de::IgnoredAny>()?;
@@ -161,22 +142,60 @@ where
         }
     }
 
-    struct Page<F, L>(F, std::marker::PhantomData<L>);
-    impl<'de, F: FnOnce(Option<String>), L: Deserialize<'de>> DeserializeSeed<'de> for Page<F, L> {
-        type Value = Option<L>;
-        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<L>, D::Error> {
+    /// `items`: null, or a sequence of `K`s, each converted as it is read.
+    struct Items<'c, C, K>(&'c mut C, PhantomData<K>);
+
+    impl<'de, C: FnMut(K) -> T, K: Deserialize<'de>, T> DeserializeSeed<'de> for Items<'_, C, K> {
+        type Value = Option<Vec<T>>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_option(self)
+        }
+    }
+
+    impl<'de, C: FnMut(K) -> T, K: Deserialize<'de>, T> Visitor<'de> for Items<'_, C, K> {
+        type Value = Option<Vec<T>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(item) = seq.next_element::<K>()? {
+                out.push((self.0)(item));
+            }
+            Ok(Some(out))
+        }
+    }
+
+    struct Page<F, C, K>(F, C, PhantomData<K>);
+    impl<'de, F, C, K, T> DeserializeSeed<'de> for Page<F, C, K>
+    where
+        F: FnOnce(Option<String>),
+        C: FnMut(K) -> T,
+        K: Deserialize<'de>,
+    {
+        type Value = Option<Vec<T>>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_struct(
                 "List",
                 &["metadata", "items"],
-                PageVisitor(Some(self.0), self.1),
+                PageVisitor(Some(self.0), self.1, self.2),
             )
         }
     }
 
     let mut de = serde_json::Deserializer::from_str(text);
-    let items = Page(on_continue, std::marker::PhantomData::<L>).deserialize(&mut de)?;
+    let items = Page(on_continue, convert, PhantomData::<K>).deserialize(&mut de)?;
     de.end()?;
-    Ok(items.map(Into::into).unwrap_or_default())
+    Ok(items.unwrap_or_default())
 }
 
 /// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
@@ -526,6 +545,46 @@ pub(crate) fn decode_list_item(text: &str) -> ListItem<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Items are converted one by one, in order; `items` may be null but not missing or
+    /// anything but a sequence, and errors read as those of serde's own `Option<Vec<_>>`.
+    #[test]
+    fn list_pages_convert_each_item_and_refuse_what_is_not_a_list() {
+        let names = |text: &str| {
+            let mut token = None;
+            let mut seen = 0;
+            decode_list_page(
+                text,
+                |t| token = Some(t),
+                |ns: core::Namespace| {
+                    seen += 1;
+                    (seen, ns.metadata.name.unwrap_or_default())
+                },
+            )
+            .map(|items| (items, token))
+        };
+        let (items, token) = names(
+            r#"{"metadata":{"continue":"c-2"},"items":[{"metadata":{"name":"a"}},
+                {"metadata":{"name":"b"}}],"kind":"NamespaceList"}"#,
+        )
+        .expect("a page");
+        assert_eq!(items, [(1, "a".to_string()), (2, "b".to_string())]);
+        assert_eq!(token, Some(Some("c-2".to_string())));
+        let (items, token) = names(r#"{"items":null}"#).expect("null items");
+        assert!(items.is_empty());
+        assert_eq!(token, Some(None));
+
+        let error = |text: &str| names(text).expect_err("not a list").to_string();
+        assert_eq!(error(r#"{"metadata":{}}"#), "missing field `items` at line 1 column 15");
+        let serde_says = serde_json::from_str::<Option<Vec<core::Namespace>>>("{}")
+            .expect_err("a map")
+            .to_string();
+        assert_eq!(
+            error(r#"{"items":{}}"#).split(" at ").next(),
+            serde_says.split(" at ").next()
+        );
+        assert!(error(r#"{"items":[1]}"#).contains("invalid type: integer `1`"));
+    }
 
     /// The slim decode builds the same compact pod as the full one.
     #[test]
