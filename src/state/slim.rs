@@ -575,7 +575,10 @@ mod tests {
         assert_eq!(token, Some(None));
 
         let error = |text: &str| names(text).expect_err("not a list").to_string();
-        assert_eq!(error(r#"{"metadata":{}}"#), "missing field `items` at line 1 column 15");
+        assert_eq!(
+            error(r#"{"metadata":{}}"#),
+            "missing field `items` at line 1 column 15"
+        );
         let serde_says = serde_json::from_str::<Option<Vec<core::Namespace>>>("{}")
             .expect_err("a map")
             .to_string();

@@ -46,12 +46,33 @@ enum Keep {
 struct Projection {
     listed: &'static [(u32, Keep)],
     others: Keep,
+    /// Bit `t` set when field `t` (under 64) is listed: most fields read are not.
+    mask: u64,
 }
 
 impl Projection {
+    const fn new(listed: &'static [(u32, Keep)], others: Keep) -> Projection {
+        let mut mask = 0u64;
+        let mut i = 0;
+        while i < listed.len() {
+            if listed[i].0 < 64 {
+                mask |= 1 << listed[i].0;
+            }
+            i += 1;
+        }
+        Projection {
+            listed,
+            others,
+            mask,
+        }
+    }
+
     /// What is kept of field `tag`: at most six fields of a message are listed.
     #[inline(always)]
     fn keep(&self, tag: u32) -> &Keep {
+        if tag < 64 && self.mask & (1 << tag) == 0 {
+            return &self.others;
+        }
         for (t, k) in self.listed {
             if *t == tag {
                 return k;
@@ -63,8 +84,8 @@ impl Projection {
 
 /// `PodSpec`: every field but the node (the pod's own, read apart), the StatefulSet names (per pod, not
 /// read), and of volumes and containers only the read parts.
-const SPEC: Projection = Projection {
-    listed: &[
+const SPEC: Projection = Projection::new(
+    &[
         (1, Keep::Only(&VOLUME)),
         (2, Keep::Only(&CONTAINER)),
         (10, Keep::Own),
@@ -72,68 +93,59 @@ const SPEC: Projection = Projection {
         (17, Keep::Drop),
         (20, Keep::Only(&CONTAINER)),
     ],
-    others: Keep::Whole,
-};
+    Keep::Whole,
+);
 
 /// `Volume`: which sources are set (its name is generated per pod for the token volume).
-const VOLUME: Projection = Projection {
-    listed: &[(
-        2,
-        Keep::Only(&Projection {
-            listed: &[],
-            others: Keep::Empty,
-        }),
-    )],
-    others: Keep::Drop,
-};
+const VOLUME: Projection = Projection::new(
+    &[(2, Keep::Only(&Projection::new(&[], Keep::Empty)))],
+    Keep::Drop,
+);
 
 /// `Container`: the fields `PbContainer` reads (name, image, ports, resources,
 /// restartPolicy); env and mounts name per-pod objects.
-const CONTAINER: Projection = Projection {
-    listed: &[
+const CONTAINER: Projection = Projection::new(
+    &[
         (1, Keep::Whole),
         (2, Keep::Whole),
         (6, Keep::Whole),
         (8, Keep::Whole),
         (24, Keep::Whole),
     ],
-    others: Keep::Drop,
-};
+    Keep::Drop,
+);
 
 /// `OwnerReference`: what [`controller_of`] reads (kind, name, apiVersion, controller); the
 /// uid is left out.
-const OWNER: Projection = Projection {
-    listed: &[
+const OWNER: Projection = Projection::new(
+    &[
         (1, Keep::Whole),
         (3, Keep::Whole),
         (5, Keep::Whole),
         (6, Keep::Whole),
     ],
-    others: Keep::Drop,
-};
+    Keep::Drop,
+);
 
 /// `PodStatus`: the fields `PbPodStatus` reads (phase, conditions, container statuses).
-const STATUS: Projection = Projection {
-    listed: &[
+const STATUS: Projection = Projection::new(
+    &[
         (1, Keep::Whole),
         (2, Keep::Only(&CONDITION)),
         (8, Keep::Only(&CONTAINER_STATUS)),
         (10, Keep::Only(&CONTAINER_STATUS)),
     ],
-    others: Keep::Drop,
-};
+    Keep::Drop,
+);
 
 /// `PodCondition`: type and reason (`PbCondition`), not its times.
-const CONDITION: Projection = Projection {
-    listed: &[(1, Keep::Whole), (5, Keep::Whole)],
-    others: Keep::Drop,
-};
+const CONDITION: Projection = Projection::new(&[(1, Keep::Whole), (5, Keep::Whole)], Keep::Drop);
 
 /// `ContainerStatus`: name, allocatedResources, resources (`PbContainerStatus`).
-const CONTAINER_STATUS: Projection = Projection {
-    listed: &[(1, Keep::Whole), (10, Keep::Whole), (11, Keep::Whole)],
-    others: Keep::Drop,
-};
+const CONTAINER_STATUS: Projection = Projection::new(
+    &[(1, Keep::Whole), (10, Keep::Whole), (11, Keep::Whole)],
+    Keep::Drop,
+);
 
 /// The parts of the pods of one page, by the bytes they were built from. Held for one page:
 /// replicas are listed next to each other (by namespace and name), and the state shares
