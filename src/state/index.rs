@@ -8,7 +8,6 @@
 //! node label gets a small integer per value so topology domains are counted in vectors.
 //! The indexes only narrow the search: every pod they return is still matched in full.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use foldhash::HashMap as FastMap;
@@ -335,7 +334,7 @@ impl Serialize for PodList {
 /// into a vector instead of a string looked up in each node's label map.
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
-    keys: HashMap<String, Domains>,
+    keys: FastMap<String, Domains>,
 }
 
 /// The domains of one label key.
@@ -364,8 +363,8 @@ impl Domains {
 
 impl Topology {
     pub(super) fn new(nodes: &[Node]) -> Topology {
-        let mut keys: HashMap<String, Domains> = HashMap::new();
-        let mut ids: HashMap<(&str, &str), u32> = HashMap::new();
+        let mut keys: FastMap<String, Domains> = FastMap::default();
+        let mut ids: FastMap<(&str, &str), u32> = FastMap::default();
         for (n, node) in nodes.iter().enumerate() {
             for (k, v) in &node.labels {
                 let d = match keys.get_mut(k.as_str()) {

@@ -583,7 +583,7 @@ pub struct ClusterState {
     pub node_usage: Vec<NodeUsage>,
     /// Per image name in any node's `status.images`: the size the scheduler's cache keeps
     /// (the first node's) and on how many nodes it is.
-    pub images: HashMap<String, ImageSpread>,
+    pub images: FastMap<String, ImageSpread>,
     /// Existing pods by label and by distinct affinity terms.
     pub index: PodIndex,
     /// Node label values numbered per key (topology domains).
@@ -655,10 +655,11 @@ impl ClusterState {
             .enumerate()
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
-        let mut images: HashMap<String, ImageSpread> = HashMap::new();
+        // foldhash: SipHash over every image name of 5,000 nodes showed in profiles.
+        let mut images: FastMap<String, ImageSpread> = FastMap::default();
         for (ni, n) in nodes.iter().enumerate() {
             let ni = u32::try_from(ni).unwrap_or(u32::MAX);
-            let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            let mut seen: FastSet<&str> = FastSet::default();
             for img in &n.resources.images {
                 for name in &img.names {
                     if !seen.insert(name.as_str()) {
