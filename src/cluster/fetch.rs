@@ -1000,7 +1000,8 @@ struct Body {
 }
 
 impl Body {
-    /// The whole body in one buffer, copied once.
+    /// The whole body in one buffer, copied once (JSON is parsed from one slice; protobuf pod
+    /// pages are read in their frames).
     fn join(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len);
         for f in &self.frames {
@@ -1104,8 +1105,8 @@ async fn list_body(
         _ => Encoding::Json,
     };
     // The frames as they arrive (reference counts, no copy): joining 2.5 MB pages here held
-    // up the one thread that reads the socket and folds the pages; the decoding thread joins
-    // them (`Body::join`).
+    // up the one thread that reads the socket and folds the pages; the decoding thread reads
+    // protobuf pages in their frames and joins JSON ones (`Body::join`).
     let mut body = Body {
         frames: Vec::new(),
         len: 0,
