@@ -96,13 +96,20 @@ where
 
     use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-    struct PageVisitor<F, C, K>(Option<F>, C, PhantomData<K>);
+    /// The list: its metadata (the continue token) and its items.
+    struct Page<F, C, K>(Option<F>, C, PhantomData<K>);
 
-    impl<'de, F, C, K, T> Visitor<'de> for PageVisitor<F, C, K>
-    where
-        F: FnOnce(Option<String>),
-        C: FnMut(K) -> T,
-        K: Deserialize<'de>,
+    impl<'de, F: FnOnce(Option<String>), C: FnMut(K) -> T, K: Deserialize<'de>, T>
+        DeserializeSeed<'de> for Page<F, C, K>
+    {
+        type Value = Option<Vec<T>>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_struct("List", &["metadata", "items"], self)
+        }
+    }
+
+    impl<'de, F: FnOnce(Option<String>), C: FnMut(K) -> T, K: Deserialize<'de>, T> Visitor<'de>
+        for Page<F, C, K>
     {
         type Value = Option<Vec<T>>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -175,25 +182,8 @@ where
         }
     }
 
-    struct Page<F, C, K>(F, C, PhantomData<K>);
-    impl<'de, F, C, K, T> DeserializeSeed<'de> for Page<F, C, K>
-    where
-        F: FnOnce(Option<String>),
-        C: FnMut(K) -> T,
-        K: Deserialize<'de>,
-    {
-        type Value = Option<Vec<T>>;
-        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_struct(
-                "List",
-                &["metadata", "items"],
-                PageVisitor(Some(self.0), self.1, self.2),
-            )
-        }
-    }
-
     let mut de = serde_json::Deserializer::from_str(text);
-    let items = Page(on_continue, convert, PhantomData::<K>).deserialize(&mut de)?;
+    let items = Page(Some(on_continue), convert, PhantomData::<K>).deserialize(&mut de)?;
     de.end()?;
     Ok(items.unwrap_or_default())
 }
