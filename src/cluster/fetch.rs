@@ -676,8 +676,9 @@ impl Live {
         Ok(out)
     }
 
-    /// Lists in pages of `--chunk-size`, handing each page over as it arrives. An expired
-    /// continue token restarts the list (the consumer drops what it folded so far).
+    /// Lists in pages of `--chunk-size`, handing each page over as it arrives, each item made
+    /// what the caller keeps by `convert` on the decoding thread as soon as it is read. An
+    /// expired continue token restarts the list (the consumer drops what it folded so far).
     async fn list_paged<K, T>(
         &self,
         api: &Api<K>,
