@@ -349,7 +349,10 @@ fn project<'a>(
         if matches!(keep, Keep::Whole) {
             continue;
         }
-        out.extend_from_slice(&run[..run.len() - start.len()]);
+        // Dropped fields often follow one another: no copy of an empty run.
+        if run.len() > start.len() {
+            out.extend_from_slice(&run[..run.len() - start.len()]);
+        }
         run = msg;
         match (keep, wire) {
             (Keep::Only(inner), LD_BYTE) => {
