@@ -14,7 +14,7 @@
 //! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
 //! (a part given twice, a field of another wire type, text that is not UTF-8) is left to the
 //! whole decode, which then says what is wrong. A generated pod (ten replicas per app) then
-//! takes about 16 k instructions to decode and build, against 46 k decoded whole
+//! takes about 15 k instructions to decode and build, against 46 k decoded whole
 //! (BENCHMARKS.md).
 
 use std::sync::Arc;
