@@ -168,25 +168,29 @@ fn varint_cut(buf: &[u8]) -> bool {
 /// The bytes of one length-delimited field, the buffer moved past them.
 #[inline]
 fn length_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], ProtobufError> {
-    // A length of one or two bytes (under 16 KiB: nearly every field), as for keys.
-    if let Some((len, rest)) = short_varint(buf)
-        && len as usize <= rest.len()
-    {
-        let (field, rest) = rest.split_at(len as usize);
-        *buf = rest;
-        return Ok(field);
-    }
-    if varint_cut(buf) {
+    let len = field_length(buf)?;
+    if len > buf.len() {
         return Err(ProtobufError::Truncated);
     }
-    let len = decode_varint(buf)?;
-    let len = usize::try_from(len)
-        .ok()
-        .filter(|l| *l <= buf.len())
-        .ok_or(ProtobufError::Truncated)?;
     let (field, rest) = buf.split_at(len);
     *buf = rest;
     Ok(field)
+}
+
+/// A length-delimited field's length, the buffer moved past it (the caller checks that the
+/// field's bytes are there); `Truncated` when the body ends inside it.
+#[inline]
+fn field_length(buf: &mut &[u8]) -> Result<usize, ProtobufError> {
+    // A length of one or two bytes (under 16 KiB: nearly every field), as for keys.
+    let len = match short_varint(buf) {
+        Some((len, rest)) => {
+            *buf = rest;
+            u64::from(len)
+        }
+        None if varint_cut(buf) => return Err(ProtobufError::Truncated),
+        None => decode_varint(buf)?,
+    };
+    usize::try_from(len).map_err(|_| ProtobufError::Truncated)
 }
 
 /// One page of a pod list in protobuf, decoded into compact pods; `on_continue` as for

@@ -9,9 +9,9 @@
 //! (keys, varints, fixed fields) that cross a frame are made on a copy of the next bytes, and
 //! anything that needs more (a group, which API servers never write) on a copy of the rest.
 
-use prost::encoding::{WireType, decode_varint};
+use prost::encoding::WireType;
 
-use super::{ProtobufError, key, skip, varint_cut};
+use super::{ProtobufError, field_length, key, skip};
 
 /// The bytes a short read can take: a varint is at most 10, a fixed field 8.
 const SHORT: usize = 16;
@@ -164,16 +164,10 @@ impl<'a, B: AsRef<[u8]>> Frames<'a, B> {
 
     /// A length-delimited field as a reader of its own; this one moves past it.
     pub(super) fn nested(&mut self, scratch: &mut Vec<u8>) -> Result<Self, ProtobufError> {
-        let len = self.read(scratch, |buf| {
-            if varint_cut(buf) {
-                return Err(ProtobufError::Truncated);
-            }
-            Ok(decode_varint(buf)?)
-        })?;
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|l| *l <= self.left)
-            .ok_or(ProtobufError::Truncated)?;
+        let len = self.read(scratch, field_length)?;
+        if len > self.left {
+            return Err(ProtobufError::Truncated);
+        }
         let mut field = self.clone();
         field.left = len;
         field.cur = &field.cur[..field.cur.len().min(len)];
