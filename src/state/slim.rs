@@ -167,9 +167,6 @@ where
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
         fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_seq(self)
         }
