@@ -215,8 +215,10 @@ impl Live {
         // were read one after the other: nodes, pods, namespaces, workloads.
         let nodes_api: Api<core::Node> = Api::all(self.client.clone());
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
-        let state: RefCell<Option<ClusterState>> = RefCell::new(None);
-        let early: RefCell<Vec<Pod>> = RefCell::new(Vec::new());
+        // The pages are folded into the state on a thread of their own: folding a page of
+        // 500 pods on the thread that reads every answer held up the next request.
+        let (fold, folded) = std::sync::mpsc::channel();
+        let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
         let list_nodes = async {
             self.list_paged(
                 &nodes_api,
@@ -232,7 +234,8 @@ impl Live {
                 },
             )
             .await?;
-            *state.borrow_mut() = Some(ClusterState::new(nodes.take(), early.take(), None));
+            // The folding thread only ends once `fold` is dropped, below.
+            let _ = fold.send(Fold::Nodes(nodes.take()));
             Ok::<(), ClusterError>(())
         };
         let list_pods = async {
@@ -240,19 +243,7 @@ impl Live {
                 &Request::new("list", "pods", true),
                 Some(NON_TERMINAL_PODS),
                 &mut |page| {
-                    match (page, state.borrow_mut().as_mut()) {
-                        (Page::Restart, Some(s)) => {
-                            let nodes = std::mem::take(&mut s.nodes);
-                            *s = ClusterState::new(nodes, Vec::new(), None);
-                        }
-                        (Page::Restart, None) => early.borrow_mut().clear(),
-                        (Page::Items(items), Some(s)) => {
-                            for p in items {
-                                s.add_pod(p);
-                            }
-                        }
-                        (Page::Items(items), None) => early.borrow_mut().extend(items),
-                    }
+                    let _ = fold.send(Fold::Pods(page));
                     Ok(())
                 },
             )
@@ -268,12 +259,15 @@ impl Live {
         };
         let (listed_nodes, listed_pods, workloads) =
             tokio::join!(list_nodes, list_pods, list_workloads);
+        drop(fold);
         listed_nodes?;
         listed_pods?;
-        // (The nodes were listed, so the state is built; the pods are kept either way.)
-        let mut state = state
-            .into_inner()
-            .unwrap_or_else(|| ClusterState::new(nodes.into_inner(), early.into_inner(), None));
+        // The nodes were listed, so the state is built.
+        let mut state = match folding.await {
+            Ok(state) => state.expect("the nodes were listed, so the state was built"),
+            // A panic while folding stays a panic, as when pages were folded in place.
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
         let needed = incoming
             .iter()
             .copied()
@@ -1157,6 +1151,39 @@ fn protobuf_status(body: &[u8], http_status: u16) -> Option<Status> {
         });
     }
     Some(status)
+}
+
+/// What the folding thread is given, in the order the lists gave it.
+enum Fold {
+    /// Every node: the state is built from them.
+    Nodes(Vec<Node>),
+    Pods(Page<Pod>),
+}
+
+/// Folds pod pages into the state as they come; pods listed before the last node page wait
+/// for it. `None` when the nodes never came (their list failed, and says so).
+fn fold_pods(folded: std::sync::mpsc::Receiver<Fold>) -> Option<ClusterState> {
+    let mut state: Option<ClusterState> = None;
+    let mut early = Vec::new();
+    for message in folded {
+        match (message, state.as_mut()) {
+            (Fold::Nodes(nodes), _) => {
+                state = Some(ClusterState::new(nodes, std::mem::take(&mut early), None));
+            }
+            (Fold::Pods(Page::Restart), Some(s)) => {
+                let nodes = std::mem::take(&mut s.nodes);
+                *s = ClusterState::new(nodes, Vec::new(), None);
+            }
+            (Fold::Pods(Page::Restart), None) => early.clear(),
+            (Fold::Pods(Page::Items(items)), Some(s)) => {
+                for p in items {
+                    s.add_pod(p);
+                }
+            }
+            (Fold::Pods(Page::Items(items)), None) => early.extend(items),
+        }
+    }
+    state
 }
 
 enum Page<K> {
