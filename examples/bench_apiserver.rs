@@ -9,10 +9,11 @@
 //!
 //! Serves discovery, `get` and `list` of nodes, pods, namespaces, events (none), services,
 //! replicationcontrollers (none), replicasets and statefulsets (none), without authentication.
-//! Pod lists come in protobuf when the request accepts `application/vnd.kubernetes.protobuf`
-//! (each pod is encoded once too), in JSON otherwise. Continue tokens are `c-OFFSET`. The field
-//! selector on pods is ignored: every generated pod is Running or Pending. Prints `ready` on
-//! stdout once listening.
+//! Pod and node lists come in protobuf when the request accepts
+//! `application/vnd.kubernetes.protobuf` (each pod and node is encoded once too), in JSON
+//! otherwise. Continue tokens are `c-OFFSET`, the same in both encodings. The field selector on
+//! pods is ignored: every generated pod is Running or Pending. Prints `ready` on stdout once
+//! listening.
 
 #[path = "support/cluster_gen.rs"]
 mod cluster_gen;
@@ -47,6 +48,8 @@ struct Store {
     objects: HashMap<String, Vec<cluster_gen::ListItem>>,
     /// The pods of `objects["pods"]`, in the same order, encoded in protobuf.
     pods_protobuf: Vec<Vec<u8>>,
+    /// The nodes of `objects["nodes"]`, in the same order, encoded in protobuf.
+    nodes_protobuf: Vec<Vec<u8>>,
 }
 
 /// Whether a request's Accept header asks for protobuf.
@@ -115,19 +118,25 @@ fn list(
     }
     let empty = Vec::new();
     let all = store.objects.get(plural).unwrap_or(&empty);
-    if protobuf && plural == "pods" && namespace.is_none() {
-        let end = offset.saturating_add(limit).min(store.pods_protobuf.len());
-        let items: Vec<&[u8]> = store.pods_protobuf[offset.min(end)..end]
+    let encoded = match plural {
+        "pods" => Some(&store.pods_protobuf),
+        "nodes" => Some(&store.nodes_protobuf),
+        _ => None,
+    };
+    if let Some(encoded) = encoded.filter(|_| protobuf && namespace.is_none()) {
+        let end = offset.saturating_add(limit).min(encoded.len());
+        let items: Vec<&[u8]> = encoded[offset.min(end)..end]
             .iter()
             .map(Vec::as_slice)
             .collect();
-        let more = end < store.pods_protobuf.len();
+        let more = end < encoded.len();
         let token = format!("c-{end}");
-        let body = pb_encode::pod_list_body(
+        let body = pb_encode::list_body(
+            &format!("{kind}List"),
             &items,
             "1000",
             more.then_some(token.as_str()),
-            more.then(|| (store.pods_protobuf.len() - end) as i64),
+            more.then(|| (encoded.len() - end) as i64),
         );
         return Response::builder()
             .status(200)
@@ -234,6 +243,11 @@ fn main() -> std::io::Result<()> {
         let pod: k8s_openapi::api::core::v1::Pod =
             serde_json::from_slice(&item.json).map_err(std::io::Error::other)?;
         store.pods_protobuf.push(pb_encode::pod_bytes(&pod));
+    }
+    for item in store.objects.get("nodes").into_iter().flatten() {
+        let node: k8s_openapi::api::core::v1::Node =
+            serde_json::from_slice(&item.json).map_err(std::io::Error::other)?;
+        store.nodes_protobuf.push(pb_encode::node_bytes(&node));
     }
     let store = Arc::new(store);
     let rt = tokio::runtime::Builder::new_multi_thread()

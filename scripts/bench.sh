@@ -39,20 +39,21 @@ median() {
   printf '%-28s wall %8.2f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
 }
 
-# download_urls PORT NODES PODS APPS json|pods: every page kubectl-affinity's explain lists
+# download_urls PORT NODES PODS APPS json|protobuf: every page kubectl-affinity's explain lists
 # (nodes, pods, Services, ReplicationControllers, ReplicaSets, StatefulSets, events), 500 objects
-# a page; `pods` gives the pod pages, `json` the others. The server's continue tokens are
-# `c-OFFSET`.
+# a page; `protobuf` gives the node and pod pages (the lists explain asks for in protobuf),
+# `json` the others. The server's continue tokens are `c-OFFSET` in both encodings, so the
+# pages' URLs are known without reading the bodies.
 download_urls() {
   local port=$1 nodes=$2 pods=$3 apps=$4 which=$5
   local base=http://127.0.0.1:$port
   local i
-  if [ "$which" = pods ]; then
+  if [ "$which" = protobuf ]; then
+    for ((i = 0; i < nodes; i += 500)); do echo "$base/api/v1/nodes?limit=500&continue=c-$i"; done
     for ((i = 0; i <= pods; i += 500)); do echo "$base/api/v1/pods?limit=500&fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&continue=c-$i"; done
     return
   fi
   echo "$base/api/v1/namespaces/bench/pods/probe"
-  for ((i = 0; i < nodes; i += 500)); do echo "$base/api/v1/nodes?limit=500&continue=c-$i"; done
   for ((i = 0; i < apps / 3 + 1; i += 500)); do echo "$base/api/v1/services?limit=500&continue=c-$i"; done
   echo "$base/api/v1/replicationcontrollers?limit=500"
   for ((i = 0; i < apps; i += 500)); do echo "$base/apis/apps/v1/replicasets?limit=500&continue=c-$i"; done
@@ -60,7 +61,8 @@ download_urls() {
   echo "$base/api/v1/namespaces/bench/events?limit=500"
 }
 
-# The Accept header kubectl-affinity sends for pod lists (and kube-scheduler's client too).
+# The Accept header kubectl-affinity sends for pod and node lists (and kube-scheduler's client
+# too).
 PROTOBUF='Accept: application/vnd.kubernetes.protobuf, application/json'
 
 run_size() {
@@ -81,15 +83,15 @@ current-context: bench
 users: [{name: bench, user: {token: bench}}]
 KC
   download_urls "$port" "$nodes" "$pods" "$apps" json > "$dir/urls.txt"
-  download_urls "$port" "$nodes" "$pods" "$apps" pods > "$dir/urls-pods.txt"
+  download_urls "$port" "$nodes" "$pods" "$apps" protobuf > "$dir/urls-protobuf.txt"
   : > "$OUT/runs.txt"
   local r
   for ((r = 0; r < REPEATS; r++)); do
-    # What explain downloads: pod pages in protobuf, the rest in JSON, each over one
+    # What explain downloads: node and pod pages in protobuf, the rest in JSON, each over one
     # kept-alive connection, bodies discarded. `download-json` is the same pages all in JSON.
     measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null &&
-      curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-pods.txt') > /dev/null"
-    measure "$name:download-json" sh -c "curl -s --fail \$(cat '$dir/urls.txt' '$dir/urls-pods.txt') > /dev/null"
+      curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-protobuf.txt') > /dev/null"
+    measure "$name:download-json" sh -c "curl -s --fail \$(cat '$dir/urls.txt' '$dir/urls-protobuf.txt') > /dev/null"
     measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
     if [ "$name" = small ]; then
       measure "$name:kubectl-get-pods" kubectl --kubeconfig "$dir/kubeconfig" get pods -A -o json

@@ -1,5 +1,6 @@
-//! Test/bench-only encoder: Kubernetes pods from `k8s-openapi` types to the protobuf bytes a
-//! kube-apiserver serves for `Accept: application/vnd.kubernetes.protobuf`, using `k8s-pb` types.
+//! Test/bench-only encoder: Kubernetes pods and nodes from `k8s-openapi` types to the protobuf
+//! bytes a kube-apiserver serves for `Accept: application/vnd.kubernetes.protobuf`, using `k8s-pb`
+//! types.
 //!
 //! Included with `#[path]` from examples, integration tests and benches; depends only on
 //! `k8s_openapi`, `k8s_pb`, `prost`, `serde_json` and `std`.
@@ -39,9 +40,33 @@ pub fn pod(p: &oc::Pod) -> pc::Pod {
     p.pb()
 }
 
-/// A whole `PodList` response body: magic + `runtime.Unknown{typeMeta: v1/PodList, raw: PodList}`.
-/// `items` are already-encoded `Pod` messages (from [`pod_bytes`]), written as repeated field 2.
+/// One node's protobuf bytes (a `k8s.io.api.core.v1.Node` message, without the envelope).
+pub fn node_bytes(n: &oc::Node) -> Vec<u8> {
+    node(n).encode_to_vec()
+}
+
+/// The converted message, for tests that want to tweak it before encoding.
+pub fn node(n: &oc::Node) -> pc::Node {
+    n.pb()
+}
+
+/// A whole `PodList` response body: [`list_body`] of kind `PodList`, `items` being
+/// already-encoded `Pod` messages (from [`pod_bytes`]).
 pub fn pod_list_body(
+    items: &[&[u8]],
+    resource_version: &str,
+    continue_: Option<&str>,
+    remaining: Option<i64>,
+) -> Vec<u8> {
+    list_body("PodList", items, resource_version, continue_, remaining)
+}
+
+/// A whole core/v1 list response body (`kind` e.g. `PodList`, `NodeList`): magic +
+/// `runtime.Unknown{typeMeta: v1/KIND, raw: KIND}`. `items` are already-encoded messages of the
+/// listed type (from [`pod_bytes`], [`node_bytes`]), written as repeated field 2 after the
+/// `ListMeta` (field 1).
+pub fn list_body(
+    kind: &str,
     items: &[&[u8]],
     resource_version: &str,
     continue_: Option<&str>,
@@ -61,7 +86,7 @@ pub fn pod_list_body(
             .iter()
             .map(|i| key_len(2) + encoded_len_varint(i.len() as u64) + i.len())
             .sum::<usize>();
-    envelope_with("v1", "PodList", list_len, |buf| {
+    envelope_with("v1", kind, list_len, |buf| {
         encode_key(1, WireType::LengthDelimited, buf);
         encode_varint(meta_len as u64, buf);
         meta.encode_raw(buf);
@@ -150,7 +175,7 @@ impl<O: Pb<P>, P> Pb<Vec<P>> for Option<Vec<O>> {
     }
 }
 
-// Maps: only the two value types a pod has (a string map is cloned, not rebuilt).
+// Maps: only the two value types pods and nodes have (a string map is cloned, not rebuilt).
 impl Pb<BTreeMap<String, String>> for Option<BTreeMap<String, String>> {
     fn pb(&self) -> BTreeMap<String, String> {
         self.clone().unwrap_or_default()
@@ -631,6 +656,40 @@ conv!(oc::TypedLocalObjectReference => pc::TypedLocalObjectReference { api_group
 conv!(oc::TypedObjectReference => pc::TypedObjectReference { api_group, kind, name, namespace });
 conv!(oc::NodeSelectorRequirement => pc::NodeSelectorRequirement { key, operator, values });
 
+conv!(oc::Node => pc::Node { metadata, spec, status });
+conv!(oc::NodeSpec => pc::NodeSpec {
+    pod_cidr, pod_cidrs => pod_cid_rs, provider_id, unschedulable, taints, config_source,
+    external_id,
+});
+conv!(oc::NodeStatus => pc::NodeStatus {
+    capacity, allocatable, phase, conditions, addresses, daemon_endpoints, node_info, images,
+    volumes_in_use, volumes_attached, config, runtime_handlers, features, declared_features,
+});
+conv!(oc::Taint => pc::Taint { key, value, effect, time_added });
+conv!(oc::NodeConfigSource => pc::NodeConfigSource { config_map });
+conv!(oc::ConfigMapNodeConfigSource => pc::ConfigMapNodeConfigSource {
+    namespace, name, uid, resource_version, kubelet_config_key,
+});
+conv!(oc::NodeCondition => pc::NodeCondition {
+    type_ => r#type, status, last_heartbeat_time, last_transition_time, reason, message,
+});
+conv!(oc::NodeAddress => pc::NodeAddress { type_ => r#type, address });
+conv!(oc::NodeDaemonEndpoints => pc::NodeDaemonEndpoints { kubelet_endpoint });
+conv!(oc::DaemonEndpoint => pc::DaemonEndpoint { port });
+conv!(oc::NodeSystemInfo => pc::NodeSystemInfo {
+    machine_id, system_uuid, boot_id, kernel_version, os_image, container_runtime_version,
+    kubelet_version, kube_proxy_version, operating_system, architecture, swap,
+});
+conv!(oc::NodeSwapStatus => pc::NodeSwapStatus { capacity });
+conv!(oc::ContainerImage => pc::ContainerImage { names, size_bytes });
+conv!(oc::AttachedVolume => pc::AttachedVolume { name, device_path });
+conv!(oc::NodeConfigStatus => pc::NodeConfigStatus { assigned, active, last_known_good, error });
+conv!(oc::NodeRuntimeHandler => pc::NodeRuntimeHandler { name, features });
+conv!(oc::NodeRuntimeHandlerFeatures => pc::NodeRuntimeHandlerFeatures {
+    recursive_read_only_mounts, user_namespaces,
+});
+conv!(oc::NodeFeatures => pc::NodeFeatures { supplemental_groups_policy });
+
 // Fields present in only one of the two crates (k8s-openapi 0.29 `latest` = Kubernetes 1.37,
 // k8s-pb 0.9 = an older API, about Kubernetes 1.35), hence not converted:
 // - only in k8s-openapi (dropped): PodSpec.evictionResponders, PodSpec.schedulingGroup,
@@ -639,5 +698,5 @@ conv!(oc::NodeSelectorRequirement => pc::NodeSelectorRequirement { key, operator
 //   sources, user of KeyToPath/DownwardAPIVolumeFile/ServiceAccountTokenProjection/
 //   ClusterTrustBundleProjection/PodCertificateProjection, VolumeMount.bindMountOptions,
 //   VolumeMountStatus.volumeStatus, HTTPGetAction.protocol, GRPCAction.mode,
-//   ResourceHealth.message.
+//   ResourceHealth.message, NodeSpec.podPreemptionPolicy, NodeSystemInfo.runningInUserNamespace.
 // - only in k8s-pb (left unset): PodSpec.workloadRef.

@@ -3,8 +3,8 @@
 //! namespaces and events, label and field selectors, server-side Tables for kubectl, and
 //! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401) are injected per resource.
 //! Objects come from a snapshot file such as examples/cluster.yaml. As a real API server, it
-//! answers a request that accepts `application/vnd.kubernetes.protobuf` with pod lists and
-//! errors in protobuf (through `k8s-pb`, independent of the tool's own decoder), unless
+//! answers a request that accepts `application/vnd.kubernetes.protobuf` with pod lists, node
+//! lists and errors in protobuf (through `k8s-pb`, independent of the tool's own decoder), unless
 //! [`FakeApi::json_only`] makes it a server that only speaks JSON.
 //!
 //! It runs on its own tokio runtime, so tests stay synchronous and run the binary as a
@@ -319,7 +319,7 @@ fn decode(s: &str) -> String {
 }
 
 /// As a real API server: the answer in JSON, re-encoded in protobuf when the client accepts
-/// it and the fake can encode it (pod lists and Status errors).
+/// it and the fake can encode it (pod lists, node lists and Status errors).
 async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full<Bytes>> {
     let protobuf = req
         .headers()
@@ -484,7 +484,8 @@ async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full
         serde_json::from_slice::<Value>(&bytes)
             .ok()
             .and_then(|v| match v["kind"].as_str() {
-                Some("PodList") => pod_list_protobuf(&v),
+                Some("PodList") => list_protobuf(&v, "PodList", pb_encode::pod_bytes),
+                Some("NodeList") => list_protobuf(&v, "NodeList", pb_encode::node_bytes),
                 Some("Status") => Some(status_protobuf(&v)),
                 _ => None,
             });
@@ -501,21 +502,27 @@ async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full
     }
 }
 
-/// A JSON PodList in protobuf; `None` when a pod is not a valid `Pod` (a real server never
-/// holds one, so it can only be served as JSON).
-fn pod_list_protobuf(list: &Value) -> Option<Vec<u8>> {
-    let pods: Vec<Vec<u8>> = list["items"]
+/// A JSON list of `kind` (`PodList`, `NodeList`) in protobuf, each item a `T` (`Pod`, `Node`)
+/// encoded by `encode`; `None` when an item is not a valid `T` (a real server never holds one,
+/// so it can only be served as JSON).
+fn list_protobuf<T: serde::de::DeserializeOwned>(
+    list: &Value,
+    kind: &str,
+    encode: fn(&T) -> Vec<u8>,
+) -> Option<Vec<u8>> {
+    let encoded: Vec<Vec<u8>> = list["items"]
         .as_array()?
         .iter()
         .map(|item| {
-            serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(item.clone())
+            serde_json::from_value::<T>(item.clone())
                 .ok()
-                .map(|p| pb_encode::pod_bytes(&p))
+                .map(|o| encode(&o))
         })
         .collect::<Option<_>>()?;
-    let items: Vec<&[u8]> = pods.iter().map(Vec::as_slice).collect();
+    let items: Vec<&[u8]> = encoded.iter().map(Vec::as_slice).collect();
     let meta = &list["metadata"];
-    Some(pb_encode::pod_list_body(
+    Some(pb_encode::list_body(
+        kind,
         &items,
         meta["resourceVersion"].as_str().unwrap_or_default(),
         meta["continue"].as_str(),
