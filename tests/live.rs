@@ -959,7 +959,7 @@ fn a_truncated_body_is_named() {
 /// Pod lists are asked for in protobuf, as kube-scheduler's client asks for them, and give
 /// the same answer as from a server that only speaks JSON; other lists stay JSON.
 #[test]
-fn pod_lists_in_protobuf_read_the_same_as_in_json() {
+fn pod_and_node_lists_in_protobuf_read_the_same_as_in_json() {
     let args = [
         "whatif",
         "-f",
@@ -979,15 +979,18 @@ fn pod_lists_in_protobuf_read_the_same_as_in_json() {
             .map(|s| s.headers.get("accept").cloned().unwrap_or_default())
             .collect::<Vec<_>>()
     };
-    let pods = accept("/api/v1/pods");
-    assert!(pods.len() > 2, "paged: {pods:?}");
-    for a in &pods {
-        assert_eq!(a, "application/vnd.kubernetes.protobuf, application/json");
+    // Pods and nodes in protobuf, as kube-scheduler reads them; the rest in JSON.
+    for path in ["/api/v1/pods", "/api/v1/nodes"] {
+        let seen = accept(path);
+        assert!(seen.len() > 1, "{path} paged: {seen:?}");
+        for a in &seen {
+            assert_eq!(a, "application/vnd.kubernetes.protobuf, application/json");
+        }
     }
-    let nodes = accept("/api/v1/nodes");
+    let services = accept("/api/v1/services");
     assert!(
-        !nodes.is_empty() && nodes.iter().all(|a| !a.contains("protobuf")),
-        "{nodes:?}"
+        services.iter().all(|a| !a.contains("protobuf")),
+        "{services:?}"
     );
 
     let json_env = setup();

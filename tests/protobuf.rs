@@ -1,7 +1,7 @@
-//! Pod lists in protobuf decode to the same compact pods as the same pods in JSON. The bytes
+//! Pod and node lists in protobuf decode to the same compact pods and nodes as in JSON. The bytes
 //! come from `examples/support/pb_encode.rs`, which encodes through `k8s-pb` (generated from
 //! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
-//! The pods are every pod of the oracle corpus and a generated cluster of realistic pods.
+//! The pods and nodes are every one of the oracle corpus and of a generated cluster.
 
 #[path = "../examples/support/cluster_gen.rs"]
 mod cluster_gen;
@@ -10,9 +10,10 @@ mod common;
 mod pb_encode;
 
 use k8s_openapi::api::core::v1 as core;
+use k8s_pb::api::core::v1 as pbcore;
 use kubectl_affinity::state::{
-    Pod, ProtobufError, decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf,
-    decode_status,
+    Node, Pod, ProtobufError, decode_list_page, decode_node_frames_protobuf,
+    decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
 };
 use prost::Message;
 use serde_json::{Value, json};
@@ -561,5 +562,195 @@ fn pages_in_frames_decode_as_the_joined_page() {
         let pods = decode_pod_frames_protobuf(&frames, |t| token = Some(t));
         assert_eq!(outcome(pods), joined);
         assert_eq!(token, Some(Some("c-500".to_string())));
+    }
+}
+
+/// Every node of the oracle corpus and of a 20-node generated cluster.
+fn nodes() -> Vec<(String, core::Node)> {
+    let mut out = Vec::new();
+    let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
+        .expect("oracle dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        for case in common::load_cases(&folder) {
+            let items = case.snapshot()["items"].as_array().expect("items").clone();
+            for (i, v) in items
+                .into_iter()
+                .filter(|i| i["kind"] == "Node")
+                .enumerate()
+            {
+                let node = serde_json::from_value(v)
+                    .unwrap_or_else(|e| panic!("{} node {i}: {e}", case.name()));
+                out.push((format!("{} node {i}", case.name()), node));
+            }
+        }
+    }
+    let size = cluster_gen::Size {
+        nodes: 20,
+        pods_per_node: 1,
+    };
+    cluster_gen::objects(size, |plural, v| {
+        if plural == "nodes" {
+            let name = format!("generated {}", v["metadata"]["name"]);
+            out.push((
+                name,
+                serde_json::from_value(v).map_err(std::io::Error::other)?,
+            ));
+        }
+        Ok(())
+    })
+    .expect("generate");
+    out
+}
+
+fn node_page(nodes: &[pbcore::Node], continue_: Option<&str>) -> Vec<u8> {
+    let bytes: Vec<Vec<u8>> = nodes.iter().map(Message::encode_to_vec).collect();
+    let items: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    pb_encode::list_body("NodeList", &items, "1000", continue_, continue_.map(|_| 7))
+}
+
+fn decode_nodes(body: &[u8]) -> Result<Vec<Node>, ProtobufError> {
+    decode_node_frames_protobuf(&[body], |_| {})
+}
+
+/// Node lists are read in protobuf too: each node builds as the same node in JSON (its name,
+/// labels, taints, unschedulable, allocatable and images), so a wrong field number in the
+/// tool's node messages shows here.
+#[test]
+fn protobuf_node_pages_decode_to_the_same_nodes_as_json() {
+    let all = nodes();
+    assert!(all.len() > 300, "only {} nodes", all.len());
+    assert!(
+        all.iter()
+            .any(|(_, n)| n.spec.as_ref().is_some_and(|s| s.taints.is_some())),
+        "no node with taints"
+    );
+    let mut failures = Vec::new();
+    for chunk in all.chunks(100) {
+        let api: Vec<pbcore::Node> = chunk.iter().map(|(_, n)| pb_encode::node(n)).collect();
+        let mut token = None;
+        let from_pb =
+            decode_node_frames_protobuf(&[node_page(&api, Some("c-1"))], |t| token = Some(t))
+                .expect("protobuf page");
+        assert_eq!(token, Some(Some("c-1".to_string())));
+        let full: Vec<&core::Node> = chunk.iter().map(|(_, n)| n).collect();
+        let json = json!({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": full});
+        let from_json: Vec<Node> =
+            decode_list_page(&json.to_string(), |_| {}, |n: core::Node| Node::from(&n))
+                .expect("json page");
+        assert_eq!(from_pb.len(), chunk.len());
+        for (((name, api), pb), js) in chunk.iter().zip(&from_pb).zip(&from_json) {
+            let expected = format!("{:?}", Node::from(api));
+            assert_eq!(format!("{js:?}"), expected, "{name}: JSON page");
+            if format!("{pb:?}") != expected {
+                failures.push(format!("{name}:\n  protobuf {pb:?}\n  expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} nodes differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// Go writes the zero values of non-pointer fields (`unschedulable: false`, an image's size
+/// 0, an empty taint value) that JSON leaves out; a node is the same either way. Nothing
+/// else of a node is read: its conditions, addresses and info change nothing.
+#[test]
+fn node_zero_values_and_unread_fields_change_nothing() {
+    let api: core::Node = serde_json::from_value(json!({
+        "metadata": {"name": "n1", "labels": {"zone": "a"}},
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "2", "pods": "110"},
+                   "images": [{"names": ["img:1"]}]}
+    }))
+    .expect("node");
+    let plain = pb_encode::node(&api);
+    let expected = format!(
+        "{:?}",
+        decode_nodes(&node_page(std::slice::from_ref(&plain), None)).expect("plain")
+    );
+    assert!(
+        expected.contains("n1") && expected.contains("img:1") && expected.contains("NoSchedule")
+    );
+
+    let mut zeros = plain.clone();
+    let spec = zeros.spec.as_mut().expect("spec");
+    spec.unschedulable = Some(false);
+    spec.taints[0].value = Some(String::new());
+    let status = zeros.status.as_mut().expect("status");
+    status.images[0].size_bytes = Some(0);
+    status.phase = Some("Running".into());
+    status.conditions.push(pbcore::NodeCondition {
+        r#type: Some("Ready".into()),
+        status: Some("False".into()),
+        ..Default::default()
+    });
+    status.addresses.push(pbcore::NodeAddress {
+        r#type: Some("InternalIP".into()),
+        address: Some("10.0.0.1".into()),
+    });
+    let zeros_page = node_page(&[zeros], None);
+    assert_eq!(
+        format!("{:?}", decode_nodes(&zeros_page).expect("zeros")),
+        expected
+    );
+
+    // What is read does change it.
+    let mut cordoned = plain;
+    cordoned.spec.as_mut().expect("spec").unschedulable = Some(true);
+    assert_ne!(
+        format!(
+            "{:?}",
+            decode_nodes(&node_page(&[cordoned], None)).expect("cordoned")
+        ),
+        expected
+    );
+}
+
+/// A node page that is not a node list, or is cut short, is refused with the reason, and a
+/// page in frames reads as the page joined, wherever the frames split it.
+#[test]
+fn node_pages_cut_or_of_another_kind_are_refused_and_frames_read_as_joined() {
+    let all = nodes();
+    let api: Vec<pbcore::Node> = all[..3].iter().map(|(_, n)| pb_encode::node(n)).collect();
+    let good = node_page(&api, Some("c-3"));
+    let whole = format!("{:?}", decode_nodes(&good).expect("whole"));
+
+    let pods = protobuf_page(&[], None);
+    let e = decode_nodes(&pods).expect_err("a pod list");
+    assert_eq!(e.to_string(), "the body holds a PodList, not a NodeList");
+
+    let mut truncated = 0;
+    for cut in good.len() / 2..good.len() {
+        match decode_nodes(&good[..cut]) {
+            Err(e) => {
+                assert!(e.is_truncated(), "cut at {cut} of {}: {e}", good.len());
+                truncated += 1;
+            }
+            Ok(nodes) => assert_eq!(format!("{nodes:?}"), whole, "cut at {cut}"),
+        }
+    }
+    assert!(
+        truncated > good.len() / 3,
+        "{truncated} cuts of {}",
+        good.len()
+    );
+
+    for cut in 0..=good.len() {
+        let frames = frames_of(&good, &[cut]);
+        let mut token = None;
+        let nodes = decode_node_frames_protobuf(&frames, |t| token = Some(t));
+        assert_eq!(
+            format!("{:?}", nodes.expect("in frames")),
+            whole,
+            "split at {cut}"
+        );
+        assert_eq!(token, Some(Some("c-3".to_string())), "split at {cut}");
     }
 }

@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
-use crate::state::{ClusterState, Node, Pod, WorkloadSelectors, to_yaml_string};
+use crate::state::{ClusterState, Node, Pod, ProtobufError, WorkloadSelectors, to_yaml_string};
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
 pub const NON_TERMINAL_PODS: &str = "status.phase!=Succeeded,status.phase!=Failed";
@@ -213,26 +213,19 @@ impl Live {
         // thread while the next ones download; pod pages that arrive before the nodes wait
         // for them. Errors are reported in the order the lists
         // were read one after the other: nodes, pods, namespaces, workloads.
-        let nodes_api: Api<core::Node> = Api::all(self.client.clone());
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
         // The pages are folded into the state on a thread of their own: folding a page of
         // 500 pods on the thread that reads every answer held up the next request.
         let (fold, folded) = std::sync::mpsc::channel();
         let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
         let list_nodes = async {
-            self.list_paged(
-                &nodes_api,
-                &Request::new("list", "nodes", false),
-                None,
-                |n| Node::from(&n),
-                &mut |page| {
-                    match page {
-                        Page::Restart => nodes.borrow_mut().clear(),
-                        Page::Items(items) => nodes.borrow_mut().extend(items),
-                    }
-                    Ok(())
-                },
-            )
+            self.list_nodes_compact(&Request::new("list", "nodes", false), &mut |page| {
+                match page {
+                    Page::Restart => nodes.borrow_mut().clear(),
+                    Page::Items(items) => nodes.borrow_mut().extend(items),
+                }
+                Ok(())
+            })
             .await?;
             // The folding thread only ends once `fold` is dropped, below.
             let _ = fold.send(Fold::Nodes(nodes.take()));
@@ -704,31 +697,64 @@ impl Live {
 
     /// The pods of the cluster, decoded from each page's bytes straight into the compact model
     /// (the typed `k8s-openapi` pod would decode managedFields and the whole status, which no
-    /// plugin reads: on large clusters that is most of the time and memory of a run). Pages
-    /// are asked for in protobuf, as kube-scheduler asks for them (JSON when the server answers
-    /// that instead), and decoded on blocking threads while the next ones download: the
-    /// continue token is at the start of a page, so the next request goes out as soon as it
-    /// is read.
+    /// plugin reads: on large clusters that is most of the time and memory of a run).
     async fn list_pods_compact(
         &self,
         req: &Request,
         fields: Option<&str>,
         on_page: &mut dyn FnMut(Page<Pod>) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError> {
+        let decode = Decode {
+            protobuf: |frames, on_continue| {
+                crate::state::decode_pod_frames_protobuf(frames, on_continue)
+            },
+            json: |text, on_continue| crate::state::decode_pod_page(text, on_continue),
+        };
+        self.list_compact(req, "/api/v1/pods", fields, decode, on_page)
+            .await
+    }
+
+    /// The nodes, each built from its page's bytes as pods are.
+    async fn list_nodes_compact(
+        &self,
+        req: &Request,
+        on_page: &mut dyn FnMut(Page<Node>) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
+        let decode = Decode {
+            protobuf: |frames, on_continue| {
+                crate::state::decode_node_frames_protobuf(frames, on_continue)
+            },
+            json: |text, on_continue| {
+                crate::state::decode_list_page(text, on_continue, |n: core::Node| Node::from(&n))
+            },
+        };
+        self.list_compact(req, "/api/v1/nodes", None, decode, on_page)
+            .await
+    }
+
+    /// Lists `path` with pages asked for in protobuf, as kube-scheduler asks for them (JSON
+    /// when the server answers that instead), each decoded on a blocking thread while the
+    /// next ones download: the continue token is at the start of a page, so the next request
+    /// goes out as soon as it is read.
+    async fn list_compact<T: Send + 'static>(
+        &self,
+        req: &Request,
+        path: &'static str,
+        fields: Option<&str>,
+        decode: Decode<T>,
+        on_page: &mut dyn FnMut(Page<T>) -> Result<(), ClusterError>,
+    ) -> Result<(), ClusterError> {
         let client = &self.client;
         let get = |lp: ListParams| async move {
-            let (body, encoding) = list_body(client, "/api/v1/pods", &lp, ACCEPT_PROTOBUF).await?;
+            let (body, encoding) = list_body(client, path, &lp, ACCEPT_PROTOBUF).await?;
             decoding(move |on_continue| match encoding {
                 // Read in the frames it came in: joining them cost more than the copy.
-                Encoding::Protobuf => {
-                    crate::state::decode_pod_frames_protobuf(&body.frames, on_continue)
-                        .map_err(|e| kube::Error::Service(Box::new(e)))
-                }
+                Encoding::Protobuf => (decode.protobuf)(&body.frames, on_continue)
+                    .map_err(|e| kube::Error::Service(Box::new(e))),
                 Encoding::Json => {
                     // As kube's `request_text`, without its copy of the body.
                     let text = String::from_utf8(body.join()).map_err(kube::Error::FromUtf8)?;
-                    crate::state::decode_pod_page(&text, on_continue)
-                        .map_err(kube::Error::SerdeError)
+                    (decode.json)(&text, on_continue).map_err(kube::Error::SerdeError)
                 }
             })
             .await
@@ -984,6 +1010,20 @@ impl Live {
         }
     }
 }
+
+/// How [`Live::list_compact`] decodes a page, by the encoding the server answered in.
+struct Decode<T> {
+    protobuf: fn(&[prost::bytes::Bytes], ContinueToken) -> Result<Vec<T>, ProtobufError>,
+    json: fn(&str, ContinueToken) -> Result<Vec<T>, serde_json::Error>,
+}
+
+impl<T> Clone for Decode<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Decode<T> {}
 
 /// Pages decoding at once (besides the one downloading): two keep both cores busy.
 const PAGES_IN_FLIGHT: usize = 2;

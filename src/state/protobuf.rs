@@ -21,10 +21,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
 
-use super::Pod;
 use super::slim::{self, SlimPod};
+use super::{Node, Pod};
 
 mod frames;
+mod node;
 mod shared;
 
 use frames::Frames;
@@ -208,11 +209,38 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
     body: &[B],
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, ProtobufError> {
-    let mut scratch = Vec::new();
-    let mut buf = unwrap_envelope(body, "PodList", &mut scratch)?;
-    let mut on_continue = Some(on_continue);
-    let mut pods = Vec::new();
     let mut parts = shared::SharedParts::default();
+    decode_list_frames(body, "PodList", on_continue, |bytes| {
+        Ok(match parts.pod(bytes) {
+            Some(pod) => pod,
+            None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
+        })
+    })
+}
+
+/// One page of a node list in protobuf, in the frames it arrived in, each node built as
+/// from JSON; `on_continue` as for pods.
+pub fn decode_node_frames_protobuf<B: AsRef<[u8]>>(
+    body: &[B],
+    on_continue: impl FnOnce(Option<String>),
+) -> Result<Vec<Node>, ProtobufError> {
+    decode_list_frames(body, "NodeList", on_continue, |bytes| {
+        Ok(Node::from(node::PbNode::decode(bytes)?))
+    })
+}
+
+/// A list of `kind`: its continue token to `on_continue` as soon as the list's metadata is
+/// read (API servers write it before the items), and each item's bytes to `item`.
+fn decode_list_frames<B: AsRef<[u8]>, T>(
+    body: &[B],
+    kind: &'static str,
+    on_continue: impl FnOnce(Option<String>),
+    mut item: impl FnMut(&[u8]) -> Result<T, ProtobufError>,
+) -> Result<Vec<T>, ProtobufError> {
+    let mut scratch = Vec::new();
+    let mut buf = unwrap_envelope(body, kind, &mut scratch)?;
+    let mut on_continue = Some(on_continue);
+    let mut items = Vec::new();
     while !buf.is_empty() {
         let (tag, wire) = buf.key(&mut scratch)?;
         match (tag, wire) {
@@ -224,12 +252,7 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
             }
             (2, WireType::LengthDelimited) => {
                 let bytes = buf.nested(&mut scratch)?;
-                let bytes = bytes.contiguous(&mut scratch);
-                let pod = match parts.pod(bytes) {
-                    Some(pod) => pod,
-                    None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
-                };
-                pods.push(pod);
+                items.push(item(bytes.contiguous(&mut scratch))?);
             }
             _ => buf.skip(wire, tag, &mut scratch)?,
         }
@@ -237,7 +260,7 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
     if let Some(f) = on_continue.take() {
         f(None);
     }
-    Ok(pods)
+    Ok(items)
 }
 
 /// The fields of a `Status` (an error answer in protobuf) that error messages use.
