@@ -1,5 +1,5 @@
-//! Decoding pod lists served as protobuf (`application/vnd.kubernetes.protobuf`), the encoding
-//! kube-scheduler's own client asks for. A realistic pod is about 40% smaller than in JSON, and
+//! Decoding pod and node lists served as protobuf (`application/vnd.kubernetes.protobuf`), the
+//! encoding kube-scheduler's own client asks for (nodes: `node`). A realistic pod is about 40% smaller than in JSON, and
 //! every field carries its length, so the parts no plugin reads (`managedFields`, env, probes,
 //! most of the status) are stepped over without being parsed: decoding and building a pod
 //! takes about half the instructions it takes from JSON (BENCHMARKS.md).
