@@ -18,8 +18,10 @@ use kubectl_affinity::state::{
 use prost::Message;
 use serde_json::{Value, json};
 
-/// Every pod of the oracle corpus (incoming and existing) and of a 20-node generated cluster.
-fn pods() -> Vec<(String, core::Pod)> {
+/// Every object of `kind` (`Pod` or `Node`) in the oracle corpus, each case's incoming pod
+/// first for pods, and in a 20-node generated cluster, named for the failure messages.
+fn corpus<T: serde::de::DeserializeOwned>(kind: &str, pods_per_node: usize) -> Vec<(String, T)> {
+    let label = kind.to_lowercase();
     let mut out = Vec::new();
     let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
         .expect("oracle dir")
@@ -28,29 +30,28 @@ fn pods() -> Vec<(String, core::Pod)> {
     folders.sort();
     for folder in folders {
         for case in common::load_cases(&folder) {
+            let incoming = (kind == "Pod").then(|| case.doc["pod"].clone());
             let existing = case.snapshot()["items"]
                 .as_array()
                 .expect("items")
                 .iter()
-                .filter(|i| i["kind"] == "Pod")
+                .filter(|i| i["kind"] == kind)
                 .cloned()
                 .collect::<Vec<_>>();
-            for (i, v) in std::iter::once(case.doc["pod"].clone())
-                .chain(existing)
-                .enumerate()
-            {
-                let pod = serde_json::from_value(v)
-                    .unwrap_or_else(|e| panic!("{} pod {i}: {e}", case.name()));
-                out.push((format!("{} pod {i}", case.name()), pod));
+            for (i, v) in incoming.into_iter().chain(existing).enumerate() {
+                let object = serde_json::from_value(v)
+                    .unwrap_or_else(|e| panic!("{} {label} {i}: {e}", case.name()));
+                out.push((format!("{} {label} {i}", case.name()), object));
             }
         }
     }
     let size = cluster_gen::Size {
         nodes: 20,
-        pods_per_node: 30,
+        pods_per_node,
     };
-    cluster_gen::objects(size, |plural, v| {
-        if plural == "pods" {
+    let plural = format!("{label}s");
+    cluster_gen::objects(size, |p, v| {
+        if p == plural {
             let name = format!("generated {}", v["metadata"]["name"]);
             out.push((
                 name,
@@ -61,6 +62,11 @@ fn pods() -> Vec<(String, core::Pod)> {
     })
     .expect("generate");
     out
+}
+
+/// Every pod of the oracle corpus (incoming and existing) and of a 20-node generated cluster.
+fn pods() -> Vec<(String, core::Pod)> {
+    corpus("Pod", 30)
 }
 
 fn protobuf_page(pods: &[&core::Pod], continue_: Option<&str>) -> Vec<u8> {
@@ -567,42 +573,7 @@ fn pages_in_frames_decode_as_the_joined_page() {
 
 /// Every node of the oracle corpus and of a 20-node generated cluster.
 fn nodes() -> Vec<(String, core::Node)> {
-    let mut out = Vec::new();
-    let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
-        .expect("oracle dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
-        .collect();
-    folders.sort();
-    for folder in folders {
-        for case in common::load_cases(&folder) {
-            let items = case.snapshot()["items"].as_array().expect("items").clone();
-            for (i, v) in items
-                .into_iter()
-                .filter(|i| i["kind"] == "Node")
-                .enumerate()
-            {
-                let node = serde_json::from_value(v)
-                    .unwrap_or_else(|e| panic!("{} node {i}: {e}", case.name()));
-                out.push((format!("{} node {i}", case.name()), node));
-            }
-        }
-    }
-    let size = cluster_gen::Size {
-        nodes: 20,
-        pods_per_node: 1,
-    };
-    cluster_gen::objects(size, |plural, v| {
-        if plural == "nodes" {
-            let name = format!("generated {}", v["metadata"]["name"]);
-            out.push((
-                name,
-                serde_json::from_value(v).map_err(std::io::Error::other)?,
-            ));
-        }
-        Ok(())
-    })
-    .expect("generate");
-    out
+    corpus("Node", 1)
 }
 
 fn node_page(nodes: &[pbcore::Node], continue_: Option<&str>) -> Vec<u8> {
