@@ -138,8 +138,15 @@ impl fmt::Debug for Live {
 
 impl Live {
     pub fn connect(args: &KubeArgs) -> Result<Live, ClusterError> {
+        // Pages are decoded and folded on blocking threads. Threads beyond the cores add
+        // no speed, only allocator heaps whose fresh memory the kernel must zero: at
+        // 150,000 pods up to twelve were started for two cores (BENCHMARKS.md). One per
+        // core and one for the folding thread, which waits between pages: never fewer than
+        // two, or no page could decode while the folding thread waits for one.
+        let blocking_threads = std::thread::available_parallelism().map_or(1, |n| n.get()) + 1;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .max_blocking_threads(blocking_threads)
             .build()
             .map_err(|e| ClusterError::Setup {
                 context: args.context.clone().unwrap_or_default(),
