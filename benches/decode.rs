@@ -51,7 +51,7 @@ fn setup() -> &'static Data {
             match plural {
                 "nodes" => {
                     let n: core::Node = serde_json::from_value(v).map_err(std::io::Error::other)?;
-                    nodes.push(Node::from(&n));
+                    nodes.push(Node::from(n));
                 }
                 "pods" => pods.push(cluster_gen::ListItem::new(v)?),
                 _ => {}

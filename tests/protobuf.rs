@@ -609,11 +609,11 @@ fn protobuf_node_pages_decode_to_the_same_nodes_as_json() {
         let full: Vec<&core::Node> = chunk.iter().map(|(_, n)| n).collect();
         let json = json!({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": full});
         let from_json: Vec<Node> =
-            decode_list_page(&json.to_string(), |_| {}, |n: core::Node| Node::from(&n))
+            decode_list_page(&json.to_string(), |_| {}, |n: core::Node| Node::from(n))
                 .expect("json page");
         assert_eq!(from_pb.len(), chunk.len());
         for (((name, api), pb), js) in chunk.iter().zip(&from_pb).zip(&from_json) {
-            let expected = format!("{:?}", Node::from(api));
+            let expected = format!("{:?}", Node::from(api.clone()));
             assert_eq!(format!("{js:?}"), expected, "{name}: JSON page");
             if format!("{pb:?}") != expected {
                 failures.push(format!("{name}:\n  protobuf {pb:?}\n  expected {expected}"));

@@ -732,7 +732,7 @@ impl Live {
                 crate::state::decode_node_frames_protobuf(frames, on_continue)
             },
             json: |text, on_continue| {
-                crate::state::decode_list_page(text, on_continue, |n: core::Node| Node::from(&n))
+                crate::state::decode_list_page(text, on_continue, |n: core::Node| Node::from(n))
             },
         };
         self.list_compact(req, "/api/v1/nodes", None, decode, on_page)

@@ -412,7 +412,7 @@ impl Decoded {
                 )
             }
             "Node" => {
-                let node = Node::from(&obj.decode::<core::Node>(path)?);
+                let node = Node::from(obj.decode::<core::Node>(path)?);
                 check_quantities(obj, path, &node.resources.problems)?;
                 Decoded::Node(Box::new(node))
             }

@@ -647,21 +647,22 @@ pub struct NodeResources {
 }
 
 impl NodeResources {
-    pub fn from_api(n: &core::Node) -> NodeResources {
+    /// The node's status, taken by value as [`Node`](super::Node) is built.
+    pub fn from_api(status: Option<core::NodeStatus>) -> NodeResources {
         let mut problems = Vec::new();
-        let status = n.status.as_ref();
+        let status = status.unwrap_or_default();
         let list = parse_list(
-            status.and_then(|s| s.allocatable.as_ref()),
+            status.allocatable.as_ref(),
             Side::Status,
             || "status.allocatable".to_string(),
             &mut problems,
         );
         let images = status
-            .and_then(|s| s.images.as_ref())
+            .images
             .into_iter()
             .flatten()
             .map(|i| NodeImage {
-                names: i.names.clone().unwrap_or_default(),
+                names: i.names.unwrap_or_default(),
                 size_bytes: i.size_bytes.unwrap_or(0),
             })
             .collect();

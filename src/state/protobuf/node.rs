@@ -99,6 +99,6 @@ impl From<PbNode> for Node {
                 ..Default::default()
             }),
         };
-        Node::from(&node)
+        Node::from(node)
     }
 }
