@@ -20,7 +20,10 @@ use serde::de::DeserializeOwned;
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
-use crate::state::{ClusterState, Node, Pod, ProtobufError, WorkloadSelectors, to_yaml_string};
+use crate::state::{
+    ClusterState, LabelSelectorObject, MapSelectorObject, Node, ObjectName, Pod, ProtobufError,
+    WorkloadSelectors, to_yaml_string,
+};
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
 pub const NON_TERMINAL_PODS: &str = "status.phase!=Succeeded,status.phase!=Failed";
@@ -303,11 +306,8 @@ impl Live {
     /// The selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets of all
     /// namespaces; `Err(resource)` when listing one of them is forbidden.
     async fn workloads(&self) -> Result<Result<WorkloadSelectors, &'static str>, ClusterError> {
-        fn key(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
-            (
-                m.namespace.clone().unwrap_or_default(),
-                m.name.clone().unwrap_or_default(),
-            )
+        fn key(m: ObjectName) -> (String, String) {
+            (m.namespace.unwrap_or_default(), m.name.unwrap_or_default())
         }
         /// A forbidden list is an answer (the resource), anything else an error.
         fn allowed<T>(
@@ -320,12 +320,14 @@ impl Live {
                 Err(e) => Err(e),
             }
         }
+        // Each object is decoded with only the fields read: a ReplicaSet's pod template and
+        // every object's managedFields are stepped over, not built.
         let client = &self.client;
         let services = self
             .collect(
-                &Api::<core::Service>::all(client.clone()),
+                Api::<core::Service>::all(client.clone()).resource_url(),
                 Request::new("list", "services", true),
-                |o| {
+                |o: MapSelectorObject| {
                     Some((
                         o.metadata.namespace.unwrap_or_default(),
                         o.spec.and_then(|s| s.selector),
@@ -339,9 +341,9 @@ impl Live {
         };
         let rcs = self
             .collect(
-                &Api::<core::ReplicationController>::all(client.clone()),
+                Api::<core::ReplicationController>::all(client.clone()).resource_url(),
                 Request::new("list", "replicationcontrollers", true),
-                |o| Some((key(&o.metadata), o.spec.and_then(|s| s.selector))),
+                |o: MapSelectorObject| Some((key(o.metadata), o.spec.and_then(|s| s.selector))),
             )
             .await;
         let rcs = match allowed(rcs, "replicationcontrollers")? {
@@ -350,9 +352,9 @@ impl Live {
         };
         let rss = self
             .collect(
-                &Api::<apps::ReplicaSet>::all(client.clone()),
+                Api::<apps::ReplicaSet>::all(client.clone()).resource_url(),
                 Request::new("list", "replicasets", true),
-                |o| Some((key(&o.metadata), o.spec.selector)),
+                |o: LabelSelectorObject| Some((key(o.metadata), o.spec.and_then(|s| s.selector))),
             )
             .await;
         let rss = match allowed(rss, "replicasets")? {
@@ -361,9 +363,9 @@ impl Live {
         };
         let sss = self
             .collect(
-                &Api::<apps::StatefulSet>::all(client.clone()),
+                Api::<apps::StatefulSet>::all(client.clone()).resource_url(),
                 Request::new("list", "statefulsets", true),
-                |o| Some((key(&o.metadata), o.spec.selector)),
+                |o: LabelSelectorObject| Some((key(o.metadata), o.spec.and_then(|s| s.selector))),
             )
             .await;
         let sss = match allowed(sss, "statefulsets")? {
@@ -378,10 +380,10 @@ impl Live {
             w.add_replication_controller(k, selector);
         }
         for (k, selector) in rss {
-            w.add_label_selector(false, k, Some(&selector));
+            w.add_label_selector(false, k, selector.as_ref());
         }
         for (k, selector) in sss {
-            w.add_label_selector(true, k, Some(&selector));
+            w.add_label_selector(true, k, selector.as_ref());
         }
         Ok(Ok(w))
     }
@@ -394,10 +396,10 @@ impl Live {
         let mut all = BTreeMap::new();
         let result = self
             .list_paged(
-                &api,
+                api.resource_url(),
                 &Request::new("list", "namespaces", false),
                 None,
-                |ns| {
+                |ns: core::Namespace| {
                     (
                         ns.metadata.name.unwrap_or_default(),
                         ns.metadata.labels.unwrap_or_default(),
@@ -430,41 +432,43 @@ impl Live {
             format!("involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling");
         let req = Request::new("list", "events", true).namespace(&namespace);
         let mut latest: Option<(k8s_openapi::jiff::Timestamp, LastEvent)> = None;
-        let result =
-            self.rt.block_on(
-                self.list_paged(&api, &req, Some(&selector), identity, &mut |page| {
-                    match page {
-                        Page::Restart => latest = None,
-                        Page::Items(items) => {
-                            for e in items {
-                                let other =
-                                    e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
-                                if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
-                                    continue;
-                                }
-                                let when = event_time(&e);
-                                if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
-                                    continue;
-                                }
-                                let event = LastEvent {
-                                    message: e.message.clone().unwrap_or_default(),
-                                    last_seen: when.map(|t| t.to_string()),
-                                    count: e.series.as_ref().and_then(|s| s.count).or(e.count),
-                                    reported_by: e
-                                        .reporting_component
-                                        .clone()
-                                        .filter(|c| !c.is_empty())
-                                        .or_else(|| {
-                                            e.source.as_ref().and_then(|s| s.component.clone())
-                                        }),
-                                };
-                                latest = Some((when.unwrap_or_default(), event));
+        let result = self.rt.block_on(self.list_paged(
+            api.resource_url(),
+            &req,
+            Some(&selector),
+            identity::<core::Event>,
+            &mut |page| {
+                match page {
+                    Page::Restart => latest = None,
+                    Page::Items(items) => {
+                        for e in items {
+                            let other = e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
+                            if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
+                                continue;
                             }
+                            let when = event_time(&e);
+                            if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
+                                continue;
+                            }
+                            let event = LastEvent {
+                                message: e.message.clone().unwrap_or_default(),
+                                last_seen: when.map(|t| t.to_string()),
+                                count: e.series.as_ref().and_then(|s| s.count).or(e.count),
+                                reported_by: e
+                                    .reporting_component
+                                    .clone()
+                                    .filter(|c| !c.is_empty())
+                                    .or_else(|| {
+                                        e.source.as_ref().and_then(|s| s.component.clone())
+                                    }),
+                            };
+                            latest = Some((when.unwrap_or_default(), event));
                         }
                     }
-                    Ok(())
-                }),
-            );
+                }
+                Ok(())
+            },
+        ));
         match result {
             Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
             Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(format!(
@@ -587,22 +591,28 @@ impl Live {
     {
         let mut chunks: Vec<String> = Vec::new();
         let mut failed: Option<String> = None;
-        self.list_paged(api, &req, fields, identity, &mut |page| {
-            match page {
-                Page::Restart => chunks.clear(),
-                Page::Items(items) => {
-                    for mut item in items {
-                        // kubectl hides managedFields by default; they are large and unused.
-                        item.meta_mut().managed_fields = None;
-                        match to_yaml_string(&item) {
-                            Ok(text) => chunks.push(list_item(&text)),
-                            Err(e) => failed = Some(e),
+        self.list_paged(
+            api.resource_url(),
+            &req,
+            fields,
+            identity,
+            &mut |page: Page<K>| {
+                match page {
+                    Page::Restart => chunks.clear(),
+                    Page::Items(items) => {
+                        for mut item in items {
+                            // kubectl hides managedFields by default; they are large and unused.
+                            item.meta_mut().managed_fields = None;
+                            match to_yaml_string(&item) {
+                                Ok(text) => chunks.push(list_item(&text)),
+                                Err(e) => failed = Some(e),
+                            }
                         }
                     }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
         .await?;
         if let Some(e) = failed {
             return Err(ClusterError::Protocol {
@@ -627,18 +637,21 @@ impl Live {
             match what {
                 Names::Namespaces => {
                     let api: Api<core::Namespace> = Api::all(client);
-                    self.collect(&api, Request::new("list", "namespaces", false), name)
+                    let req = Request::new("list", "namespaces", false);
+                    self.collect(api.resource_url(), req, name::<core::Namespace>)
                         .await
                 }
                 Names::Nodes => {
                     let api: Api<core::Node> = Api::all(client);
-                    self.collect(&api, Request::new("list", "nodes", false), name)
+                    let req = Request::new("list", "nodes", false);
+                    self.collect(api.resource_url(), req, name::<core::Node>)
                         .await
                 }
                 Names::Pods(ns) => {
                     let api: Api<core::Pod> = Api::namespaced(client, ns);
                     let req = Request::new("list", "pods", true).namespace(ns);
-                    self.collect(&api, req, name).await
+                    self.collect(api.resource_url(), req, name::<core::Pod>)
+                        .await
                 }
             }
         })?;
@@ -650,16 +663,16 @@ impl Live {
     /// starts over).
     async fn collect<K, T>(
         &self,
-        api: &Api<K>,
+        path: &str,
         req: Request,
         extract: fn(K) -> Option<T>,
     ) -> Result<Vec<T>, ClusterError>
     where
-        K: kube::Resource + Clone + DeserializeOwned + fmt::Debug + Send + 'static,
+        K: DeserializeOwned + Send + 'static,
         T: Send + 'static,
     {
         let mut out = Vec::new();
-        self.list_paged(api, &req, None, extract, &mut |page| {
+        self.list_paged(path, &req, None, extract, &mut |page| {
             match page {
                 Page::Restart => out.clear(),
                 Page::Items(items) => out.extend(items.into_iter().flatten()),
@@ -670,26 +683,27 @@ impl Live {
         Ok(out)
     }
 
-    /// Lists in pages of `--chunk-size`, handing each page over as it arrives, each item made
-    /// what the caller keeps by `convert` on the decoding thread as soon as it is read. An
-    /// expired continue token restarts the list (the consumer drops what it folded so far).
+    /// Lists `path` (an `Api`'s resource URL) in pages of `--chunk-size`, handing each page
+    /// over as it arrives, each item decoded as `K` (the API's type, or one with only the
+    /// fields read) and made what the caller keeps by `convert` on the decoding thread as soon
+    /// as it is read. An expired continue token restarts the list (the consumer drops what it
+    /// folded so far).
     async fn list_paged<K, T>(
         &self,
-        api: &Api<K>,
+        path: &str,
         req: &Request,
         fields: Option<&str>,
         convert: fn(K) -> T,
         on_page: &mut dyn FnMut(Page<T>) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError>
     where
-        K: kube::Resource + Clone + DeserializeOwned + fmt::Debug + Send + 'static,
+        K: DeserializeOwned + Send + 'static,
         T: Send + 'static,
     {
         // As kube's `Api::list`, but decoded on a blocking thread: at 5,000 nodes and 15,000
         // ReplicaSets the JSON held up the one thread that reads every answer, pod pages
         // included.
         let client = &self.client;
-        let path = api.resource_url();
         let get = |lp: ListParams| async move {
             let (body, _) = list_body(client, path, &lp, ACCEPT_JSON).await?;
             decoding(move |on_continue| {

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
@@ -502,6 +502,48 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
             errors,
         ),
     }
+}
+
+/// A Service or ReplicationController as default topology spreading reads it: its
+/// `spec.selector` is a plain label map. Only these fields are decoded: every other one
+/// (a ReplicaSet's whole pod template, `managedFields`) is stepped over unparsed.
+#[derive(Debug, Deserialize)]
+pub struct MapSelectorObject {
+    #[serde(default)]
+    pub metadata: ObjectName,
+    #[serde(default)]
+    pub spec: Option<MapSelectorSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MapSelectorSpec {
+    #[serde(default)]
+    pub selector: Option<Labels>,
+}
+
+/// A ReplicaSet or StatefulSet as default topology spreading reads it: its `spec.selector`
+/// is a label selector.
+#[derive(Debug, Deserialize)]
+pub struct LabelSelectorObject {
+    #[serde(default)]
+    pub metadata: ObjectName,
+    #[serde(default)]
+    pub spec: Option<LabelSelectorSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LabelSelectorSpec {
+    #[serde(default)]
+    pub selector: Option<meta::LabelSelector>,
+}
+
+/// The metadata a workload is keyed by.
+#[derive(Debug, Default, Deserialize)]
+pub struct ObjectName {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<String>,
 }
 
 /// The selectors of the objects that can "own" a pod for default topology spreading

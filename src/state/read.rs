@@ -9,7 +9,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::{ClusterState, Node, Pod, WorkloadSelectors};
+use super::{
+    ClusterState, LabelSelectorObject, MapSelectorObject, Node, ObjectName, Pod, WorkloadSelectors,
+};
 
 /// A problem with an input file, naming the file, the document and the field.
 #[derive(Debug, thiserror::Error)]
@@ -317,37 +319,7 @@ pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceE
     snapshot_from_objects(&objects, path, empty_list)
 }
 
-/// An object whose `spec.selector` is a plain label map (Service, ReplicationController).
-#[derive(Deserialize)]
-struct MapSelectorObject {
-    #[serde(default)]
-    metadata: meta::ObjectMeta,
-    #[serde(default)]
-    spec: Option<MapSelectorSpec>,
-}
-
-#[derive(Deserialize)]
-struct MapSelectorSpec {
-    #[serde(default)]
-    selector: Option<BTreeMap<String, String>>,
-}
-
-/// An object whose `spec.selector` is a label selector (ReplicaSet, StatefulSet).
-#[derive(Deserialize)]
-struct LabelSelectorObject {
-    #[serde(default)]
-    metadata: meta::ObjectMeta,
-    #[serde(default)]
-    spec: Option<LabelSelectorSpec>,
-}
-
-#[derive(Deserialize)]
-struct LabelSelectorSpec {
-    #[serde(default)]
-    selector: Option<meta::LabelSelector>,
-}
-
-fn namespaced_name(m: &meta::ObjectMeta) -> (String, String) {
+fn namespaced_name(m: &ObjectName) -> (String, String) {
     (
         m.namespace.clone().unwrap_or_else(|| "default".to_string()),
         m.name.clone().unwrap_or_default(),
