@@ -36,26 +36,15 @@ for spec in "$@"; do
   fi
 done
 [ -n "${SKIP_BUILD:-}" ] || cargo build --release --examples --locked
-SERVER=$PWD/target/release/examples/bench_apiserver
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 OUT=$PWD/target/bench
 PORT=$((NODES == 500 ? 18600 : 18601))
 mkdir -p "$OUT/c$NODES"
 KUBECONFIG_FILE=$OUT/c$NODES/kubeconfig-ab
-"$SERVER" "$NODES" 30 "$PORT" > "$OUT/server-ab.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-until grep -q ready "$OUT/server-ab.log" 2>/dev/null; do
-  kill -0 $server 2>/dev/null || { echo "the bench server stopped:" >&2; cat "$OUT/server-ab.log" >&2; exit 1; }
-  sleep 1
-done
-cat > "$KUBECONFIG_FILE" <<KC
-apiVersion: v1
-kind: Config
-clusters: [{name: bench, cluster: {server: "http://127.0.0.1:$PORT"}}]
-contexts: [{name: bench, context: {cluster: bench, user: bench}}]
-current-context: bench
-users: [{name: bench, user: {token: bench}}]
-KC
+trap 'kill ${SERVER_PID:-} 2>/dev/null || true' EXIT
+start_server "$NODES" "$PORT" "$OUT/server-ab.log"
+write_kubeconfig "$KUBECONFIG_FILE" "$PORT"
 RUNS=$OUT/ab-runs.txt
 : > "$RUNS"
 for ((r = 0; r < ROUNDS; r++)); do

@@ -14,7 +14,8 @@ REPEATS=${2:-3}
 [ -n "${SKIP_BUILD:-}" ] || cargo build --release --bins --examples --locked
 BIN=$PWD/target/release/kubectl-affinity
 GEN=$PWD/target/release/examples/gen_cluster
-SERVER=$PWD/target/release/examples/bench_apiserver
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 OUT=$PWD/target/bench
 mkdir -p "$OUT"
 RESULTS=$OUT/results.txt
@@ -70,18 +71,10 @@ run_size() {
   local pods=$((nodes * 30)) apps=$((nodes * 3))
   local dir=$OUT/c$nodes
   [ -s "$dir/cluster.json" ] || "$GEN" "$nodes" 30 "$dir"
-  "$SERVER" "$nodes" 30 "$port" > "$OUT/server-$nodes.log" 2>&1 &
-  local server=$!
+  start_server "$nodes" "$port" "$OUT/server-$nodes.log"
+  local server=$SERVER_PID
   trap 'kill $server 2>/dev/null || true' RETURN
-  until grep -q ready "$OUT/server-$nodes.log" 2>/dev/null; do sleep 1; done
-  cat > "$dir/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters: [{name: bench, cluster: {server: "http://127.0.0.1:$port"}}]
-contexts: [{name: bench, context: {cluster: bench, user: bench}}]
-current-context: bench
-users: [{name: bench, user: {token: bench}}]
-KC
+  write_kubeconfig "$dir/kubeconfig" "$port"
   download_urls "$port" "$nodes" "$pods" "$apps" json > "$dir/urls.txt"
   download_urls "$port" "$nodes" "$pods" "$apps" protobuf > "$dir/urls-protobuf.txt"
   : > "$OUT/runs.txt"
