@@ -506,7 +506,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
 
 /// A Service or ReplicationController as default topology spreading reads it: its
 /// `spec.selector` is a plain label map. Only these fields are decoded: every other one
-/// (a ReplicaSet's whole pod template, `managedFields`) is stepped over unparsed.
+/// (a controller's whole pod template, `managedFields`) is stepped over unparsed.
 #[derive(Debug, Deserialize)]
 pub struct MapSelectorObject {
     #[serde(default)]
