@@ -829,6 +829,59 @@ fn workloads_for_default_spreading_are_listed_and_a_refusal_is_a_note() {
     );
 }
 
+/// The controllers' selectors are read live from their list pages (only name, namespace and
+/// selector are decoded): a pod no Service selects gets its default spreading selector from
+/// its controller, as `helper.DefaultSelector` finds it by the pod's owner reference: a
+/// ReplicationController's label map, a ReplicaSet's matchLabels, a StatefulSet's
+/// matchExpressions.
+#[test]
+fn default_spreading_selector_comes_from_live_controllers() {
+    let env = setup();
+    let whatif = |api_version: &str, kind: &str, owner: &str| {
+        let pod = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "lone-0", "namespace": "shop",
+                         "labels": {"app": "lone", "tier": "db", "track": "stable"},
+                         "ownerReferences": [{"apiVersion": api_version, "kind": kind,
+                                              "name": owner, "uid": owner, "controller": true}]},
+            "spec": {"containers": [{"name": "c", "image": "pause"}]}
+        });
+        let path = env.dir.path().join("lone.json");
+        std::fs::write(&path, pod.to_string()).unwrap();
+        let doc = env.json(&["whatif", "-f", path.to_str().unwrap()]);
+        doc["topologySpread"]["constraints"][0]["selector"].clone()
+    };
+
+    // The owner is not listed yet: nothing selects the pod, default spreading does nothing.
+    assert_eq!(whatif("apps/v1", "ReplicaSet", "lone-rs"), Value::Null);
+
+    let meta = |name: &str| json!({"name": name, "namespace": "shop", "uid": name});
+    env.fake.add(
+        "replicationcontrollers",
+        json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": meta("lone-rc"),
+               "spec": {"selector": {"track": "stable"}}}),
+    );
+    env.fake.add(
+        "replicasets",
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("lone-rs"),
+               "spec": {"selector": {"matchLabels": {"app": "lone"}}}}),
+    );
+    env.fake.add(
+        "statefulsets",
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta("lone-ss"),
+               "spec": {"selector": {"matchExpressions": [
+                   {"key": "tier", "operator": "In", "values": ["db"]}]}}}),
+    );
+    for (api_version, kind, owner, expected) in [
+        ("v1", "ReplicationController", "lone-rc", "track=stable"),
+        ("apps/v1", "ReplicaSet", "lone-rs", "app=lone"),
+        ("apps/v1", "StatefulSet", "lone-ss", "tier in (db)"),
+    ] {
+        assert_eq!(whatif(api_version, kind, owner), json!(expected), "{kind}");
+    }
+    env.assert_read_only();
+}
+
 /// `kubectl affinity explain <TAB>` against a live cluster: names come from the cluster the
 /// line's kubeconfig flags name, with one small list per completion.
 #[test]
