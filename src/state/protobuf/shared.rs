@@ -10,12 +10,17 @@
 //! later pod with the same key takes its built parts and its own fields; label sets and
 //! owner lists are decoded once per page the same way.
 //!
+//! Making the key reads every field of the spec and the status one by one, so a pod is first
+//! matched against the last pod whose key was made (a [`Pattern`]): replicas are listed one
+//! after the other, and where a pod's bytes are that pod's but for the fields the key leaves
+//! out, its key is that pod's too. Only the fields where the bytes part are read.
+//!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
 //! (a part given twice, a field of another wire type, text that is not UTF-8) is left to the
 //! whole decode, which then says what is wrong. A generated pod (ten replicas per app) then
-//! takes about 15 k instructions to decode and build, against 46 k decoded whole
-//! (BENCHMARKS.md).
+//! takes about 12.4 k instructions to decode and build (14.5 k with every key made), against
+//! 46 k decoded whole (BENCHMARKS.md).
 
 use std::sync::Arc;
 
@@ -152,12 +157,18 @@ const CONTAINER_STATUS: Projection = Projection::new(
 /// equal label sets across pages anyway.
 #[derive(Default)]
 pub(super) struct SharedParts {
-    /// Template key -> index in `built`: one lookup per pod, whether it is the first.
+    /// Template key -> index in `built`: one lookup per pod not matched to the last pattern,
+    /// whether it is the first.
     templates: FastMap<Box<[u8]>, usize>,
     built: Vec<Pod>,
     labels: FastMap<Box<[u8]>, Arc<Labels>>,
     controllers: FastMap<Box<[u8]>, Option<Arc<ControllerRef>>>,
     template_key: Vec<u8>,
+    /// The last pod whose template key was made, for the next ones to be matched against.
+    last: Pattern,
+    /// Pods matched to the last pod's pattern instead of having their key made.
+    #[cfg(test)]
+    matched: usize,
     labels_key: Vec<u8>,
     /// The owner references as written, and as projected to what is read.
     owners: Vec<u8>,
@@ -269,6 +280,87 @@ impl SharedParts {
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
     ) -> Option<(usize, &'a str)> {
+        if let Some(found) = self.same_as_last(own, spec, status) {
+            return Some(found);
+        }
+        // Another template: this pod becomes the pattern, and its key is made from it.
+        let node = match self.last.lay_out(own, spec, status)? {
+            Some((start, end)) => std::str::from_utf8(spec?.get(start..end)?).ok()?,
+            None => "",
+        };
+        self.template_key.clear();
+        self.last.key(&mut self.template_key);
+        // Every debug build (the tests) checks the key against the projection's.
+        #[cfg(debug_assertions)]
+        {
+            let laid = self.template_key.clone();
+            let projected = self.key(own, spec, status);
+            debug_assert_eq!((&laid, Some(node)), (&self.template_key, projected));
+        }
+        let template = match self.templates.get(&self.template_key[..]) {
+            Some(&i) => i,
+            None => {
+                let pod = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
+                self.built.push(pod);
+                self.templates
+                    .insert(self.template_key[..].into(), self.built.len() - 1);
+                self.built.len() - 1
+            }
+        };
+        self.last.template = Some(template);
+        Some((template, node))
+    }
+
+    /// The last pod's template, when this pod matches its pattern: then its key is the
+    /// last pod's (see [`Pattern`]), and making it is skipped.
+    fn same_as_last<'a>(
+        &mut self,
+        own: &Own<'_>,
+        spec: Option<&'a [u8]>,
+        status: Option<&[u8]>,
+    ) -> Option<(usize, &'a str)> {
+        let last = &self.last;
+        let template = last.template?;
+        if last.namespace.as_deref() != own.namespace {
+            return None;
+        }
+        let mut node = None;
+        if !(last.matches(last.spec, spec, &mut node)
+            && last.matches(last.status, status, &mut None))
+        {
+            return None;
+        }
+        let node = match node {
+            Some(n) => std::str::from_utf8(n).ok()?,
+            None => "",
+        };
+        #[cfg(test)]
+        {
+            self.matched += 1;
+        }
+        // Every debug build (the tests) checks the match against the key.
+        #[cfg(debug_assertions)]
+        {
+            let by_key = self.key(own, spec, status);
+            let found = self.templates.get(&self.template_key[..]).copied();
+            debug_assert_eq!(
+                (found, by_key),
+                (Some(template), Some(node)),
+                "a pattern matched a pod of another template"
+            );
+        }
+        Some((template, node))
+    }
+
+    /// Makes the pod's template key in `template_key` by projecting its fields, as
+    /// [`Pattern::key`] makes it from the pattern: the debug builds check the two agree.
+    #[cfg(debug_assertions)]
+    fn key<'a>(
+        &mut self,
+        own: &Own<'_>,
+        spec: Option<&'a [u8]>,
+        status: Option<&[u8]>,
+    ) -> Option<&'a str> {
         let key = &mut self.template_key;
         key.clear();
         if let Some(ns) = own.namespace {
@@ -285,17 +377,10 @@ impl SharedParts {
             project(key, status, &STATUS, &mut None)?;
             encode_key(3, WireType::EndGroup, key);
         }
-        let node = match node {
-            Some(n) => std::str::from_utf8(n).ok()?,
-            None => "",
-        };
-        if let Some(&i) = self.templates.get(&key[..]) {
-            return Some((i, node));
+        match node {
+            Some(n) => std::str::from_utf8(n).ok(),
+            None => Some(""),
         }
-        let pod = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
-        self.built.push(pod);
-        self.templates.insert(key[..].into(), self.built.len() - 1);
-        Some((self.built.len() - 1, node))
     }
 
     fn labels(&mut self) -> Option<Arc<Labels>> {
@@ -318,6 +403,292 @@ impl SharedParts {
             .insert(self.owners_key[..].into(), c.clone());
         Some(c)
     }
+}
+
+/// The spec and status of the last pod whose template key was made, laid out as fields, for
+/// the pods after it to be matched against instead of having their keys made. Replicas are
+/// listed one after the other and differ in few bytes, and making a key reads some 90 fields
+/// a pod one by one (session 18 measured it at half of decoding a replica).
+///
+/// A pod matches when its bytes are the pattern's but inside the fields the key leaves out
+/// (`Drop`, `Own`) and the bodies of `Empty` fields: then its key is the pattern's, since
+/// the key is made of the other bytes. Equal stretches are found by comparing whole runs of
+/// bytes: the pattern's fields wholly inside a stretch equal to the pod's are the pod's,
+/// field for field and byte for byte (equal bytes read the same from the same place), so
+/// only the fields where the bytes part are read one by one: a pod's IP, a condition's time,
+/// a token volume's generated name. A pod that reads differently anywhere else (a field
+/// more, less or of another number or wire type; a kept field with other bytes) does not
+/// match, and has its key made.
+#[derive(Default)]
+struct Pattern {
+    /// The template of the last pod; `None` before the first key is made.
+    template: Option<usize>,
+    /// The `namespace` field as written (it is in the key).
+    namespace: Option<Vec<u8>>,
+    /// The pod's spec, then its status, as written.
+    bytes: Vec<u8>,
+    /// The fields of every message laid out, each message's fields one after the other.
+    fields: Vec<Laid>,
+    spec: Option<Msg>,
+    status: Option<Msg>,
+}
+
+/// A message in [`Pattern::bytes`] and its fields in [`Pattern::fields`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Msg {
+    start: u32,
+    end: u32,
+    fields: (u32, u32),
+}
+
+/// One field of a laid-out message: where it lies (key, length and body), and what the key
+/// keeps of it.
+#[derive(Clone, Copy)]
+struct Laid {
+    tag: u32,
+    wire: u8,
+    start: u32,
+    end: u32,
+    how: How,
+    /// The field is or holds the pod's own value: it is read even where the bytes are equal.
+    own: bool,
+}
+
+/// [`Keep`], laid out: what a pod's field must be where its bytes are not the pattern's.
+#[derive(Clone, Copy)]
+enum How {
+    /// Kept whole: the pod does not match.
+    Whole,
+    /// Anything: not read.
+    Drop,
+    /// The pod's own value, read.
+    Own,
+    /// Any message: only its presence is kept.
+    Empty,
+    /// Matched field by field against the laid-out message (its projection, until then).
+    Only(&'static Projection, Msg),
+}
+
+impl Pattern {
+    /// Lays out a pod as the pattern (its template to be set by the caller): where its node
+    /// lies in its spec, if it has one; `None`, and no pattern, for a pod [`project`] would
+    /// not read either.
+    fn lay_out(
+        &mut self,
+        own: &Own<'_>,
+        spec: Option<&[u8]>,
+        status: Option<&[u8]>,
+    ) -> Option<Option<(usize, usize)>> {
+        self.template = None;
+        self.bytes.clear();
+        self.fields.clear();
+        let mut node = None;
+        if let Some(spec) = spec {
+            self.bytes.extend_from_slice(spec);
+            let end = self.bytes.len();
+            self.spec = Some(lay_out(&self.bytes, 0, end, &SPEC, &mut self.fields, &mut node)?.0);
+        } else {
+            self.spec = None;
+        }
+        if let Some(status) = status {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(status);
+            let end = self.bytes.len();
+            let laid = lay_out(
+                &self.bytes,
+                start,
+                end,
+                &STATUS,
+                &mut self.fields,
+                &mut None,
+            )?;
+            self.status = Some(laid.0);
+        } else {
+            self.status = None;
+        }
+        self.namespace = own.namespace.map(<[u8]>::to_vec);
+        Some(node)
+    }
+
+    /// Appends the pattern's template key to `out`: the same bytes as [`SharedParts::key`]
+    /// makes by projecting the pod (what is kept, in the same frames).
+    fn key(&self, out: &mut Vec<u8>) {
+        if let Some(ns) = &self.namespace {
+            out.extend_from_slice(ns);
+        }
+        for (tag, m) in [(2, self.spec), (3, self.status)] {
+            if let Some(m) = m {
+                encode_key(tag, WireType::StartGroup, out);
+                self.message_key(m, out);
+                encode_key(tag, WireType::EndGroup, out);
+            }
+        }
+    }
+
+    fn message_key(&self, m: Msg, out: &mut Vec<u8>) {
+        for f in &self.fields[m.fields.0 as usize..m.fields.1 as usize] {
+            match f.how {
+                How::Whole => out.extend_from_slice(&self.bytes[f.start as usize..f.end as usize]),
+                How::Drop | How::Own => {}
+                How::Empty => {
+                    encode_key(f.tag, WireType::LengthDelimited, out);
+                    encode_varint(0, out);
+                }
+                How::Only(_, inner) => {
+                    encode_key(f.tag, WireType::StartGroup, out);
+                    self.message_key(inner, out);
+                    encode_key(f.tag, WireType::EndGroup, out);
+                }
+            }
+        }
+    }
+
+    /// Whether `pod` (a message, or its absence) matches the pattern's message `m`; the
+    /// pod's own value goes to `own`.
+    fn matches<'a>(
+        &self,
+        m: Option<Msg>,
+        pod: Option<&'a [u8]>,
+        own: &mut Option<&'a [u8]>,
+    ) -> bool {
+        match (m, pod) {
+            (None, None) => true,
+            (Some(m), Some(pod)) => self.message(m, pod, own),
+            _ => false,
+        }
+    }
+
+    fn message<'a>(&self, m: Msg, mut pod: &'a [u8], own: &mut Option<&'a [u8]>) -> bool {
+        let (mut i, end) = (m.fields.0 as usize, m.fields.1 as usize);
+        // Where field `i` starts in the pattern; the pod is read from the same place on.
+        let mut at = m.start as usize;
+        loop {
+            let equal = at + common_prefix(&self.bytes[at..m.end as usize], pod);
+            while i < end && self.fields[i].end as usize <= equal && !self.fields[i].own {
+                i += 1;
+            }
+            let next = if i < end { self.fields[i].start } else { m.end };
+            pod = &pod[next as usize - at..];
+            if i == end {
+                return pod.is_empty();
+            }
+            let f = self.fields[i];
+            let Some((tag, wire, body)) = field(&mut pod) else {
+                return false;
+            };
+            if (tag, wire) != (f.tag, f.wire) {
+                return false;
+            }
+            let read = match f.how {
+                // The bytes part inside the field (an own field may also be equal).
+                How::Whole => false,
+                How::Drop => true,
+                How::Own => {
+                    *own = Some(body);
+                    true
+                }
+                How::Empty => skip_all(body).is_some(),
+                How::Only(_, inner) => self.message(inner, body, own),
+            };
+            if !read {
+                return false;
+            }
+            i += 1;
+            at = f.end as usize;
+        }
+    }
+}
+
+/// Lays out the fields of the message `bytes[start..end]` as `p` projects it (the same
+/// checks as [`project`]): the message, and whether it holds an own value, whose place (the
+/// last one's, as protobuf keeps it) goes to `node`.
+fn lay_out(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    p: &'static Projection,
+    fields: &mut Vec<Laid>,
+    node: &mut Option<(usize, usize)>,
+) -> Option<(Msg, bool)> {
+    let first = fields.len();
+    let mut buf = &bytes[start..end];
+    let offset = |s: &[u8]| u32::try_from(end - s.len()).ok();
+    while !buf.is_empty() {
+        let field_start = offset(buf)?;
+        let (tag, wire, body) = field(&mut buf)?;
+        let body_end = offset(buf)?;
+        let body_start = body_end - u32::try_from(body.len()).ok()?;
+        let inner = Msg {
+            start: body_start,
+            end: body_end,
+            fields: (0, 0),
+        };
+        let (how, own) = match (p.keep(tag), wire) {
+            (Keep::Whole, _) => (How::Whole, false),
+            (Keep::Drop, _) => (How::Drop, false),
+            (Keep::Own, LD_BYTE) => {
+                *node = Some((body_start as usize, body_end as usize));
+                (How::Own, true)
+            }
+            (Keep::Empty, LD_BYTE) => {
+                skip_all(body)?;
+                (How::Empty, false)
+            }
+            (Keep::Only(inner_p), LD_BYTE) => (How::Only(inner_p, inner), false),
+            (Keep::Own | Keep::Empty | Keep::Only(_), _) => return None,
+        };
+        fields.push(Laid {
+            tag,
+            wire,
+            start: field_start,
+            end: body_end,
+            how,
+            own,
+        });
+    }
+    let last = fields.len();
+    let mut holds_own = false;
+    for i in first..last {
+        if let How::Only(inner_p, inner) = fields[i].how {
+            let (laid, own) = lay_out(
+                bytes,
+                inner.start as usize,
+                inner.end as usize,
+                inner_p,
+                fields,
+                node,
+            )?;
+            fields[i].how = How::Only(inner_p, laid);
+            fields[i].own = own;
+        }
+        holds_own |= fields[i].own;
+    }
+    let msg = Msg {
+        start: u32::try_from(start).ok()?,
+        end: u32::try_from(end).ok()?,
+        fields: (u32::try_from(first).ok()?, u32::try_from(last).ok()?),
+    };
+    Some((msg, holds_own))
+}
+
+/// How many bytes `a` and `b` have equal from their start, 16 at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    while i + 16 <= n {
+        let x = u128::from_le_bytes(a[i..i + 16].try_into().expect("16 bytes"))
+            ^ u128::from_le_bytes(b[i..i + 16].try_into().expect("16 bytes"));
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 16;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 /// The fields of a pod's metadata that are its own.
@@ -656,5 +1027,142 @@ mod tests {
         };
         // The node is the pod's own, read apart from the template.
         assert_eq!(dropped(&spec.encode_to_vec(), &SPEC), [10]);
+    }
+    /// A pod as an API server writes it, with its own values and one read value (`cpu`).
+    fn replica(name: &str, node: &str, ip: &str, restarts: i32, cpu: &str) -> Vec<u8> {
+        use k8s_pb::api::core::v1 as pb;
+        use k8s_pb::apimachinery::pkg::api::resource::Quantity;
+        use k8s_pb::apimachinery::pkg::apis::meta::v1 as pbmeta;
+        let token = format!("kube-api-access-{name}");
+        let time = |seconds| pbmeta::Time {
+            seconds: Some(seconds),
+            nanos: Some(0),
+        };
+        pb::Pod {
+            metadata: Some(pbmeta::ObjectMeta {
+                name: Some(name.to_string()),
+                namespace: Some("shop".to_string()),
+                uid: Some(format!("uid-{name}")),
+                labels: [("app".to_string(), "web".to_string())].into(),
+                ..Default::default()
+            }),
+            spec: Some(pb::PodSpec {
+                volumes: vec![pb::Volume {
+                    name: Some(token.clone()),
+                    volume_source: Some(pb::VolumeSource {
+                        projected: Some(Default::default()),
+                        ..Default::default()
+                    }),
+                }],
+                containers: vec![pb::Container {
+                    name: Some("web".to_string()),
+                    image: Some("nginx:1".to_string()),
+                    volume_mounts: vec![pb::VolumeMount {
+                        name: Some(token),
+                        mount_path: Some("/var/run/secrets".to_string()),
+                        ..Default::default()
+                    }],
+                    resources: Some(pb::ResourceRequirements {
+                        requests: [(
+                            "cpu".to_string(),
+                            Quantity {
+                                string: Some(cpu.to_string()),
+                            },
+                        )]
+                        .into(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }],
+                node_name: Some(node.to_string()),
+                scheduler_name: Some("default-scheduler".to_string()),
+                ..Default::default()
+            }),
+            status: Some(pb::PodStatus {
+                phase: Some("Running".to_string()),
+                conditions: vec![pb::PodCondition {
+                    r#type: Some("Ready".to_string()),
+                    status: Some("True".to_string()),
+                    last_transition_time: Some(time(1_700_000_000 + i64::from(restarts))),
+                    ..Default::default()
+                }],
+                pod_ip: Some(ip.to_string()),
+                container_statuses: vec![pb::ContainerStatus {
+                    name: Some("web".to_string()),
+                    restart_count: Some(restarts),
+                    container_id: Some(format!("containerd://{name}")),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+        }
+        .encode_to_vec()
+    }
+
+    /// Replicas are matched to the pod before them, not keyed, however their own values
+    /// differ (in length too); a pod that differs in a read field, or has a field more, is
+    /// keyed. Each pod is built as it is decoded whole (and every match is checked against
+    /// the key by the debug assertions).
+    #[test]
+    fn replicas_are_matched_to_the_pod_before_and_others_keyed() {
+        let pods = [
+            (replica("web-a", "n1", "10.0.0.1", 0, "100m"), false),
+            // Another node, IP, token name, time, container id and restart count: matched.
+            (
+                replica("web-bb", "node-22", "10.0.100.200", 3, "100m"),
+                true,
+            ),
+            // Matched to the pattern (web-a's) as well: it is replaced only by a keyed pod.
+            (replica("web-cc", "node-22", "10.0.0.3", 200, "100m"), true),
+            // A read field differs: keyed, a template of its own.
+            (replica("web-d", "n1", "10.0.0.4", 0, "200m"), false),
+            // The same node as the pattern's (now web-d's): read where the bytes are equal.
+            (replica("web-e", "n1", "10.0.0.5", 0, "200m"), true),
+            // Back to the first template: keyed, found by its key.
+            (replica("web-f", "n1", "10.0.0.6", 0, "100m"), false),
+        ];
+        let mut parts = SharedParts::default();
+        let mut matched = 0;
+        let mut built = Vec::new();
+        for (i, (bytes, is_match)) in pods.iter().enumerate() {
+            let pod = parts.pod(bytes).expect("read");
+            let alone = SlimPod::from(PbPod::decode(&bytes[..]).expect("pod")).into_pod();
+            assert_eq!(format!("{pod:?}"), format!("{alone:?}"), "pod {i}");
+            matched += usize::from(*is_match);
+            assert_eq!(parts.matched, matched, "pod {i}");
+            built.push(pod);
+        }
+        assert!(Arc::ptr_eq(&built[5].resources, &built[0].resources));
+        assert!(!Arc::ptr_eq(&built[3].resources, &built[0].resources));
+        // A dropped status field more (nominatedNodeName): keyed, the same template.
+        let with_extra =
+            insert_status_field(&replica("web-g", "n1", "10.0.0.7", 0, "100m"), 11, b"n9");
+        let pod = parts.pod(&with_extra).expect("read");
+        assert_eq!(parts.matched, matched, "a field more is keyed");
+        assert!(Arc::ptr_eq(&pod.resources, &built[0].resources));
+    }
+
+    /// `pod` with a string field `tag` added at the end of its status.
+    fn insert_status_field(pod: &[u8], tag: u32, value: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = pod;
+        while !buf.is_empty() {
+            let (t, wire, body) = field(&mut buf).expect("field");
+            if t == 3 {
+                let mut status = body.to_vec();
+                encode_key(tag, WireType::LengthDelimited, &mut status);
+                encode_varint(value.len() as u64, &mut status);
+                status.extend_from_slice(value);
+                encode_key(3, WireType::LengthDelimited, &mut out);
+                encode_varint(status.len() as u64, &mut out);
+                out.extend(status);
+            } else {
+                assert_eq!(wire, LD_BYTE);
+                encode_key(t, WireType::LengthDelimited, &mut out);
+                encode_varint(body.len() as u64, &mut out);
+                out.extend_from_slice(body);
+            }
+        }
+        out
     }
 }
