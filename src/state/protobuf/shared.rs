@@ -434,7 +434,7 @@ struct Pattern {
 }
 
 /// A message in [`Pattern::bytes`] and its fields in [`Pattern::fields`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 struct Msg {
     start: u32,
     end: u32,
@@ -1050,7 +1050,10 @@ mod tests {
                 volumes: vec![pb::Volume {
                     name: Some(token.clone()),
                     volume_source: Some(pb::VolumeSource {
-                        projected: Some(Default::default()),
+                        projected: Some(pb::ProjectedVolumeSource {
+                            default_mode: Some(420),
+                            ..Default::default()
+                        }),
                         ..Default::default()
                     }),
                 }],
@@ -1099,12 +1102,12 @@ mod tests {
         .encode_to_vec()
     }
 
-    /// Replicas are matched to the pod before them, not keyed, however their own values
+    /// Replicas are matched to the last keyed pod, not keyed, however their own values
     /// differ (in length too); a pod that differs in a read field, or has a field more, is
     /// keyed. Each pod is built as it is decoded whole (and every match is checked against
     /// the key by the debug assertions).
     #[test]
-    fn replicas_are_matched_to_the_pod_before_and_others_keyed() {
+    fn replicas_are_matched_to_the_last_keyed_pod_and_others_keyed() {
         let pods = [
             (replica("web-a", "n1", "10.0.0.1", 0, "100m"), false),
             // Another node, IP, token name, time, container id and restart count: matched.
@@ -1140,6 +1143,41 @@ mod tests {
         let pod = parts.pod(&with_extra).expect("read");
         assert_eq!(parts.matched, matched, "a field more is keyed");
         assert!(Arc::ptr_eq(&pod.resources, &built[0].resources));
+        // The token volume's projected source, of which only the presence is kept: other
+        // contents match; contents that are not a message match nothing, and the pod is
+        // left to the whole decode (which steps over a projected source unread).
+        let plain = replica("web-h", "n1", "10.0.0.8", 0, "100m");
+        let mode = [0x10, 0xa4, 0x03]; // defaultMode (field 2) 420
+        let other_mode = patched(&plain, &mode, &[0x10, 0x80, 0x03]);
+        parts.pod(&plain).expect("read");
+        assert_eq!(parts.matched, matched, "without web-g's field more: keyed");
+        let pod = parts.pod(&other_mode).expect("read");
+        let alone = SlimPod::from(PbPod::decode(&other_mode[..]).expect("pod")).into_pod();
+        assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
+        assert_eq!(
+            parts.matched,
+            matched + 1,
+            "other contents of a kept presence"
+        );
+        let broken = patched(&plain, &mode, &[0x17, 0x00, 0x00]); // wire type 7
+        assert!(parts.pod(&broken).is_none(), "left to the whole decode");
+        PbPod::decode(&broken[..]).expect("read whole");
+        assert_eq!(
+            parts.matched,
+            matched + 1,
+            "contents that are not a message"
+        );
+    }
+
+    /// `pod` with the only occurrence of `from` replaced by `to`, of the same length.
+    fn patched(pod: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+        let at: Vec<usize> = (0..=pod.len() - from.len())
+            .filter(|&i| pod[i..].starts_with(from))
+            .collect();
+        assert_eq!(at.len(), 1, "{from:?} once in the pod");
+        let mut out = pod.to_vec();
+        out[at[0]..at[0] + to.len()].copy_from_slice(to);
+        out
     }
 
     /// `pod` with a string field `tag` added at the end of its status.
