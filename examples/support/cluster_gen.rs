@@ -257,6 +257,12 @@ pub fn pod(rng: &mut Rng, size: Size, p: usize) -> Value {
     let mem = [64, 128, 256, 512][(a / 4) % 4];
     let ip = format!("10.{}.{}.{}", 100 + p / 65536 % 100, p / 256 % 256, p % 256);
     let uid = rng.uid();
+    // The ReplicaSet's uid, the same for all its pods as on a real cluster. A value is still
+    // drawn where it was, so that every other generated value stays as it was.
+    let owner_uid = |rng: &mut Rng| {
+        let _ = rng.uid();
+        format!("{a:08x}-0000-4000-8000-{a:012x}")
+    };
     let mut spec = json!({
         "volumes": [{"name": format!("kube-api-access-{}", rng.alnum(5)), "projected": {"sources": [
             {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
@@ -306,7 +312,7 @@ pub fn pod(rng: &mut Rng, size: Size, p: usize) -> Value {
             "resourceVersion": format!("{}", 100000 + rng.below(900000)),
             "creationTimestamp": TS,
             "labels": {"app": app, "pod-template-hash": hash, "tier": TIERS[a % 3]},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": rng.uid(), "controller": true, "blockOwnerDeletion": true}],
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": owner_uid(rng), "controller": true, "blockOwnerDeletion": true}],
             "managedFields": [
                 {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": TS, "fieldsType": "FieldsV1", "fieldsV1": {
                     "f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, "f:tier": {}}, "f:ownerReferences": {".": {}, format!("k:{{\"uid\":\"{uid}\"}}"): {}}},
