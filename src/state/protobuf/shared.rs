@@ -13,13 +13,15 @@
 //! Making the key reads every field of the spec and the status one by one, so a pod is first
 //! matched against the last pod whose key was made (a [`Pattern`]): replicas are listed one
 //! after the other, and where a pod's bytes are that pod's but for the fields the key leaves
-//! out, its key is that pod's too. Only the fields where the bytes part are read.
+//! out, its key is that pod's too. Only the fields where the bytes part are read. Its label
+//! fields and owner references are likewise compared with the last pod's, and when they are
+//! the same bytes that pod's label set and controller are taken without a lookup.
 //!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
 //! (a part given twice, a field of another wire type, text that is not UTF-8) is left to the
 //! whole decode, which then says what is wrong. A generated pod (ten replicas per app) then
-//! takes about 12.4 k instructions to decode and build (14.5 k with every key made), against
+//! takes about 11.8 k instructions to decode and build (14.5 k with every key made), against
 //! 46 k decoded whole (BENCHMARKS.md).
 
 use std::sync::Arc;
@@ -173,6 +175,14 @@ pub(super) struct SharedParts {
     /// The owner references as written, and as projected to what is read.
     owners: Vec<u8>,
     owners_key: Vec<u8>,
+    /// The last pod's label fields and owner references as written, and what they gave:
+    /// replicas nearly always repeat them byte for byte, which a comparison tells without
+    /// projecting, hashing and looking them up.
+    last_labels: Option<(Vec<u8>, Arc<Labels>)>,
+    last_owners: Option<(Vec<u8>, Option<Arc<ControllerRef>>)>,
+    /// Pods whose label fields, and whose owner references, were the last pod's (tests).
+    #[cfg(test)]
+    same_metadata: (usize, usize),
 }
 
 impl SharedParts {
@@ -238,7 +248,6 @@ impl SharedParts {
         };
         self.labels_key.clear();
         self.owners.clear();
-        self.owners_key.clear();
         while !m.is_empty() {
             let start = m;
             let (tag, wire, body) = field(&mut m)?;
@@ -258,13 +267,9 @@ impl SharedParts {
                 11 => self
                     .labels_key
                     .extend_from_slice(&start[..start.len() - m.len()]),
-                13 => {
-                    self.owners
-                        .extend_from_slice(&start[..start.len() - m.len()]);
-                    encode_key(13, WireType::StartGroup, &mut self.owners_key);
-                    project(&mut self.owners_key, body, &OWNER, &mut None)?;
-                    encode_key(13, WireType::EndGroup, &mut self.owners_key);
-                }
+                13 => self
+                    .owners
+                    .extend_from_slice(&start[..start.len() - m.len()]),
                 _ => {}
             }
         }
@@ -383,17 +388,85 @@ impl SharedParts {
         }
     }
 
+    /// The pod's label set: the last pod's when its label fields are the same bytes (equal
+    /// bytes decode to equal labels), else the page's copy for these bytes.
     fn labels(&mut self) -> Option<Arc<Labels>> {
-        if let Some(l) = self.labels.get(&self.labels_key[..]) {
-            return Some(l.clone());
+        if let Some((bytes, labels)) = &self.last_labels
+            && *bytes == self.labels_key
+        {
+            #[cfg(test)]
+            {
+                self.same_metadata.0 += 1;
+            }
+            // Every debug build (the tests) checks it is the copy the lookup gives.
+            debug_assert!(
+                self.labels
+                    .get(&self.labels_key[..])
+                    .is_some_and(|l| Arc::ptr_eq(l, labels))
+            );
+            return Some(labels.clone());
         }
-        let labels = Arc::new(PbMeta::decode(&self.labels_key[..]).ok()?.labels);
-        self.labels
-            .insert(self.labels_key[..].into(), labels.clone());
+        let labels = match self.labels.get(&self.labels_key[..]) {
+            Some(l) => l.clone(),
+            None => {
+                let labels = Arc::new(PbMeta::decode(&self.labels_key[..]).ok()?.labels);
+                self.labels
+                    .insert(self.labels_key[..].into(), labels.clone());
+                labels
+            }
+        };
+        let last = self.last_labels.get_or_insert_with(Default::default);
+        std::mem::swap(&mut last.0, &mut self.labels_key);
+        last.1 = labels.clone();
         Some(labels)
     }
 
+    /// The pod's controller: the last pod's when its owner references are the same bytes,
+    /// else the page's for the references projected to the fields read (replicas that differ
+    /// only in what is not read share it).
     fn controller(&mut self) -> Option<Option<Arc<ControllerRef>>> {
+        if let Some((bytes, c)) = &self.last_owners
+            && *bytes == self.owners
+        {
+            let c = c.clone();
+            #[cfg(test)]
+            {
+                self.same_metadata.1 += 1;
+            }
+            // Every debug build (the tests) checks it is what the projection finds.
+            #[cfg(debug_assertions)]
+            {
+                let projected = self.projected_controller();
+                debug_assert!(match (&projected, &c) {
+                    (Some(Some(a)), Some(b)) => Arc::ptr_eq(a, b),
+                    (Some(None), None) => true,
+                    _ => false,
+                });
+            }
+            return Some(c);
+        }
+        let c = self.projected_controller()?;
+        let last = self.last_owners.get_or_insert_with(Default::default);
+        std::mem::swap(&mut last.0, &mut self.owners);
+        last.1 = c.clone();
+        Some(c)
+    }
+
+    /// The controller of the owner references in `owners`, looked up by their projection.
+    fn projected_controller(&mut self) -> Option<Option<Arc<ControllerRef>>> {
+        self.owners_key.clear();
+        let mut owners = &self.owners[..];
+        while !owners.is_empty() {
+            let (tag, wire, body) = field(&mut owners)?;
+            debug_assert_eq!(
+                (tag, wire),
+                (13, LD_BYTE),
+                "only owner references are gathered"
+            );
+            encode_key(13, WireType::StartGroup, &mut self.owners_key);
+            project(&mut self.owners_key, body, &OWNER, &mut None)?;
+            encode_key(13, WireType::EndGroup, &mut self.owners_key);
+        }
         if let Some(c) = self.controllers.get(&self.owners_key[..]) {
             return Some(c.clone());
         }
@@ -1167,6 +1240,60 @@ mod tests {
             matched + 1,
             "contents that are not a message"
         );
+    }
+
+    /// Replicas repeat their label fields and owner references byte for byte: those are
+    /// the last pod's, taken without a lookup. Other bytes are looked up: an owner that
+    /// differs only in its uid (not read) finds the same controller, and labels seen earlier
+    /// in the page the same label set. Each pod is built as it is decoded whole.
+    #[test]
+    fn replicas_take_the_last_pods_labels_and_owners() {
+        use k8s_pb::apimachinery::pkg::apis::meta::v1 as pbmeta;
+        fn with_meta(name: &str, app: &str, owner: &str, uid: &str) -> Vec<u8> {
+            let bytes = replica(name, "n1", "10.0.0.1", 0, "100m");
+            let mut pod = k8s_pb::api::core::v1::Pod::decode(&bytes[..]).expect("pod");
+            let meta = pod.metadata.as_mut().expect("metadata");
+            meta.labels = [
+                ("app".to_string(), app.to_string()),
+                ("pod-template-hash".to_string(), "5d8f".to_string()),
+            ]
+            .into();
+            meta.owner_references = vec![pbmeta::OwnerReference {
+                api_version: Some("apps/v1".to_string()),
+                kind: Some("ReplicaSet".to_string()),
+                name: Some(owner.to_string()),
+                uid: Some(uid.to_string()),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            }];
+            pod.encode_to_vec()
+        }
+        // Each pod, and how many so far had the last pod's (labels, owners).
+        let pods = [
+            (with_meta("web-a", "web", "web-5d8f", "u1"), (0, 0)),
+            (with_meta("web-b", "web", "web-5d8f", "u1"), (1, 1)),
+            (with_meta("web-c", "web", "web-5d8f", "u2"), (2, 1)),
+            (with_meta("web-d", "web", "web-5d8f", "u2"), (3, 2)),
+            (with_meta("api-a", "api", "api-7c9b", "u3"), (3, 2)),
+            (with_meta("web-e", "web", "web-5d8f", "u1"), (3, 2)),
+        ];
+        let mut parts = SharedParts::default();
+        let mut built = Vec::new();
+        for (i, (bytes, same)) in pods.iter().enumerate() {
+            let pod = parts.pod(bytes).expect("read");
+            let alone = SlimPod::from(PbPod::decode(&bytes[..]).expect("pod")).into_pod();
+            assert_eq!(format!("{pod:?}"), format!("{alone:?}"), "pod {i}");
+            assert_eq!(parts.same_metadata, *same, "pod {i}");
+            built.push(pod);
+        }
+        let controller = |i: usize| built[i].controller.clone().expect("a controller");
+        for i in [1, 2, 3, 5] {
+            assert!(Arc::ptr_eq(&built[i].labels, &built[0].labels), "pod {i}");
+            assert!(Arc::ptr_eq(&controller(i), &controller(0)), "pod {i}");
+        }
+        assert_eq!(controller(0).name, "web-5d8f");
+        assert_eq!(controller(4).name, "api-7c9b");
+        assert_ne!(built[4].labels, built[0].labels);
     }
 
     /// `pod` with the only occurrence of `from` replaced by `to`, of the same length.
