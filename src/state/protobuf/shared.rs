@@ -175,11 +175,9 @@ pub(super) struct SharedParts {
     /// The owner references as written, and as projected to what is read.
     owners: Vec<u8>,
     owners_key: Vec<u8>,
-    /// The last pod's label fields and owner references as written, and what they gave:
-    /// replicas nearly always repeat them byte for byte, which a comparison tells without
-    /// projecting, hashing and looking them up.
-    last_labels: Option<(Vec<u8>, Arc<Labels>)>,
-    last_owners: Option<(Vec<u8>, Option<Arc<ControllerRef>>)>,
+    /// The last pod's label fields and owner references, and what they gave.
+    last_labels: Last<Arc<Labels>>,
+    last_owners: Last<Option<Arc<ControllerRef>>>,
     /// Pods whose label fields, and whose owner references, were the last pod's (tests).
     #[cfg(test)]
     same_metadata: (usize, usize),
@@ -391,9 +389,7 @@ impl SharedParts {
     /// The pod's label set: the last pod's when its label fields are the same bytes (equal
     /// bytes decode to equal labels), else the page's copy for these bytes.
     fn labels(&mut self) -> Option<Arc<Labels>> {
-        if let Some((bytes, labels)) = &self.last_labels
-            && *bytes == self.labels_key
-        {
+        if let Some(labels) = self.last_labels.of(&self.labels_key) {
             #[cfg(test)]
             {
                 self.same_metadata.0 += 1;
@@ -402,9 +398,9 @@ impl SharedParts {
             debug_assert!(
                 self.labels
                     .get(&self.labels_key[..])
-                    .is_some_and(|l| Arc::ptr_eq(l, labels))
+                    .is_some_and(|l| Arc::ptr_eq(l, &labels))
             );
-            return Some(labels.clone());
+            return Some(labels);
         }
         let labels = match self.labels.get(&self.labels_key[..]) {
             Some(l) => l.clone(),
@@ -415,9 +411,7 @@ impl SharedParts {
                 labels
             }
         };
-        let last = self.last_labels.get_or_insert_with(Default::default);
-        std::mem::swap(&mut last.0, &mut self.labels_key);
-        last.1 = labels.clone();
+        self.last_labels.keep(&mut self.labels_key, labels.clone());
         Some(labels)
     }
 
@@ -425,10 +419,7 @@ impl SharedParts {
     /// else the page's for the references projected to the fields read (replicas that differ
     /// only in what is not read share it).
     fn controller(&mut self) -> Option<Option<Arc<ControllerRef>>> {
-        if let Some((bytes, c)) = &self.last_owners
-            && *bytes == self.owners
-        {
-            let c = c.clone();
+        if let Some(c) = self.last_owners.of(&self.owners) {
             #[cfg(test)]
             {
                 self.same_metadata.1 += 1;
@@ -446,9 +437,7 @@ impl SharedParts {
             return Some(c);
         }
         let c = self.projected_controller()?;
-        let last = self.last_owners.get_or_insert_with(Default::default);
-        std::mem::swap(&mut last.0, &mut self.owners);
-        last.1 = c.clone();
+        self.last_owners.keep(&mut self.owners, c.clone());
         Some(c)
     }
 
@@ -475,6 +464,33 @@ impl SharedParts {
         self.controllers
             .insert(self.owners_key[..].into(), c.clone());
         Some(c)
+    }
+}
+
+/// One part of the last pod, as written, and what it gave. Replicas nearly always repeat
+/// their label fields and owner references byte for byte, which a comparison tells without
+/// projecting, hashing and looking them up.
+struct Last<T>(Option<(Vec<u8>, T)>);
+
+impl<T> Default for Last<T> {
+    fn default() -> Self {
+        Last(None)
+    }
+}
+
+impl<T: Clone> Last<T> {
+    /// What the last pod's part gave, when `bytes` are its bytes.
+    fn of(&self, bytes: &[u8]) -> Option<T> {
+        let (last, value) = self.0.as_ref()?;
+        (last[..] == *bytes).then(|| value.clone())
+    }
+
+    /// Remembers what `bytes` gave; they are taken, and `bytes` is left with the bytes
+    /// before them (cleared by the next pod).
+    fn keep(&mut self, bytes: &mut Vec<u8>, value: T) {
+        let mut kept = self.0.take().map(|(b, _)| b).unwrap_or_default();
+        std::mem::swap(&mut kept, bytes);
+        self.0 = Some((kept, value));
     }
 }
 
