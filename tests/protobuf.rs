@@ -12,8 +12,9 @@ mod pb_encode;
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
 use kubectl_affinity::state::{
-    Node, Pod, ProtobufError, decode_list_page, decode_node_frames_protobuf,
+    ListStart, Node, Pod, ProtobufError, decode_list_page, decode_node_frames_protobuf,
     decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
+    list_start,
 };
 use prost::Message;
 use serde_json::{Value, json};
@@ -216,6 +217,71 @@ fn bodies_that_are_not_a_pod_list_are_refused_with_the_reason() {
     let mut body = b"k8s\x00".to_vec();
     body.extend(envelope.encode_to_vec());
     assert!(matches!(err(&body), ProtobufError::ContentEncoding(e) if e == "gzip"));
+}
+
+/// Live pages are asked for as soon as the page before shows its continue token in its first
+/// bytes: every prefix of a page reads as "more bytes needed" until the list's metadata is
+/// whole, and from then on as the token the whole decode gives.
+#[test]
+fn the_continue_token_is_read_from_a_pages_first_bytes() {
+    let all = pods();
+    let some: Vec<&core::Pod> = all.iter().take(3).map(|(_, p)| p).collect();
+    for token in [Some("c-500"), None] {
+        let body = protobuf_page(&some, token);
+        let mut whole = None;
+        decode_pod_page_protobuf(&body, |t| whole = Some(t)).expect("whole page");
+        let whole = whole.expect("the decode gives the token");
+        assert_eq!(whole.as_deref(), token);
+        let mut first = None;
+        for cut in 0..=body.len() {
+            match list_start(&body[..cut], "PodList") {
+                ListStart::NeedMore => {
+                    assert!(first.is_none(), "cut {cut}: NeedMore after a token")
+                }
+                ListStart::Continue(t) => {
+                    assert_eq!(t, whole, "cut {cut}");
+                    first.get_or_insert(cut);
+                }
+                ListStart::Unknown => panic!("cut {cut}: a good page read as Unknown"),
+            }
+        }
+        // Read within the first bytes: the envelope's kind and the list's metadata.
+        let first = first.expect("read before the end");
+        assert!(first < 100, "the token read only at byte {first}");
+    }
+
+    // Another kind, another encoding, or items before the metadata: left to the whole decode.
+    let nodes = nodes();
+    let node = pb_encode::node(&nodes[0].1);
+    let node_page = node_page(&[node], Some("c-1"));
+    assert_eq!(list_start(&node_page, "PodList"), ListStart::Unknown);
+    assert_eq!(
+        list_start(&node_page, "NodeList"),
+        ListStart::Continue(Some("c-1".into()))
+    );
+    assert_eq!(
+        list_start(b"{\"kind\":\"PodList\"}", "PodList"),
+        ListStart::Unknown
+    );
+    assert_eq!(list_start(b"k8", "PodList"), ListStart::NeedMore);
+    let meta = k8s_pb::apimachinery::pkg::apis::meta::v1::ListMeta {
+        r#continue: Some("c-500".into()),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    let item = pb_encode::pod_bytes(some[0]);
+    let mut raw = Vec::new();
+    for (tag, bytes) in [(2, &item), (1, &meta)] {
+        prost::encoding::encode_key(tag, prost::encoding::WireType::LengthDelimited, &mut raw);
+        prost::encoding::encode_varint(bytes.len() as u64, &mut raw);
+        raw.extend_from_slice(bytes);
+    }
+    let items_first = pb_encode::envelope("v1", "PodList", &raw);
+    assert_eq!(list_start(&items_first, "PodList"), ListStart::Unknown);
+    // The whole decode still reads it (protobuf does not fix the order of fields).
+    let mut token = None;
+    let read = decode_pod_page_protobuf(&items_first, |t| token = Some(t)).expect("decoded");
+    assert_eq!((read.len(), token), (1, Some(Some("c-500".to_string()))));
 }
 
 #[test]

@@ -31,8 +31,9 @@ pub use manifest::{
     read_pod_manifests_str,
 };
 pub use protobuf::{
-    MEDIA_TYPE as PROTOBUF_MEDIA_TYPE, ProtobufError, StatusFields, decode_node_frames_protobuf,
-    decode_pod_frames_protobuf, decode_pod_page_protobuf, decode_status,
+    ListStart, MEDIA_TYPE as PROTOBUF_MEDIA_TYPE, ProtobufError, StatusFields,
+    decode_node_frames_protobuf, decode_pod_frames_protobuf, decode_pod_page_protobuf,
+    decode_status, list_start,
 };
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,

@@ -119,6 +119,72 @@ fn unwrap_envelope<'a, B: AsRef<[u8]>>(
     raw.ok_or(ProtobufError::NoObject)
 }
 
+/// What the first bytes of a protobuf list say of its continue token.
+#[derive(Debug, PartialEq)]
+pub enum ListStart {
+    /// The list's metadata, read: its continue token (`None` on the last page).
+    Continue(Option<String>),
+    /// The bytes stop before the list's metadata does.
+    NeedMore,
+    /// Not a list of the kind asked for as API servers write one (another kind, fields in
+    /// another order, bytes that do not decode): the whole decode says what it is.
+    Unknown,
+}
+
+/// The continue token of a list of `kind` from the first bytes of its body, the rest still
+/// downloading. API servers write the envelope's kind, then the list's metadata, then its
+/// items, so the token is in the first few hundred bytes: reading it there lets the next
+/// page be asked for while this one downloads, where waiting for the whole body left a
+/// round trip per page on the critical path (a tenth of a live run at 150,000 pods, and most
+/// of a paged list's time against a distant server). The page is still decoded whole,
+/// token included, by [`decode_pod_frames_protobuf`] and its kin: a body that turns out to
+/// be malformed is refused there, with the error the whole decode gives.
+pub fn list_start(prefix: &[u8], kind: &str) -> ListStart {
+    fn read(prefix: &[u8], kind: &str) -> Result<ListStart, ProtobufError> {
+        let Some(mut buf) = prefix.strip_prefix(MAGIC.as_slice()) else {
+            return Ok(match MAGIC.starts_with(prefix) {
+                true => ListStart::NeedMore,
+                false => ListStart::Unknown,
+            });
+        };
+        let mut kind_seen = false;
+        while !buf.is_empty() {
+            let (tag, wire) = key(&mut buf)?;
+            match (tag, wire) {
+                (1, WireType::LengthDelimited) => {
+                    let meta = TypeMeta::decode(length_delimited(&mut buf)?)?;
+                    if meta.kind.as_deref() != Some(kind) {
+                        return Ok(ListStart::Unknown);
+                    }
+                    kind_seen = true;
+                }
+                (2, WireType::LengthDelimited) if kind_seen => {
+                    let len = field_length(&mut buf)?;
+                    let mut list = &buf[..len.min(buf.len())];
+                    if list.is_empty() {
+                        return Ok(ListStart::NeedMore);
+                    }
+                    return Ok(match key(&mut list)? {
+                        (1, WireType::LengthDelimited) => {
+                            let meta = ListMeta::decode(length_delimited(&mut list)?)?;
+                            ListStart::Continue(meta.continue_.filter(|c| !c.is_empty()))
+                        }
+                        _ => ListStart::Unknown,
+                    });
+                }
+                (1 | 2, _) => return Ok(ListStart::Unknown),
+                _ => skip(wire, tag, &mut buf)?,
+            }
+        }
+        Ok(ListStart::NeedMore)
+    }
+    match read(prefix, kind) {
+        Ok(start) => start,
+        Err(e) if e.is_truncated() => ListStart::NeedMore,
+        Err(_) => ListStart::Unknown,
+    }
+}
+
 /// A field's key, or `Truncated` when the body ends inside it.
 #[inline]
 fn key(buf: &mut &[u8]) -> Result<(u32, WireType), ProtobufError> {
