@@ -339,6 +339,59 @@ fn pod_pages_that_arrive_before_the_nodes_wait_for_them() {
     }
 }
 
+/// A page's continue token is read from its first bytes: the next page is asked for while
+/// the rest of this one downloads, not once it has all come (against a distant server, a
+/// round trip per page saved).
+#[test]
+fn the_next_page_is_asked_for_while_a_page_downloads() {
+    let env = setup();
+    env.fake.fail_pages("pods", fake_api::STALLED_BODY, 1);
+    assert_paged_answer_is_the_snapshots(&env);
+    let seen = env.fake.seen();
+    let pages: Vec<_> = seen.iter().filter(|s| s.path == "/api/v1/pods").collect();
+    assert!(pages.len() > 2, "{} pod pages", pages.len());
+    // The second page's body trickles in after its first half; the third is asked for
+    // meanwhile.
+    assert!(
+        pages[2].at < pages[1].at + fake_api::SLOW_BY,
+        "the third page asked for {:?} after the second",
+        pages[2].at - pages[1].at
+    );
+}
+
+/// `--request-timeout` bounds a whole answer, its body included, in protobuf (read past its
+/// continue token while the next page is asked for) as in JSON: a body that keeps trickling
+/// in, each piece well within the timeout, still stops at it.
+#[test]
+fn a_body_that_stalls_past_the_request_timeout_is_named() {
+    for json_only in [false, true] {
+        let env = setup();
+        if json_only {
+            env.fake.json_only();
+        }
+        env.fake.fail_pages("pods", fake_api::STALLED_BODY, 1);
+        let mut args = PAGED_EXPLAIN.to_vec();
+        args.extend(["--request-timeout", "500ms"]);
+        let start = std::time::Instant::now();
+        let out = env.run(&args);
+        assert!(
+            start.elapsed() < fake_api::SLOW_BY,
+            "json only: {json_only}"
+        );
+        live_error(
+            &out,
+            &[
+                &format!(
+                    "error: list pods in all namespaces: no answer from {}/ within 500ms \
+                     (--request-timeout)",
+                    env.fake.url()
+                ),
+                "retry with a longer --request-timeout",
+            ],
+        );
+    }
+}
+
 #[test]
 fn transient_errors_are_retried() {
     let env = setup();

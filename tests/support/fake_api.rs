@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -153,7 +153,7 @@ impl FakeApi {
                 tokio::spawn(async move {
                     let svc = service_fn(move |req| {
                         let s = s.clone();
-                        async move { Ok::<_, Infallible>(handle(&s, req).await) }
+                        async move { Ok::<_, Infallible>(send_as(handle(&s, req).await)) }
                     });
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), svc)
@@ -173,7 +173,8 @@ impl FakeApi {
     }
 
     /// The next `times` requests on `resource` are answered `status` (0: never answered;
-    /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200; [`SLOW`]: a late 200).
+    /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200; [`SLOW`]: a late 200;
+    /// [`STALLED_BODY`]: a 200 whose second half trickles in).
     pub fn fail(&self, resource: &str, status: u16, times: usize) {
         self.shared.lock().unwrap().faults.push(Fault {
             resource: resource.to_string(),
@@ -202,9 +203,15 @@ impl FakeApi {
 
     /// The next `times` continue tokens of `resource` have expired (410 Gone).
     pub fn expire_continue(&self, resource: &str, times: usize) {
+        self.fail_pages(resource, 410, times);
+    }
+
+    /// As [`FakeApi::fail`], for the next `times` requests of `resource` that carry a
+    /// continue token (the second page of a list and later ones).
+    pub fn fail_pages(&self, resource: &str, status: u16, times: usize) {
         self.shared.lock().unwrap().faults.push(Fault {
             resource: resource.to_string(),
-            status: 410,
+            status,
             remaining: times,
             continue_only: true,
         });
@@ -316,6 +323,68 @@ fn decode(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The body of a response to send as [`STALLED_BODY`] says, when `answer` marked it so.
+#[derive(Clone)]
+struct Stall(Bytes);
+
+/// The answer as it goes out: whole, or its first half at once and the rest trickling in
+/// over [`SLOW_BY`] (a slow link, or a server that writes a long list as it reads it), in
+/// pieces close enough together that no single read waits long.
+fn send_as(mut resp: Response<Full<Bytes>>) -> Response<Either<Full<Bytes>, Stalled>> {
+    match resp.extensions_mut().remove::<Stall>() {
+        None => resp.map(Either::Left),
+        Some(Stall(bytes)) => {
+            let half = bytes.len() / 2;
+            resp.map(|_| {
+                Either::Right(Stalled {
+                    first: Some(bytes.slice(..half)),
+                    piece: (bytes.len() - half).div_ceil(STALL_PIECES),
+                    rest: bytes.slice(half..),
+                    next: Box::pin(tokio::time::sleep(SLOW_BY / STALL_PIECES as u32)),
+                })
+            })
+        }
+    }
+}
+
+/// The pieces a stalled body's second half comes in, [`SLOW_BY`] over.
+const STALL_PIECES: usize = 10;
+
+/// A body sent as its first part, then `piece` bytes each time `next` is over.
+struct Stalled {
+    first: Option<Bytes>,
+    rest: Bytes,
+    piece: usize,
+    next: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl hyper::body::Body for Stalled {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        use std::future::Future;
+        use std::task::Poll;
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(Ok(hyper::body::Frame::data(first))));
+        }
+        if self.rest.is_empty() {
+            return Poll::Ready(None);
+        }
+        if self.next.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        let step = SLOW_BY / STALL_PIECES as u32;
+        self.next.as_mut().reset(tokio::time::Instant::now() + step);
+        let n = self.piece.min(self.rest.len());
+        let piece = self.rest.split_to(n);
+        Poll::Ready(Some(Ok(hyper::body::Frame::data(piece))))
+    }
 }
 
 /// As a real API server: the answer in JSON, re-encoded in protobuf when the client accepts
@@ -433,6 +502,18 @@ async fn answer(
                     .map(|b| b.to_bytes())
                     .unwrap_or_default();
                 ok_body(content_type, bytes.slice(..bytes.len() / 2))
+            }
+            STALLED_BODY => {
+                let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
+                let (parts, body) = whole.into_parts();
+                let bytes = body
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                let mut resp = Response::from_parts(parts, Full::new(Bytes::new()));
+                resp.extensions_mut().insert(Stall(bytes));
+                resp
             }
             INVALID_PROTOBUF_BODY => ok_body(
                 "application/vnd.kubernetes.protobuf",
@@ -561,6 +642,9 @@ pub const INVALID_PROTOBUF_BODY: u16 = 3;
 /// A [`FakeApi::fail`] "status": the answer, a good one, comes [`SLOW_BY`] late.
 pub const SLOW: u16 = 4;
 pub const SLOW_BY: Duration = Duration::from_secs(2);
+/// A [`FakeApi::fail`] "status": a good answer whose first half comes at once and the rest
+/// trickles in over [`SLOW_BY`], a piece every fifth of a second.
+pub const STALLED_BODY: u16 = 5;
 
 fn route(
     shared: &Mutex<Shared>,
