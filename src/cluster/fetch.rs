@@ -791,7 +791,7 @@ impl Live {
                         Err(e) => std::panic::resume_unwind(e.into_panic()),
                     }
                 });
-                return Ok((token, Pending::Decoding(Task(Some(page)))));
+                return Ok((token, Pending::Decoding(Task(page))));
             }
             let body = read_to_end(stream, body, deadline).await?;
             decoding(move |on_continue| match encoding {
@@ -1117,21 +1117,18 @@ impl<K> Pending<K> {
     fn is_done(&self) -> bool {
         match self {
             Pending::Ready(_) => true,
-            Pending::Decoding(Task(h)) => h.as_ref().is_none_or(|h| h.is_finished()),
+            Pending::Decoding(Task(h)) => h.is_finished(),
         }
     }
 
     async fn items(self) -> Result<Vec<K>, kube::Error> {
         match self {
             Pending::Ready(items) => Ok(items),
-            Pending::Decoding(mut task) => match task.0.take() {
-                Some(h) => match h.await {
-                    Ok(r) => r,
-                    // A panic while decoding stays a panic, as when pages were decoded in
-                    // place.
-                    Err(e) => std::panic::resume_unwind(e.into_panic()),
-                },
-                None => unreachable!("a task is awaited once, by `items`, which consumes it"),
+            // Awaited through the `Task`, which stops it if this future is dropped first.
+            Pending::Decoding(mut task) => match (&mut task.0).await {
+                Ok(r) => r,
+                // A panic while decoding stays a panic, as when pages were decoded in place.
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
             },
         }
     }
@@ -1140,13 +1137,11 @@ impl<K> Pending<K> {
 /// A task that stops when its handle is dropped: a page still downloading when its list
 /// fails is not read to its end in the background (a decode already running on a
 /// blocking thread finishes, as before).
-struct Task<T>(Option<tokio::task::JoinHandle<T>>);
+struct Task<T>(tokio::task::JoinHandle<T>);
 
 impl<T> Drop for Task<T> {
     fn drop(&mut self) {
-        if let Some(h) = &self.0 {
-            h.abort();
-        }
+        self.0.abort();
     }
 }
 
@@ -1162,7 +1157,7 @@ async fn decoding<K: Send + 'static>(
             let _ = token_tx.send(token);
         }))
     });
-    let decoding = Task(Some(decoding));
+    let decoding = Task(decoding);
     match token_rx.await {
         Ok(token) => Ok((token, Pending::Decoding(decoding))),
         // The page failed before its metadata: the decode's error is the page's. (A decode
