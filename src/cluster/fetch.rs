@@ -782,37 +782,24 @@ impl Live {
                 // The rest downloads, then decodes, while the next page is asked for.
                 let page = tokio::spawn(async move {
                     let body = read_to_end(stream, body, deadline).await?;
-                    let decoded = tokio::task::spawn_blocking(move || {
-                        (decode.protobuf)(&body.frames, Box::new(drop))
-                            .map_err(|e| kube::Error::Service(Box::new(e)))
-                    });
-                    match decoded.await {
-                        Ok(r) => r,
-                        Err(e) => std::panic::resume_unwind(e.into_panic()),
-                    }
+                    let (_, items) =
+                        decoding(move |on_continue| decode.page(body, encoding, on_continue))
+                            .await?;
+                    items.items().await
                 });
                 return Ok((token, Pending::Decoding(Task(page))));
             }
             let body = read_to_end(stream, body, deadline).await?;
-            decoding(move |on_continue| match encoding {
-                // Read in the frames it came in: joining them cost more than the copy.
-                Encoding::Protobuf => (decode.protobuf)(&body.frames, on_continue)
-                    .map_err(|e| kube::Error::Service(Box::new(e))),
-                Encoding::Json => {
-                    // As kube's `request_text`, without its copy of the body.
-                    let text = String::from_utf8(body.join()).map_err(kube::Error::FromUtf8)?;
-                    (decode.json)(&text, on_continue).map_err(kube::Error::SerdeError)
-                }
-            })
-            .await
+            decoding(move |on_continue| decode.page(body, encoding, on_continue)).await
         };
         self.list_pages(&get, req, fields, on_page).await
     }
 
     /// The paging loop: `get` fetches one page (continue token and items, maybe still
-    /// decoding). At most [`PAGES_IN_FLIGHT`] pages decode at once, so memory stays that of a
-    /// few pages; they are handed over in order, and an error of an earlier page is reported
-    /// before one of a later request, as when pages were read one after the other.
+    /// decoding). At most [`PAGES_IN_FLIGHT`] pages download or decode at once, so memory
+    /// stays that of a few pages; they are handed over in order, and an error of an earlier
+    /// page is reported before one of a later request, as when pages were read one after the
+    /// other.
     async fn list_pages<K, F, Fut>(
         &self,
         get: &F,
@@ -1072,7 +1059,29 @@ impl<T> Clone for Decode<T> {
 
 impl<T> Copy for Decode<T> {}
 
-/// Pages decoding at once (besides the one downloading): two keep both cores busy.
+impl<T> Decode<T> {
+    /// A page's items from its body in `encoding`, the continue token to `on_continue`.
+    fn page(
+        self,
+        body: Body,
+        encoding: Encoding,
+        on_continue: ContinueToken,
+    ) -> Result<Vec<T>, kube::Error> {
+        match encoding {
+            // Read in the frames it came in: joining them cost more than the copy.
+            Encoding::Protobuf => (self.protobuf)(&body.frames, on_continue)
+                .map_err(|e| kube::Error::Service(Box::new(e))),
+            Encoding::Json => {
+                // As kube's `request_text`, without its copy of the body.
+                let text = String::from_utf8(body.join()).map_err(kube::Error::FromUtf8)?;
+                (self.json)(&text, on_continue).map_err(kube::Error::SerdeError)
+            }
+        }
+    }
+}
+
+/// Pages downloading or decoding at once, besides the one being asked for: two keep both
+/// cores busy (three were no faster).
 const PAGES_IN_FLIGHT: usize = 2;
 
 /// An answer's body as it arrived, in frames.

@@ -342,15 +342,17 @@ fn send_as(mut resp: Response<Full<Bytes>>) -> Response<Either<Full<Bytes>, Stal
                     first: Some(bytes.slice(..half)),
                     piece: (bytes.len() - half).div_ceil(STALL_PIECES),
                     rest: bytes.slice(half..),
-                    next: Box::pin(tokio::time::sleep(SLOW_BY / STALL_PIECES as u32)),
+                    next: Box::pin(tokio::time::sleep(STALL_STEP)),
                 })
             })
         }
     }
 }
 
-/// The pieces a stalled body's second half comes in, [`SLOW_BY`] over.
+/// The pieces a stalled body's second half comes in, one every [`STALL_STEP`].
 const STALL_PIECES: usize = 10;
+const STALL_STEP: Duration =
+    Duration::from_millis(SLOW_BY.as_millis() as u64 / STALL_PIECES as u64);
 
 /// A body sent as its first part, then `piece` bytes each time `next` is over.
 struct Stalled {
@@ -379,8 +381,9 @@ impl hyper::body::Body for Stalled {
         if self.next.as_mut().poll(cx).is_pending() {
             return Poll::Pending;
         }
-        let step = SLOW_BY / STALL_PIECES as u32;
-        self.next.as_mut().reset(tokio::time::Instant::now() + step);
+        self.next
+            .as_mut()
+            .reset(tokio::time::Instant::now() + STALL_STEP);
         let n = self.piece.min(self.rest.len());
         let piece = self.rest.split_to(n);
         Poll::Ready(Some(Ok(hyper::body::Frame::data(piece))))
@@ -495,24 +498,14 @@ async fn answer(
             TRUNCATED_BODY => {
                 let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
                 let content_type = whole.headers()["content-type"].clone();
-                let bytes = whole
-                    .into_body()
-                    .collect()
-                    .await
-                    .map(|b| b.to_bytes())
-                    .unwrap_or_default();
+                let bytes = bytes_of(whole.into_body()).await;
                 ok_body(content_type, bytes.slice(..bytes.len() / 2))
             }
             STALLED_BODY => {
                 let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
                 let (parts, body) = whole.into_parts();
-                let bytes = body
-                    .collect()
-                    .await
-                    .map(|b| b.to_bytes())
-                    .unwrap_or_default();
-                let mut resp = Response::from_parts(parts, Full::new(Bytes::new()));
-                resp.extensions_mut().insert(Stall(bytes));
+                let mut resp = Response::from_parts(parts, Full::default());
+                resp.extensions_mut().insert(Stall(bytes_of(body).await));
                 resp
             }
             INVALID_PROTOBUF_BODY => ok_body(
@@ -550,17 +543,21 @@ fn ok_body(
     resp
 }
 
+/// A whole answer's bytes (a `Full` body cannot fail).
+async fn bytes_of(body: Full<Bytes>) -> Bytes {
+    body.collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default()
+}
+
 /// A JSON answer re-encoded in protobuf, as `handle` says; anything else as it is.
 async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full<Bytes>> {
     if !protobuf {
         return resp;
     }
     let (parts, body) = resp.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
+    let bytes = bytes_of(body).await;
     let encoded =
         serde_json::from_slice::<Value>(&bytes)
             .ok()
