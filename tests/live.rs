@@ -846,9 +846,9 @@ fn the_scheduler_event_is_shown_beside_the_computed_message() {
 }
 
 /// Default topology spreading selects by the Services and controllers that select the pod:
-/// they are listed live (core and apps groups) and change the spread score exactly as the
-/// snapshot's copies do; without permission the default constraints are left out, said in a
-/// note, never an error.
+/// the Services of the pod's namespace are listed live (and nothing of other namespaces)
+/// and change the spread score exactly as the snapshot's copies do; without permission the
+/// default constraints are left out, said in a note naming the request, never an error.
 #[test]
 fn workloads_for_default_spreading_are_listed_and_a_refusal_is_a_note() {
     let env = setup();
@@ -859,38 +859,56 @@ fn workloads_for_default_spreading_are_listed_and_a_refusal_is_a_note() {
         without_source(offline_json(&args))
     );
     let paths: Vec<String> = env.fake.seen().iter().map(|s| s.path.clone()).collect();
-    for p in [
-        "/api/v1/services",
-        "/api/v1/replicationcontrollers",
-        "/apis/apps/v1/replicasets",
-        "/apis/apps/v1/statefulsets",
-    ] {
-        assert!(paths.iter().any(|x| x == p), "{p} not listed: {paths:?}");
+    assert!(
+        paths
+            .iter()
+            .any(|x| x == "/api/v1/namespaces/shop/services"),
+        "the pod's namespace's Services not listed: {paths:?}"
+    );
+    // The what-if pod has no controller yet: no controller is read, and no workload of
+    // all namespaces is listed.
+    for p in &paths {
+        assert!(
+            ![
+                "services",
+                "replicationcontrollers",
+                "replicasets",
+                "statefulsets"
+            ]
+            .iter()
+            .any(|r| p.ends_with(&format!("/v1/{r}")) || p.contains(&format!("/{r}/"))),
+            "{p} read: {paths:?}"
+        );
     }
     env.assert_read_only();
     // The web-store Service selects the what-if pod: default spreading has a selector, so
     // no note says it was left out.
     assert!(!live["notes"].to_string().contains("default constraints"));
 
-    env.fake.forbid("replicasets");
+    env.fake.forbid("services");
     let doc = env.json(&args);
     let notes = doc["notes"].to_string();
     assert!(
-        notes.contains("cannot list replicasets (403 Forbidden")
-            && notes.contains("grant list on services, replicasets"),
+        notes.contains("cannot list services in namespace shop (403 Forbidden")
+            && notes.contains("grant list on services in namespace shop"),
         "{notes}"
+    );
+    // The evaluation goes on without default spreading's selector.
+    assert_eq!(
+        doc["topologySpread"]["constraints"][0]["selector"],
+        Value::Null
     );
 }
 
-/// The controllers' selectors are read live from their list pages (only name, namespace and
-/// selector are decoded): a pod no Service selects gets its default spreading selector from
+/// The controllers' selectors are read live, each got by name (only its selector is
+/// decoded): a pod no Service selects gets its default spreading selector from
 /// its controller, as `helper.DefaultSelector` finds it by the pod's owner reference: a
 /// ReplicationController's label map, a ReplicaSet's matchLabels, a StatefulSet's
 /// matchExpressions.
 #[test]
 fn default_spreading_selector_comes_from_live_controllers() {
     let env = setup();
-    let whatif = |api_version: &str, kind: &str, owner: &str| {
+    let whatif_doc = |api_version: &str, kind: &str, owner: &str| {
         let pod = json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "lone-0", "namespace": "shop",
@@ -901,11 +919,13 @@ fn default_spreading_selector_comes_from_live_controllers() {
         });
         let path = env.dir.path().join("lone.json");
         std::fs::write(&path, pod.to_string()).unwrap();
-        let doc = env.json(&["whatif", "-f", path.to_str().unwrap()]);
-        doc["topologySpread"]["constraints"][0]["selector"].clone()
+        env.json(&["whatif", "-f", path.to_str().unwrap()])
+    };
+    let whatif = |api_version: &str, kind: &str, owner: &str| {
+        whatif_doc(api_version, kind, owner)["topologySpread"]["constraints"][0]["selector"].clone()
     };
 
-    // The owner is not listed yet: nothing selects the pod, default spreading does nothing.
+    // The owner does not exist yet (404): nothing selects the pod, default spreading does nothing.
     assert_eq!(whatif("apps/v1", "ReplicaSet", "lone-rs"), Value::Null);
 
     let meta = |name: &str| json!({"name": name, "namespace": "shop", "uid": name});
@@ -925,14 +945,67 @@ fn default_spreading_selector_comes_from_live_controllers() {
                "spec": {"selector": {"matchExpressions": [
                    {"key": "tier", "operator": "In", "values": ["db"]}]}}}),
     );
-    for (api_version, kind, owner, expected) in [
-        ("v1", "ReplicationController", "lone-rc", "track=stable"),
-        ("apps/v1", "ReplicaSet", "lone-rs", "app=lone"),
-        ("apps/v1", "StatefulSet", "lone-ss", "tier in (db)"),
+    for (api_version, kind, owner, expected, path) in [
+        (
+            "v1",
+            "ReplicationController",
+            "lone-rc",
+            "track=stable",
+            "/api/v1/namespaces/shop/replicationcontrollers/lone-rc",
+        ),
+        (
+            "apps/v1",
+            "ReplicaSet",
+            "lone-rs",
+            "app=lone",
+            "/apis/apps/v1/namespaces/shop/replicasets/lone-rs",
+        ),
+        (
+            "apps/v1",
+            "StatefulSet",
+            "lone-ss",
+            "tier in (db)",
+            "/apis/apps/v1/namespaces/shop/statefulsets/lone-ss",
+        ),
     ] {
+        let before = env.fake.seen().len();
         assert_eq!(whatif(api_version, kind, owner), json!(expected), "{kind}");
+        // The one controller the pod names is got by name; no controller is listed.
+        let read: Vec<String> = env.fake.seen()[before..]
+            .iter()
+            .map(|s| s.path.clone())
+            .filter(|p| {
+                ["replicationcontrollers", "replicasets", "statefulsets"]
+                    .iter()
+                    .any(|r| p.contains(r))
+            })
+            .collect();
+        assert_eq!(read, [path], "{kind}");
     }
+    // An owner default spreading does not read (another group or version) is not got.
+    let before = env.fake.seen().len();
+    assert_eq!(whatif("apps/v1beta2", "ReplicaSet", "lone-rs"), Value::Null);
+    assert!(
+        !env.fake.seen()[before..]
+            .iter()
+            .any(|s| s.path.contains("replicasets")),
+        "an apps/v1beta2 owner was read"
+    );
     env.assert_read_only();
+
+    // Without permission to get the controller, the note names the request.
+    env.fake.forbid("replicasets");
+    let doc = whatif_doc("apps/v1", "ReplicaSet", "lone-rs");
+    assert_eq!(
+        doc["topologySpread"]["constraints"][0]["selector"],
+        Value::Null
+    );
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("cannot get replicasets shop/lone-rs (403 Forbidden")
+            && notes.contains("grant get on replicasets in namespace shop"),
+        "{notes}"
+    );
 }
 
 /// `kubectl affinity explain <TAB>` against a live cluster: names come from the cluster the

@@ -26,7 +26,7 @@ use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
 };
-use crate::state::{ClusterState, Node, Pod, SpreadConstraint, WorkloadSelectors};
+use crate::state::{ClusterState, ControllerRef, Node, Pod, SpreadConstraint, WorkloadSelectors};
 
 /// `ErrReasonConstraintsNotMatch`: the skew would exceed maxSkew.
 pub const REASON_CONSTRAINTS_NOT_MATCH: &str =
@@ -221,36 +221,62 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
             .collect()
     };
     let mut selector = from_set(&set);
-    let Some(owner) = pod.controller.as_deref() else {
+    let Some((owner, kind)) = pod
+        .controller
+        .as_deref()
+        .and_then(|o| Some((o, OwnerKind::of(o)?)))
+    else {
         return selector;
     };
-    // `schema.ParseGroupVersion`: "v1" is the core group; more than one '/' is an error.
-    let (group, version) = match owner.api_version.split('/').collect::<Vec<_>>().as_slice() {
-        [v] => ("", *v),
-        [g, v] => (*g, *v),
-        _ => return selector,
-    };
     let key = (ns.clone(), owner.name.clone());
-    match (group, version, owner.kind.as_str()) {
-        ("", "v1", "ReplicationController") => {
+    match kind {
+        OwnerKind::ReplicationController => {
             if let Some(rc) = w.replication_controllers.get(&key) {
                 set.extend(rc.iter().map(|(k, v)| (k.clone(), v.clone())));
                 selector = from_set(&set);
             }
         }
-        ("apps", "v1", "ReplicaSet") => {
+        OwnerKind::ReplicaSet => {
             if let Some(reqs) = w.replica_sets.get(&key) {
                 selector.extend(reqs.iter().cloned());
             }
         }
-        ("apps", "v1", "StatefulSet") => {
+        OwnerKind::StatefulSet => {
             if let Some(reqs) = w.stateful_sets.get(&key) {
                 selector.extend(reqs.iter().cloned());
             }
         }
-        _ => {}
     }
     selector
+}
+
+/// The controllers whose selector `helper.DefaultSelector` reads. The live client gets
+/// exactly the one a pod names, so it parses the reference here too: what it asks for and
+/// what the selector reads cannot drift apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OwnerKind {
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+}
+
+impl OwnerKind {
+    /// The kind of `owner` when default spreading reads it: its apiVersion must parse
+    /// (`schema.ParseGroupVersion`: "v1" is the core group, more than one '/' is an error)
+    /// and name core/v1 or apps/v1 exactly; any other owner adds nothing.
+    pub fn of(owner: &ControllerRef) -> Option<OwnerKind> {
+        let (group, version) = match owner.api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [v] => ("", *v),
+            [g, v] => (*g, *v),
+            _ => return None,
+        };
+        match (group, version, owner.kind.as_str()) {
+            ("", "v1", "ReplicationController") => Some(OwnerKind::ReplicationController),
+            ("apps", "v1", "ReplicaSet") => Some(OwnerKind::ReplicaSet),
+            ("apps", "v1", "StatefulSet") => Some(OwnerKind::StatefulSet),
+            _ => None,
+        }
+    }
 }
 
 /// A note for the report when default spreading would apply but the cluster source held no
