@@ -40,13 +40,14 @@ median() {
   printf '%-28s wall %8.2f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
 }
 
-# download_urls PORT NODES PODS APPS json|protobuf: every page kubectl-affinity's explain lists
-# (nodes, pods, Services, ReplicationControllers, ReplicaSets, StatefulSets, events), 500 objects
-# a page; `protobuf` gives the node and pod pages (the lists explain asks for in protobuf),
-# `json` the others. The server's continue tokens are `c-OFFSET` in both encodings, so the
+# download_urls PORT NODES PODS json|protobuf: every page kubectl-affinity's explain of
+# bench/probe reads (the pod, nodes, pods, the Services of namespace bench for default
+# spreading (the probe names no controller to get), its events), 500 objects a page;
+# `protobuf` gives the node and pod pages (the lists explain asks for in protobuf), `json` the
+# others. The server's continue tokens are `c-OFFSET` in both encodings, so the
 # pages' URLs are known without reading the bodies.
 download_urls() {
-  local port=$1 nodes=$2 pods=$3 apps=$4 which=$5
+  local port=$1 nodes=$2 pods=$3 which=$4
   local base=http://127.0.0.1:$port
   local i
   if [ "$which" = protobuf ]; then
@@ -55,10 +56,7 @@ download_urls() {
     return
   fi
   echo "$base/api/v1/namespaces/bench/pods/probe"
-  for ((i = 0; i < apps / 3 + 1; i += 500)); do echo "$base/api/v1/services?limit=500&continue=c-$i"; done
-  echo "$base/api/v1/replicationcontrollers?limit=500"
-  for ((i = 0; i < apps; i += 500)); do echo "$base/apis/apps/v1/replicasets?limit=500&continue=c-$i"; done
-  echo "$base/apis/apps/v1/statefulsets?limit=500"
+  echo "$base/api/v1/namespaces/bench/services?limit=500"
   echo "$base/api/v1/namespaces/bench/events?limit=500"
 }
 
@@ -68,15 +66,15 @@ PROTOBUF='Accept: application/vnd.kubernetes.protobuf, application/json'
 
 run_size() {
   local name=$1 nodes=$2 port=$3
-  local pods=$((nodes * 30)) apps=$((nodes * 3))
+  local pods=$((nodes * 30))
   local dir=$OUT/c$nodes
   [ -s "$dir/cluster.json" ] || "$GEN" "$nodes" 30 "$dir"
   start_server "$nodes" "$port" "$OUT/server-$nodes.log"
   local server=$SERVER_PID
   trap 'kill $server 2>/dev/null || true' RETURN
   write_kubeconfig "$dir/kubeconfig" "$port"
-  download_urls "$port" "$nodes" "$pods" "$apps" json > "$dir/urls.txt"
-  download_urls "$port" "$nodes" "$pods" "$apps" protobuf > "$dir/urls-protobuf.txt"
+  download_urls "$port" "$nodes" "$pods" json > "$dir/urls.txt"
+  download_urls "$port" "$nodes" "$pods" protobuf > "$dir/urls-protobuf.txt"
   : > "$OUT/runs.txt"
   local r
   for ((r = 0; r < REPEATS; r++)); do
