@@ -261,10 +261,10 @@ impl Live {
             .filter(|p| p.topology_spread.is_empty())
             .collect();
         let list_workloads = async {
-            match spread_by_default.is_empty() {
-                false => self.workloads(&spread_by_default).await.map(Some),
-                true => Ok(None),
+            if spread_by_default.is_empty() {
+                return Ok(None);
             }
+            self.workloads(&spread_by_default).await.map(Some)
         };
         let (listed_nodes, listed_pods, workloads) =
             tokio::join!(list_nodes, list_pods, list_workloads);
