@@ -424,6 +424,17 @@ struct PbPod {
     status: Option<PbPodStatus>,
 }
 
+/// A `Pod` without its metadata, which prost steps over by its length: a template's first
+/// pod needs only its spec and status built (its name, labels and owners are each pod's own,
+/// read apart; see `shared`).
+#[derive(Clone, PartialEq, Message)]
+struct PbPodBody {
+    #[prost(message, optional, tag = "2")]
+    spec: Option<PbSpec>,
+    #[prost(message, optional, tag = "3")]
+    status: Option<PbPodStatus>,
+}
+
 #[derive(Clone, PartialEq, Message)]
 struct PbMeta {
     #[prost(string, optional, tag = "1")]

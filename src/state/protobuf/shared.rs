@@ -30,7 +30,9 @@ use foldhash::HashMap as FastMap;
 use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 
-use super::{PbMeta, PbPod, PbTime, key, length_delimited, owner_reference, short_varint, skip};
+use super::{
+    PbMeta, PbPod, PbPodBody, PbTime, key, length_delimited, owner_reference, short_varint, skip,
+};
 use crate::scheduler::selector::Labels;
 use crate::state::slim::SlimPod;
 use crate::state::{ControllerRef, Pod, PodRef, controller_of};
@@ -242,6 +244,7 @@ impl SharedParts {
         let mut own = Own {
             name: "",
             namespace: None,
+            namespace_str: None,
             terminating: false,
         };
         self.labels_key.clear();
@@ -255,7 +258,7 @@ impl SharedParts {
             match tag {
                 1 => own.name = std::str::from_utf8(body).ok()?,
                 3 => {
-                    std::str::from_utf8(body).ok()?;
+                    own.namespace_str = Some(std::str::from_utf8(body).ok()?);
                     own.namespace = Some(&start[..start.len() - m.len()]);
                 }
                 9 => {
@@ -303,7 +306,28 @@ impl SharedParts {
         let template = match self.templates.get(&self.template_key[..]) {
             Some(&i) => i,
             None => {
-                let pod = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
+                // Only what the pods take from their template is built: the metadata's
+                // name, labels and owners would be dropped for each pod's own.
+                let body = PbPodBody::decode(bytes).ok()?;
+                let metadata = PbMeta {
+                    namespace: own.namespace_str.map(str::to_string),
+                    ..PbMeta::default()
+                };
+                let pod = SlimPod::from(PbPod {
+                    metadata: Some(metadata),
+                    spec: body.spec,
+                    status: body.status,
+                })
+                .into_pod();
+                // Every debug build (the tests) checks it against the pod decoded whole.
+                #[cfg(debug_assertions)]
+                {
+                    let whole = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
+                    debug_assert_eq!(
+                        format!("{:?}", TemplateParts(&pod)),
+                        format!("{:?}", TemplateParts(&whole)),
+                    );
+                }
                 self.built.push(pod);
                 self.templates
                     .insert(self.template_key[..].into(), self.built.len() - 1);
@@ -786,7 +810,37 @@ struct Own<'a> {
     /// The whole `namespace` field, key included: it goes into the template (pod affinity
     /// terms without namespaces mean the pod's own).
     namespace: Option<&'a [u8]>,
+    /// Its value.
+    namespace_str: Option<&'a str>,
     terminating: bool,
+}
+
+/// What a pod takes from its template in [`SharedParts::pod`], for the debug builds to
+/// compare a template built from its spec and status with the pod decoded whole.
+#[cfg(debug_assertions)]
+struct TemplateParts<'a>(&'a Pod);
+
+#[cfg(debug_assertions)]
+impl std::fmt::Debug for TemplateParts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = self.0;
+        f.debug_struct("TemplateParts")
+            .field("namespace", &t.id.namespace)
+            .field("phase", &t.phase)
+            .field("scheduler_name", &t.scheduler_name)
+            .field("node_selector", &t.node_selector)
+            .field("node_affinity", &t.node_affinity)
+            .field("tolerations", &t.tolerations)
+            .field("pod_affinity", &t.pod_affinity)
+            .field("affinity_errors", &t.affinity_errors)
+            .field("priority", &t.priority)
+            .field("preempt_never", &t.preempt_never)
+            .field("has_resource_claims", &t.has_resource_claims)
+            .field("volumes", &t.volumes)
+            .field("topology_spread", &t.topology_spread)
+            .field("resources", &t.resources)
+            .finish()
+    }
 }
 
 /// Appends to `out` the fields of message `msg` that `p` keeps, each projected field framed
