@@ -468,6 +468,11 @@ fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() 
             std::sync::Arc::ptr_eq(&pb.resources, &decoded[0].resources),
             "{name}: not built from the base's template"
         );
+        // The node selector too: a replica holds the template's copy, not its own.
+        let (Some(a), Some(b)) = (&pb.node_selector, &decoded[0].node_selector) else {
+            panic!("{name}: no node selector");
+        };
+        assert!(std::sync::Arc::ptr_eq(a, b), "{name}: node selector copied");
     }
 }
 

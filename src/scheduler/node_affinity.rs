@@ -201,7 +201,7 @@ impl<'a> NodeAffinity<'a> {
             .pod
             .node_selector
             .iter()
-            .flatten()
+            .flat_map(|s| s.iter())
             .map(|(k, v)| {
                 let domains = input.state.topology.domains(k);
                 (Arc::from(k.as_str()), Arc::from(v.as_str()), domains)

@@ -174,7 +174,7 @@ struct RequiredNodeAffinity<'a> {
 impl<'a> RequiredNodeAffinity<'a> {
     fn of(pod: &'a Pod) -> Self {
         RequiredNodeAffinity {
-            node_selector: pod.node_selector.as_ref().filter(|s| !s.is_empty()),
+            node_selector: pod.node_selector.as_deref().filter(|s| !s.is_empty()),
             affinity: pod
                 .node_affinity
                 .as_deref()

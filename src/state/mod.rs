@@ -229,7 +229,8 @@ pub struct Pod {
     pub phase: Cow<'static, str>,
     pub scheduler_name: Cow<'static, str>,
     pub terminating: bool,
-    pub node_selector: Option<Labels>,
+    /// Shared like `resources`: a replica holds its template's copy, not a map of its own.
+    pub node_selector: Option<Arc<Labels>>,
     /// Shared like `resources`.
     pub node_affinity: Option<Arc<core::NodeAffinity>>,
     /// Shared like `labels`: most pods carry the same default tolerations.
@@ -351,7 +352,7 @@ impl Pod {
                     known(n, &[DEFAULT_SCHEDULER])
                 }),
             terminating: metadata.deletion_timestamp.is_some(),
-            node_selector: spec.node_selector,
+            node_selector: spec.node_selector.map(Arc::new),
             node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
             tolerations: spec
                 .tolerations
