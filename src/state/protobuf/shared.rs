@@ -20,9 +20,10 @@
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
 //! (a part given twice, a field of another wire type, text that is not UTF-8) is left to the
-//! whole decode, which then says what is wrong. A generated pod (ten replicas per app) then
-//! takes about 11.8 k instructions to decode and build (14.5 k with every key made), against
-//! 46 k decoded whole (BENCHMARKS.md).
+//! whole decode, which then says what is wrong. A template's first pod is decoded without its
+//! metadata: its name, labels and owners would be dropped for each pod's own. A generated pod
+//! (ten replicas per app) then takes about 11 k instructions to decode and build, against 46 k
+//! decoded whole (BENCHMARKS.md).
 
 use std::sync::Arc;
 
