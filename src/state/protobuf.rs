@@ -142,10 +142,10 @@ pub enum ListStart {
 pub fn list_start(prefix: &[u8], kind: &str) -> ListStart {
     fn read(prefix: &[u8], kind: &str) -> Result<ListStart, ProtobufError> {
         let Some(mut buf) = prefix.strip_prefix(MAGIC.as_slice()) else {
-            return Ok(match MAGIC.starts_with(prefix) {
-                true => ListStart::NeedMore,
-                false => ListStart::Unknown,
-            });
+            if MAGIC.starts_with(prefix) {
+                return Ok(ListStart::NeedMore);
+            }
+            return Ok(ListStart::Unknown);
         };
         let mut kind_seen = false;
         while !buf.is_empty() {
