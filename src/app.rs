@@ -3,8 +3,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, ColorChoice, Command, CommonArgs, Output, SnapshotArgs, Validate};
-use crate::cluster::{EventLookup, Live, context_namespace};
+use crate::cli::{
+    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
+};
+use crate::cluster::{EventLookup, KubeArgs, Live, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
 use crate::scheduler::profile::{FeatureGates, Profile, is_implemented};
@@ -17,15 +19,26 @@ use crate::state::{
 /// Runs the command; returns the process exit code for successful runs.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
-        Command::Explain(args) => explain(&args.pod, &args.common, out),
-        Command::Whatif(args) => whatif(&args.file, args.validate, &args.common, out),
+        Command::Explain(args) => explain(&args.pod, &args.common, &cli.global, out),
+        Command::Whatif(args) => whatif(&args.file, args.validate, &args.common, &cli.global, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
             Ok(0)
         }
         Command::Complete(args) => complete(&args.words, out),
-        Command::Snapshot(args) => snapshot(&args, out),
+        Command::Snapshot(args) => {
+            // Flags are global (kubectl's way), but a snapshot is of every namespace: the
+            // rules read pods of all of them. Ignoring -n would leave the user believing
+            // the file holds only theirs.
+            if let Some(ns) = &cli.global.namespace {
+                return Err(Error::Usage(format!(
+                    "snapshot saves every namespace (scheduling rules read pods of all of \
+                     them), so -n/--namespace {ns} does not apply; run it without -n"
+                )));
+            }
+            snapshot(&args, &cli.global.kube, out)
+        }
     }
 }
 
@@ -33,7 +46,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
 /// user's shell: it gets the `Error` directive and no candidates.
 fn complete(words: &[String], out: &mut dyn Write) -> Result<u8, Error> {
     use crate::complete::{Candidate, Want, answer, directive, plan};
-    let plan = plan(&<Cli as clap::CommandFactory>::command(), words);
+    let plan = plan(&crate::complete::built(), words);
     let names = match &plan.want {
         Want::Fixed(c) => Some(c.clone()),
         Want::Files | Want::Nothing => Some(Vec::new()),
@@ -134,10 +147,10 @@ enum Source {
 }
 
 impl Source {
-    fn open(common: &CommonArgs) -> Result<Source, Error> {
+    fn open(common: &CommonArgs, kube: &KubeArgs) -> Result<Source, Error> {
         Ok(match &common.snapshot {
             Some(path) => Source::Snapshot(path.clone()),
-            None => Source::Live(Box::new(Live::connect(&common.kube)?)),
+            None => Source::Live(Box::new(Live::connect(kube)?)),
         })
     }
 
@@ -151,12 +164,10 @@ impl Source {
 
     /// The namespace when neither -n nor the manifest gives one: the kubeconfig context's
     /// (also offline, when a kubeconfig is readable), else "default", as kubectl does.
-    fn default_namespace(&self, common: &CommonArgs) -> String {
+    fn default_namespace(&self, kube: &KubeArgs) -> String {
         match self {
             Source::Live(live) => live.default_namespace.clone(),
-            Source::Snapshot(_) => {
-                context_namespace(&common.kube).unwrap_or_else(|| "default".to_string())
-            }
+            Source::Snapshot(_) => context_namespace(kube).unwrap_or_else(|| "default".to_string()),
         }
     }
 }
@@ -174,8 +185,8 @@ fn load_state(source: &Source, incoming: &[&Pod]) -> Result<(ClusterState, Vec<S
 }
 
 /// `kubectl affinity snapshot`: the live cluster, in the format `--snapshot` reads.
-fn snapshot(args: &SnapshotArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    let live = Live::connect(&args.kube)?;
+fn snapshot(args: &SnapshotArgs, kube: &KubeArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    let live = Live::connect(kube)?;
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         None => {
             live.write_snapshot(out)?;
@@ -379,6 +390,7 @@ fn whatif(
     file: &Path,
     validate: Validate,
     common: &CommonArgs,
+    global: &GlobalArgs,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let manifests = read_pod_manifests(file)?;
@@ -387,11 +399,11 @@ fn whatif(
     {
         return Err(e.into());
     }
-    let source = Source::open(common)?;
-    let default_ns = common
+    let source = Source::open(common, &global.kube)?;
+    let default_ns = global
         .namespace
         .clone()
-        .unwrap_or_else(|| source.default_namespace(common));
+        .unwrap_or_else(|| source.default_namespace(&global.kube));
     let mut pods = Vec::new();
     for m in manifests {
         let validation = m.validation_notes(validate == Validate::Warn);
@@ -463,16 +475,21 @@ fn exit_without_freeing(state: ClusterState) {
     std::mem::forget(state);
 }
 
-fn explain(name: &str, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
+fn explain(
+    name: &str,
+    common: &CommonArgs,
+    global: &GlobalArgs,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let name = name
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
-    let source = Source::open(common)?;
-    let namespace = common
+    let source = Source::open(common, &global.kube)?;
+    let namespace = global
         .namespace
         .clone()
-        .unwrap_or_else(|| source.default_namespace(common));
+        .unwrap_or_else(|| source.default_namespace(&global.kube));
     let not_found = |origin: String| Error::PodNotFound {
         namespace: namespace.clone(),
         name: name.to_string(),

@@ -24,6 +24,45 @@ pod not found); 2 usage error; 3 no node can take the pod (only with --exit-code
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+impl Cli {
+    /// The command line of this process. `__complete` takes every word after it as it is:
+    /// the words being completed may hold the global flags (`-n batch explain ...`), which
+    /// clap would otherwise take for `__complete`'s own and drop from the words.
+    pub fn from_env() -> Cli {
+        Cli::from_args(std::env::args_os().collect())
+    }
+
+    /// As [`Cli::from_env`], for a given command line (program name first).
+    pub fn from_args(args: Vec<std::ffi::OsString>) -> Cli {
+        if args.get(1).is_some_and(|a| a == "__complete") {
+            let mut cli = Cli::parse_from(&args[..2]);
+            if let Command::Complete(c) = &mut cli.command {
+                c.words = args[2..]
+                    .iter()
+                    .map(|w| w.to_string_lossy().into_owned())
+                    .collect();
+            }
+            return cli;
+        }
+        Cli::parse_from(args)
+    }
+}
+
+/// Flags taken before or after the subcommand, as kubectl takes its own: kubectl hands a
+/// plugin every word after its name, so `kubectl affinity --context prod explain web` is as
+/// natural to type as `kubectl affinity explain web --context prod`.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Namespace of the pod, for explain and whatif (default: the manifest's, else the
+    /// kubeconfig context's, else "default").
+    #[arg(short = 'n', long, global = true)]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,8 +127,6 @@ pub struct SnapshotArgs {
     /// The file to write ("-" or absent: standard output).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    #[command(flatten)]
-    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -135,10 +172,6 @@ pub enum Validate {
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Namespace of the pod (default: the manifest's, else the kubeconfig context's, else
-    /// "default").
-    #[arg(short = 'n', long)]
-    pub namespace: Option<String>,
     /// Read the cluster from a file written by `kubectl affinity snapshot` or
     /// `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster.
     #[arg(long, value_name = "FILE")]
@@ -171,8 +204,6 @@ pub struct CommonArgs {
     /// shows the best candidates and groups the rest by reason).
     #[arg(long)]
     pub all_nodes: bool,
-    #[command(flatten)]
-    pub kube: KubeArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

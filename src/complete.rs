@@ -124,6 +124,15 @@ fn values_for(arg: &Arg) -> Want {
     }
 }
 
+/// The CLI definition with its global flags (the kubeconfig flags, -n) copied into every
+/// subcommand, as clap does when it parses: [`plan`] then finds them after the
+/// subcommand as well as before it.
+pub fn built() -> Command {
+    let mut root = <crate::cli::Cli as clap::CommandFactory>::command();
+    root.build();
+    root
+}
+
 /// Decides what to offer for `words` (the words after `kubectl affinity`; the last one is
 /// being completed, possibly empty) under the CLI definition `root`.
 pub fn plan(root: &Command, words: &[String]) -> Plan {
@@ -287,11 +296,10 @@ pub fn answer(plan: &Plan, candidates: &[Candidate], directive: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     fn plan_for(words: &[&str]) -> Plan {
         let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        plan(&crate::cli::Cli::command(), &words)
+        plan(&built(), &words)
     }
 
     fn values(p: &Plan) -> Vec<String> {

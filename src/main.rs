@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use kubectl_affinity::{app, cli::Cli};
 
 /// A 150,000-pod state leaves glibc's heap fragmented, and the evaluation's many small
@@ -13,7 +12,7 @@ use kubectl_affinity::{app, cli::Cli};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_env();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match app::run(cli, &mut out) {

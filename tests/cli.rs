@@ -288,6 +288,31 @@ fn missing_snapshot_file_is_named() {
 }
 
 #[test]
+fn kubectl_flags_are_taken_before_the_subcommand_too() {
+    // kubectl hands the plugin every word after its name: `kubectl affinity -n batch
+    // explain ...` must read as `kubectl affinity explain ... -n batch`.
+    let after = json(&["explain", "feature-extract-kq7wz", "-n", "batch"]);
+    let before = json(&["-n", "batch", "explain", "feature-extract-kq7wz"]);
+    assert_eq!(before["pod"]["namespace"], "batch");
+    assert_eq!(before, after);
+
+    // The cluster flags too: this kubeconfig is the one read, not $KUBECONFIG.
+    let out = run(&["--kubeconfig", "/nonexistent/early.yaml", "explain", "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kubeconfig /nonexistent/early.yaml"), "{err}");
+
+    // A snapshot is of every namespace: -n is refused, not ignored.
+    let out = run(&["-n", "shop", "snapshot"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("snapshot saves every namespace") && err.contains("--namespace shop"),
+        "{err}"
+    );
+}
+
+#[test]
 fn no_cluster_source_names_the_ways_to_give_one() {
     // No --snapshot, no kubeconfig anywhere, not in a pod: live access has nothing to use.
     let home = tempfile::tempdir().expect("tmp");

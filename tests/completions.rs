@@ -136,6 +136,23 @@ fn kubectl_completes_through_the_shim() {
     assert!(c.iter().any(|p| p == "feature-extract-kq7wz"), "{c:?}");
     assert!(c.iter().all(|p| !p.is_empty()));
 
+    // Flags before the subcommand count as after it: pods of namespace batch.
+    let (c, _) = candidates(&kubectl(&[
+        "__complete",
+        "affinity",
+        "-n",
+        "batch",
+        "explain",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "",
+    ]));
+    assert!(c.iter().any(|p| p == "feature-extract-kq7wz"), "{c:?}");
+    let (c, _) = candidates(&kubectl(&["__complete", "affinity", "--cont"]));
+    assert_eq!(c, ["--context"]);
+    let (c, _) = candidates(&kubectl(&["__complete", "affinity", "explain", "--cont"]));
+    assert_eq!(c, ["--context"]);
+
     let (c, _) = candidates(&kubectl(&[
         "__complete",
         "affinity",

@@ -10,41 +10,42 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
 use super::ClusterError;
 
-/// Cluster access flags, named and defaulted as kubectl's.
+/// Cluster access flags, named and defaulted as kubectl's; global, as kubectl's are (see
+/// `cli::GlobalArgs`).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Cluster access (as kubectl)")]
 pub struct KubeArgs {
     /// Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl
     /// merges them), else ~/.kube/config, else the in-cluster service account.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use (default: its current-context).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub context: Option<String>,
     /// The kubeconfig cluster to use (default: the context's).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub cluster: Option<String>,
     /// The kubeconfig user to use (default: the context's).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub user: Option<String>,
     /// Username to impersonate for the requests.
-    #[arg(long = "as", value_name = "USER")]
+    #[arg(long = "as", value_name = "USER", global = true)]
     pub as_user: Option<String>,
     /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", value_name = "GROUP")]
+    #[arg(long = "as-group", value_name = "GROUP", global = true)]
     pub as_group: Vec<String>,
     /// How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is
     /// seconds); 0 waits forever.
-    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse_timeout, global = true)]
     pub request_timeout: Timeout,
     /// Do not verify the API server's certificate (insecure; for tests only).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub insecure_skip_tls_verify: bool,
     /// Server name to check the API server's certificate against (default: the server's host).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub tls_server_name: Option<String>,
     /// Objects per page when listing (0: no paging), as kubectl's --chunk-size.
-    #[arg(long, value_name = "N", default_value_t = 500)]
+    #[arg(long, value_name = "N", default_value_t = 500, global = true)]
     pub chunk_size: u32,
 }
 
