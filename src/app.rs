@@ -27,18 +27,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
             Ok(0)
         }
         Command::Complete(args) => complete(&args.words, out),
-        Command::Snapshot(args) => {
-            // Flags are global (kubectl's way), but a snapshot is of every namespace: the
-            // rules read pods of all of them. Ignoring -n would leave the user believing
-            // the file holds only theirs.
-            if let Some(ns) = &cli.global.namespace {
-                return Err(Error::Usage(format!(
-                    "snapshot saves every namespace (scheduling rules read pods of all of \
-                     them), so -n/--namespace {ns} does not apply; run it without -n"
-                )));
-            }
-            snapshot(&args, &cli.global.kube, out)
-        }
+        Command::Snapshot(args) => snapshot(&args, &cli.global, out),
     }
 }
 
@@ -162,12 +151,17 @@ impl Source {
         }
     }
 
-    /// The namespace when neither -n nor the manifest gives one: the kubeconfig context's
-    /// (also offline, when a kubeconfig is readable), else "default", as kubectl does.
-    fn default_namespace(&self, kube: &KubeArgs) -> String {
+    /// The namespace when the manifest gives none: -n, else the kubeconfig context's (also
+    /// offline, when a kubeconfig is readable), else "default", as kubectl does.
+    fn namespace(&self, global: &GlobalArgs) -> String {
+        if let Some(ns) = &global.namespace {
+            return ns.clone();
+        }
         match self {
             Source::Live(live) => live.default_namespace.clone(),
-            Source::Snapshot(_) => context_namespace(kube).unwrap_or_else(|| "default".to_string()),
+            Source::Snapshot(_) => {
+                context_namespace(&global.kube).unwrap_or_else(|| "default".to_string())
+            }
         }
     }
 }
@@ -185,8 +179,17 @@ fn load_state(source: &Source, incoming: &[&Pod]) -> Result<(ClusterState, Vec<S
 }
 
 /// `kubectl affinity snapshot`: the live cluster, in the format `--snapshot` reads.
-fn snapshot(args: &SnapshotArgs, kube: &KubeArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    let live = Live::connect(kube)?;
+fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    // Flags are global (kubectl's way), but a snapshot is of every namespace: the rules read
+    // pods of all of them. Ignoring -n would leave the user believing the file holds only
+    // theirs.
+    if let Some(ns) = &global.namespace {
+        return Err(Error::Usage(format!(
+            "snapshot saves every namespace (scheduling rules read pods of all of them), so \
+             -n/--namespace {ns} does not apply; run it without -n"
+        )));
+    }
+    let live = Live::connect(&global.kube)?;
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         None => {
             live.write_snapshot(out)?;
@@ -400,10 +403,7 @@ fn whatif(
         return Err(e.into());
     }
     let source = Source::open(common, &global.kube)?;
-    let default_ns = global
-        .namespace
-        .clone()
-        .unwrap_or_else(|| source.default_namespace(&global.kube));
+    let default_ns = source.namespace(global);
     let mut pods = Vec::new();
     for m in manifests {
         let validation = m.validation_notes(validate == Validate::Warn);
@@ -486,10 +486,7 @@ fn explain(
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
     let source = Source::open(common, &global.kube)?;
-    let namespace = global
-        .namespace
-        .clone()
-        .unwrap_or_else(|| source.default_namespace(&global.kube));
+    let namespace = source.namespace(global);
     let not_found = |origin: String| Error::PodNotFound {
         namespace: namespace.clone(),
         name: name.to_string(),
