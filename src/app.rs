@@ -402,6 +402,10 @@ fn whatif(
     {
         return Err(e.into());
     }
+    let flag_ns = global.namespace.as_deref();
+    if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
+        return Err(e.into());
+    }
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let mut pods = Vec::new();

@@ -57,8 +57,9 @@ impl Cli {
 /// natural to type as `kubectl affinity explain web --context prod`.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Namespace of the pod, for explain and whatif (default: the manifest's, else the
-    /// kubeconfig context's, else "default").
+    /// Namespace of the pod, for explain and whatif (default: the kubeconfig context's, else
+    /// "default"; whatif: a manifest's own namespace, which -n must then match, as for
+    /// kubectl apply).
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
     #[command(flatten)]

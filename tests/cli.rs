@@ -313,6 +313,40 @@ fn kubectl_flags_are_taken_before_the_subcommand_too() {
 }
 
 #[test]
+fn whatif_refuses_a_namespace_flag_the_manifest_contradicts() {
+    // web-store.yaml is a Deployment of namespace shop: `kubectl apply -n default -f` it
+    // fails, so the what-if neither takes -n nor ignores it.
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("examples/web-store.yaml: document 1, Deployment \"web-store\": field metadata.namespace")
+            && err.contains("\"shop\" does not match -n/--namespace \"default\"")
+            && err.contains("pass -n shop"),
+        "{err}"
+    );
+    // The same namespace given by -n is no conflict; a manifest without one takes -n's.
+    let same = json(&["whatif", "-f", "examples/web-store.yaml", "-n", "shop"]);
+    assert_eq!(same["pod"]["namespace"], "shop");
+    let unset = json(&[
+        "whatif",
+        "-f",
+        "examples/nginx-nodeselector.yaml",
+        "-n",
+        "shop",
+    ]);
+    assert_eq!(unset["pod"]["namespace"], "shop");
+}
+
+#[test]
 fn no_cluster_source_names_the_ways_to_give_one() {
     // No --snapshot, no kubeconfig anywhere, not in a pod: live access has nothing to use.
     let home = tempfile::tempdir().expect("tmp");

@@ -31,18 +31,9 @@ impl ManifestPod {
         let mut rejected = self.findings.iter().filter(|f| f.rejected);
         let first = rejected.next()?;
         let more = rejected.count();
-        Some(SourceError::Field(Box::new(FieldProblem {
-            path: self.source.clone(),
-            document: self.document,
-            kind: self.kind.clone(),
-            name: self
-                .origin
-                .split_once('/')
-                .map(|(_, n)| n)
-                .unwrap_or("")
-                .to_string(),
-            field: first.field.clone(),
-            message: format!(
+        Some(self.problem(
+            first.field.clone(),
+            format!(
                 "{}{}; the API server would reject this pod (`kubectl apply` would fail): fix \
                  the field, or pass --validate=warn to see how the scheduler would treat it anyway",
                 first.message,
@@ -54,7 +45,41 @@ impl ManifestPod {
                     ),
                 }
             ),
-        })))
+        ))
+    }
+
+    /// kubectl's refusal when `-n` names another namespace than the manifest's own (`kubectl
+    /// apply -n default -f` a manifest of namespace `shop` fails), so that the what-if does
+    /// not pick one of the two silently. Only an explicit `-n` is enforced, as by kubectl:
+    /// the context's namespace is only the default of a manifest without one.
+    pub fn namespace_conflict(&self, flag: Option<&str>) -> Option<SourceError> {
+        let flag = flag?;
+        let own = self.pod.metadata.namespace.as_deref()?;
+        (own != flag).then(|| {
+            self.problem(
+                "metadata.namespace".to_string(),
+                format!(
+                    "the manifest's namespace {own:?} does not match -n/--namespace {flag:?} \
+                     (kubectl refuses the same); pass -n {own}, or drop -n"
+                ),
+            )
+        })
+    }
+
+    /// An error about one field of this manifest's object.
+    fn problem(&self, field: String, message: String) -> SourceError {
+        SourceError::Field(Box::new(FieldProblem {
+            path: self.source.clone(),
+            document: self.document,
+            kind: self.kind.clone(),
+            name: self
+                .origin
+                .split_once('/')
+                .map_or("", |(_, n)| n)
+                .to_string(),
+            field,
+            message,
+        }))
     }
 
     /// The notes for the output: with `rejected` (`--validate=warn`), every finding; else
