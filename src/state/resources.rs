@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use super::quantity::Quantity;
 use super::slim::{self, SlimPod};
@@ -160,7 +161,7 @@ impl Resources {
     /// `Resource.Add(ResourceList)`: each known resource converted on its own.
     fn from_list(list: &ResourceList) -> Resources {
         let mut r = Resources::default();
-        for (name, q) in list {
+        for (name, q) in list.iter() {
             match name.as_ref() {
                 CPU => r.milli_cpu = q.milli_value(),
                 MEMORY => r.memory = q.value(),
@@ -236,7 +237,63 @@ fn name_of(name: &str) -> Name {
     }
 }
 
-type ResourceList = BTreeMap<Name, Quantity>;
+/// `v1.ResourceList` as the request helpers build it: entries kept sorted by name, so that
+/// every walk sees them in the order a map sorted by name gives. A pod names two or three
+/// resources, and a template's requests build some twenty such lists: inline, in name order,
+/// they take no allocation, where a `BTreeMap` allocated a node for each (a fifth of
+/// building a pod's parts, by callgrind).
+#[derive(Debug, Clone, Default)]
+struct ResourceList(SmallVec<[(Name, Quantity); 3]>);
+
+impl ResourceList {
+    fn new() -> ResourceList {
+        ResourceList::default()
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(n, _)| n.as_ref().cmp(name))
+    }
+
+    fn get(&self, name: &str) -> Option<&Quantity> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &Name> {
+        self.0.iter().map(|(n, _)| n)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&Name, &Quantity)> {
+        self.0.iter().map(|(n, q)| (n, q))
+    }
+
+    /// The entry for `name`, made with `value` when there is none (`map[name]` of Go's
+    /// maps with a default).
+    fn entry_or(&mut self, name: &Name, value: Quantity) -> &mut Quantity {
+        let i = match self.find(name) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (name.clone(), value));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn insert(&mut self, name: Name, value: Quantity) {
+        match self.find(&name) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+}
 
 /// Which part of the pod a list is in: only the spec's quantities must be non-negative.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -280,20 +337,17 @@ fn parse_list(
 }
 
 fn add_into(list: &mut ResourceList, other: &ResourceList) {
-    for (name, q) in other {
-        let e = list.entry(name.clone()).or_default();
+    for (name, q) in other.iter() {
+        let e = list.entry_or(name, Quantity::default());
         *e = e.saturating_add(*q);
     }
 }
 
 fn max_into(list: &mut ResourceList, other: &ResourceList) {
-    for (name, q) in other {
-        match list.get_mut(name) {
-            Some(cur) if *cur >= *q => {}
-            Some(cur) => *cur = *q,
-            None => {
-                list.insert(name.clone(), *q);
-            }
+    for (name, q) in other.iter() {
+        let cur = list.entry_or(name, *q);
+        if *cur < *q {
+            *cur = *q;
         }
     }
 }
@@ -453,8 +507,8 @@ impl PodSpecRequests {
     fn aggregate(&self, source: Source, non_missing: &ResourceList) -> ResourceList {
         let get = |c: &ContainerRequests| {
             let mut l = c.list(source, self.resize_infeasible);
-            for (name, q) in non_missing {
-                l.entry(name.clone()).or_insert(*q);
+            for (name, q) in non_missing.iter() {
+                l.entry_or(name, *q);
             }
             l
         };
@@ -500,7 +554,7 @@ impl PodSpecRequests {
             self.aggregate(Source::Spec, non_missing)
         };
         if self.pod_level_set() {
-            for (name, q) in &self.pod_level {
+            for (name, q) in self.pod_level.iter() {
                 if pod_level_supported(name) {
                     reqs.insert(name.clone(), *q);
                 }
