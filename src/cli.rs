@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::cluster::KubeArgs;
 
@@ -48,8 +48,30 @@ impl Cli {
             }
             return cli;
         }
-        Cli::parse_from(args)
+        Cli::try_parse_from(args).unwrap_or_else(|e| without_hidden(e).exit())
     }
+}
+
+/// clap's "requires a subcommand" error lists hidden subcommands too (clap-rs/clap#5471, open):
+/// it would offer `__complete`, which only kubectl's completion calls. The same error, naming
+/// only the subcommands `--help` shows.
+fn without_hidden(e: clap::Error) -> clap::Error {
+    if e.kind() != clap::error::ErrorKind::MissingSubcommand {
+        return e;
+    }
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| s.get_name().to_string())
+        .collect();
+    cmd.error(
+        clap::error::ErrorKind::MissingSubcommand,
+        format!(
+            "'kubectl affinity' requires a subcommand: {}",
+            names.join(", ")
+        ),
+    )
 }
 
 /// Flags taken before or after the subcommand, as kubectl takes its own: kubectl hands a

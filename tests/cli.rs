@@ -313,6 +313,19 @@ fn kubectl_flags_are_taken_before_the_subcommand_too() {
 }
 
 #[test]
+fn a_missing_subcommand_names_only_the_visible_ones() {
+    // Flags but no subcommand: clap's own error would offer the hidden `__complete`.
+    let out = run(&["-n", "shop"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("requires a subcommand: explain, whatif, snapshot, completion"),
+        "{err}"
+    );
+    assert!(!err.contains("__complete"), "{err}");
+}
+
+#[test]
 fn whatif_refuses_a_namespace_flag_the_manifest_contradicts() {
     // web-store.yaml is a Deployment of namespace shop: `kubectl apply -n default -f` it
     // fails, so the what-if neither takes -n nor ignores it.
