@@ -60,18 +60,14 @@ fn without_hidden(e: clap::Error) -> clap::Error {
         return e;
     }
     let mut cmd = Cli::command();
-    let names: Vec<String> = cmd
+    let names: Vec<&str> = cmd
         .get_subcommands()
         .filter(|s| !s.is_hide_set())
-        .map(|s| s.get_name().to_string())
+        .map(|s| s.get_name())
         .collect();
-    cmd.error(
-        clap::error::ErrorKind::MissingSubcommand,
-        format!(
-            "'kubectl affinity' requires a subcommand: {}",
-            names.join(", ")
-        ),
-    )
+    let bin = cmd.get_bin_name().unwrap_or(cmd.get_name());
+    let message = format!("'{bin}' requires a subcommand: {}", names.join(", "));
+    cmd.error(clap::error::ErrorKind::MissingSubcommand, message)
 }
 
 /// Flags taken before or after the subcommand, as kubectl takes its own: kubectl hands a
