@@ -178,6 +178,35 @@ fn load_state(source: &Source, incoming: &[&Pod]) -> Result<(ClusterState, Vec<S
     }
 }
 
+/// Refuses a `--node` that names no node of `state`, before anything is evaluated or
+/// printed, as `kubectl get node` refuses an unknown name.
+fn check_drill_down(
+    common: &CommonArgs,
+    state: &ClusterState,
+    origin: String,
+) -> Result<(), Error> {
+    let Some(name) = common
+        .nodes
+        .iter()
+        .find(|name| state.node_index(name).is_none())
+    else {
+        return Ok(());
+    };
+    // clap's threshold for its own "a similar argument exists" suggestions.
+    let closest = state
+        .nodes
+        .iter()
+        .map(|n| (strsim::jaro(name, &n.name), &n.name))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n.to_string());
+    Err(Error::NodeNotFound {
+        name: name.clone(),
+        origin,
+        closest,
+    })
+}
+
 /// `kubectl affinity snapshot`: the live cluster, in the format `--snapshot` reads.
 fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
     // Flags are global (kubectl's way), but a snapshot is of every namespace: the rules read
@@ -432,6 +461,7 @@ fn whatif(
     }
     let incoming: Vec<&Pod> = pods.iter().map(|(p, ..)| p).collect();
     let (state, load_notes) = load_state(&source, &incoming)?;
+    check_drill_down(common, &state, source.name())?;
     let mut code = 0;
     for (pod, merged, origin, daemon, validation) in &pods {
         let profile = load_profile(common, &pod.scheduler_name)?;
@@ -518,6 +548,7 @@ fn explain(
         (None, Some(p)) => (p, None),
         (None, None) => return Err(not_found(source.name())),
     };
+    check_drill_down(common, &state, source.name())?;
     let pending = pod.node_name.is_empty() && pod.phase == "Pending";
     let mut current_node = None;
     if !pod.node_name.is_empty() {

@@ -36,6 +36,19 @@ pub enum Error {
         name: String,
         origin: String,
     },
+    /// A node named with `--node` is not in the cluster state: a typo would otherwise leave
+    /// the drill-down out with only a line at the end of the table (and nothing at all with
+    /// `-o json`), and a script would not notice.
+    #[error(
+        "node {name:?} (--node) not found in {origin}{}; check the name, or list nodes with `kubectl get nodes`",
+        closest.as_ref().map(|c| format!(" (did you mean {c:?}?)")).unwrap_or_default()
+    )]
+    NodeNotFound {
+        name: String,
+        origin: String,
+        /// The most similar node name, when one is close enough to be a likely typo.
+        closest: Option<String>,
+    },
     /// A command needs an input it was not given.
     #[error("{0}")]
     Usage(String),

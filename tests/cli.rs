@@ -360,6 +360,66 @@ fn whatif_refuses_a_namespace_flag_the_manifest_contradicts() {
 }
 
 #[test]
+fn an_unknown_drill_down_node_is_an_error_with_the_likely_name() {
+    // A typo in --node used to print the table with a line at its end, exit 0, and nothing
+    // at all in JSON: now it fails before any output, as `kubectl get node` does.
+    for (output, node, hint) in [
+        ("table", "worker-a1", Some("did you mean \"worker-a-1\"?")),
+        ("json", "zzz", None),
+    ] {
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "--node",
+            "gpu-c-1",
+            "--node",
+            node,
+            "-o",
+            output,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{output}");
+        assert!(
+            out.stdout.is_empty(),
+            "{output}: no output before the error"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "node \"{node}\" (--node) not found in snapshot examples/cluster.yaml"
+            )) && err.contains("kubectl get nodes"),
+            "{err}"
+        );
+        assert_eq!(err.contains("did you mean"), hint.is_some(), "{err}");
+        if let Some(hint) = hint {
+            assert!(err.contains(hint), "{err}");
+        }
+    }
+    // whatif checks the same flag; a known node still drills down.
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "worker-z-9",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let ok = run(&[
+        "explain",
+        "pending-gpu",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "gpu-c-1",
+    ]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("\nNode gpu-c-1: "));
+}
+
+#[test]
 fn no_cluster_source_names_the_ways_to_give_one() {
     // No --snapshot, no kubeconfig anywhere, not in a pod: live access has nothing to use.
     let home = tempfile::tempdir().expect("tmp");
