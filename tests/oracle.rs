@@ -1,11 +1,12 @@
 //! The oracle corpus (cases translated from kube-scheduler's own unit tests) run through the
 //! library and end to end through the binary's JSON. Every case of every folder listed in
 //! `EVALUATED` must pass; the folders of plugins not implemented yet are listed in
-//! `NOT_YET` and the test fails if a folder is in neither list.
+//! `NOT_YET` and the test fails if a folder is in neither list. The project's own translations
+//! of further rows of the same upstream test functions (`tests/oracle/extra/`) run with them.
 
 mod common;
 
-use common::{Case, check, load_cases, oracle_dir, write_inputs};
+use common::{Case, check, extra_dir, load_cases, load_extra_cases, oracle_dir, write_inputs};
 use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
 use kubectl_affinity::state::{ClusterState, Pod};
 
@@ -26,13 +27,20 @@ fn cases() -> Vec<Case> {
         let c = load_cases(folder);
         assert!(!c.is_empty(), "no cases in {folder}");
         all.extend(c);
+        all.extend(load_extra_cases(folder));
     }
     all
 }
 
 #[test]
 fn every_case_folder_is_accounted_for() {
-    for entry in std::fs::read_dir(oracle_dir()).expect("oracle dir") {
+    let extra = std::fs::read_dir(extra_dir())
+        .expect("extra dir")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()));
+    for entry in std::fs::read_dir(oracle_dir())
+        .expect("oracle dir")
+        .chain(extra)
+    {
         let name = entry
             .expect("entry")
             .file_name()

@@ -19,9 +19,29 @@ pub fn oracle_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/cases")
 }
 
-/// Every case file of a plugin folder, sorted.
+/// The project's own translations of further rows of the same upstream test functions
+/// (same format; see tests/oracle/extra/README.md). Kept apart so that `oracle_dir` stays an
+/// exact copy of the shared corpus.
+pub fn extra_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/extra")
+}
+
+/// Every case file of a plugin folder of the corpus, sorted.
 pub fn load_cases(folder: &str) -> Vec<Case> {
-    let dir = oracle_dir().join(folder);
+    load_cases_in(&oracle_dir(), folder)
+}
+
+/// Every case file of a plugin folder of the extra cases, sorted; none when there is no such
+/// folder.
+pub fn load_extra_cases(folder: &str) -> Vec<Case> {
+    if !extra_dir().join(folder).is_dir() {
+        return Vec::new();
+    }
+    load_cases_in(&extra_dir(), folder)
+}
+
+fn load_cases_in(root: &Path, folder: &str) -> Vec<Case> {
+    let dir = root.join(folder);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
