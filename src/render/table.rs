@@ -921,7 +921,7 @@ fn selector_lines(
             Some(crate::scheduler::selector::TermProblem::Empty) => {
                 " (empty term: never matches)".to_string()
             }
-            Some(crate::scheduler::selector::TermProblem::Invalid { error }) => {
+            Some(crate::scheduler::selector::TermProblem::Invalid { error, .. }) => {
                 format!(" (invalid, so it never matches, as upstream: {error})")
             }
             None => String::new(),

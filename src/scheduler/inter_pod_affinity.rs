@@ -558,9 +558,10 @@ impl<'a> InterPodAffinity<'a> {
         }
     }
 
-    fn parse_error(&self) -> Option<String> {
-        let errs = &self.input.pod.affinity_errors;
-        (!errs.is_empty()).then(|| format!("parsing pod: {}", errs.join("; ")))
+    /// Why the incoming pod's terms do not parse, as upstream's `PodInfo` says it (PreFilter
+    /// prefixes "parsing pod: ", PreScore "failed to parse pod: ").
+    fn parse_error(&self) -> Option<&str> {
+        self.input.pod.pod_affinity.as_ref()?.parse_error.as_deref()
     }
 
     /// The existing pods an incoming term matches (`Resolved::matches`), ascending, the
@@ -645,7 +646,10 @@ impl<'a> Plugin for InterPodAffinity<'a> {
     fn pre_filter(&mut self) -> PreFilterOutcome {
         self.pre_filtered = true;
         if let Some(e) = self.parse_error() {
-            return PreFilterOutcome::Reject(Status::new(Code::UnschedulableAndUnresolvable, e));
+            return PreFilterOutcome::Reject(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                format!("parsing pod: {e}"),
+            ));
         }
         let input = self.input;
         let state = input.state;
@@ -867,7 +871,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             return PreScoreOutcome::Skip;
         }
         if let Some(e) = self.parse_error() {
-            return PreScoreOutcome::Error(e);
+            return PreScoreOutcome::Error(format!("failed to parse pod: {e}"));
         }
         let input = self.input;
         let state = input.state;
@@ -1158,6 +1162,59 @@ mod tests {
         // Counted in: its term finds itself on n1, and its copy's term finds it there.
         assert_eq!(raws(None), named(100, 50));
         assert_eq!(raws(at), named(0, 50));
+    }
+
+    /// filtering_test.go, TestRequiredAffinitySingleNode, "PodAffinity fails PreFilter with an
+    /// invalid affinity label syntax" (and its anti-affinity twin, whose second term is the
+    /// bad one): upstream's PreFilter message, verbatim; PreScore words it its own way.
+    #[test]
+    fn an_unparsable_term_fails_prefilter_with_upstreams_message() {
+        let node = json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node1", "labels": {"region": "r1", "node": "node1"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        let term = |key: &str, value: &str| {
+            json!({"labelSelector": {"matchExpressions": [
+                        {"key": "service", "operator": "In", "values": [value]}]},
+                   "topologyKey": key})
+        };
+        let bad = "{{.bad-value.}}";
+        let expected = "parsing pod: requiredAffinityTerms: values[0][service]: Invalid value: \"{{.bad-value.}}\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+        for terms in [
+            [term("region", bad), term("node", "antivirusscan")],
+            [term("region", "foo"), term("node", bad)],
+        ] {
+            let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "x"}],
+                    "affinity": {"podAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": terms}}}});
+            let eval = evaluate_default(json!([node.clone()]), pod);
+            let pre = eval
+                .pre_filter
+                .iter()
+                .find(|p| p.plugin == "InterPodAffinity");
+            let status = pre.and_then(|p| p.status.as_ref()).expect("rejected");
+            assert_eq!(status.reasons, [std::borrow::Cow::Borrowed(expected)]);
+        }
+        // Only a preferred term broken: PreFilter fails too (upstream parses every list), with
+        // the list's own name.
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}],
+                "affinity": {"podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 1, "podAffinityTerm": term("region", bad)}]}}}});
+        let eval = evaluate_default(json!([node.clone()]), pod);
+        let pre = eval
+            .pre_filter
+            .iter()
+            .find(|p| p.plugin == "InterPodAffinity");
+        let reasons = &pre
+            .and_then(|p| p.status.as_ref())
+            .expect("rejected")
+            .reasons;
+        assert!(
+            reasons[0].starts_with("parsing pod: preferredAntiAffinityTerms: values[0][service]: "),
+            "{reasons:?}"
+        );
     }
 
     /// Without namespace objects, an existing pod's term whose namespaceSelector needs labels

@@ -692,7 +692,7 @@ impl Profile {
                     .required_during_scheduling_ignored_during_execution
                     .as_ref()
                     .map(NodeSelector::parse);
-                if let Some(err) = required.as_ref().and_then(|s| s.first_error()) {
+                if let Some(err) = required.as_ref().and_then(|s| s.error()) {
                     return Err(ProfileError(format!(
                         "{source}: pluginConfig NodeAffinity args: addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.{err}"
                     )));

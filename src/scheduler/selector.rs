@@ -97,7 +97,7 @@ impl LabelSelector {
         };
         let mut reqs = Vec::new();
         for (k, v) in sel.match_labels.iter().flatten() {
-            let r = new_requirement(k, "In", std::slice::from_ref(v))?;
+            let r = new_requirement(k, "In", std::slice::from_ref(v)).map_err(|e| aggregate(&e))?;
             reqs.push(Requirement {
                 key: r.key,
                 op: Op::Equals(v.clone()),
@@ -113,11 +113,14 @@ impl LabelSelector {
                     expr.operator
                 ));
             }
-            reqs.push(new_requirement(
-                &expr.key,
-                &expr.operator,
-                expr.values.as_deref().unwrap_or_default(),
-            )?);
+            reqs.push(
+                new_requirement(
+                    &expr.key,
+                    &expr.operator,
+                    expr.values.as_deref().unwrap_or_default(),
+                )
+                .map_err(|e| aggregate(&e))?,
+            );
         }
         Ok(LabelSelector::Requirements(reqs))
     }
@@ -158,16 +161,21 @@ impl std::fmt::Display for LabelSelector {
 }
 
 /// `labels.NewRequirement` with the node-selector operator names: validates the key, the
-/// value count for the operator, Gt/Lt integers, and every value as a label value.
-pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Requirement, String> {
+/// value count for the operator, Gt/Lt integers, and every value as a label value. Each
+/// problem is one field error, its path relative to the requirement, worded as upstream's
+/// (see [`aggregate`] for how a caller joins them).
+pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Requirement, Vec<String>> {
     let mut errs = Vec::new();
     if let Err(e) = validate_label_key(key) {
         errs.push(format!("key: Invalid value: {key:?}: {e}"));
     }
+    let list = go_strings(values);
     let op = match op {
         "In" | "NotIn" => {
             if values.is_empty() {
-                errs.push("values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty".to_string());
+                errs.push(format!(
+                    "values: Invalid value: {list}: for 'in', 'notin' operators, values set can't be empty"
+                ));
             }
             if op == "In" {
                 Op::In(values.to_vec())
@@ -178,7 +186,7 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
         "Exists" | "DoesNotExist" => {
             if !values.is_empty() {
                 errs.push(format!(
-                    "values: Invalid value: {values:?}: values set must be empty for exists and does not exist"
+                    "values: Invalid value: {list}: values set must be empty for exists and does not exist"
                 ));
             }
             if op == "Exists" {
@@ -190,7 +198,7 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
         "Gt" | "Lt" => {
             if values.len() != 1 {
                 errs.push(format!(
-                    "values: Invalid value: {values:?}: for 'Gt', 'Lt' operators, exactly one value is required"
+                    "values: Invalid value: {list}: for 'Gt', 'Lt' operators, exactly one value is required"
                 ));
             }
             let mut bound = 0;
@@ -208,11 +216,16 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
                 Op::Lt(bound)
             }
         }
-        other => return Err(format!("operator: Unsupported value: {other:?}")),
+        other => {
+            return Err(vec![format!(
+                "operator: Unsupported value: {other:?}: supported values: {SELECTOR_OPERATORS}"
+            )]);
+        }
     };
+    // `validateLabelValue` puts the key after the value's index: `values[0][app]`.
     for (i, v) in values.iter().enumerate() {
         if let Err(e) = validate_label_value(v) {
-            errs.push(format!("values[{i}]: Invalid value: {v:?}: {e}"));
+            errs.push(format!("values[{i}][{key}]: Invalid value: {v:?}: {e}"));
         }
     }
     if errs.is_empty() {
@@ -221,7 +234,35 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
             op,
         })
     } else {
-        Err(errs.join(", "))
+        Err(errs)
+    }
+}
+
+/// The node-selector operators, as `field.NotSupported` lists them.
+const SELECTOR_OPERATORS: &str = r#""In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt""#;
+
+/// A value list as Go's `%#v` prints a `[]string` in a field error. Lists come from API
+/// objects, where an empty list is absent (nil) rather than empty.
+fn go_strings(values: &[String]) -> String {
+    if values.is_empty() {
+        return "[]string(nil)".to_string();
+    }
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+/// `utilerrors.NewAggregate(errs).Error()` of flattened errors: one error as itself, several
+/// in brackets, joined by ", ", each distinct message once.
+pub fn aggregate(errs: &[String]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for e in errs {
+        if !seen.contains(&e.as_str()) {
+            seen.push(e);
+        }
+    }
+    match seen.as_slice() {
+        [one] => (*one).to_string(),
+        all => format!("[{}]", all.join(", ")),
     }
 }
 
@@ -229,58 +270,109 @@ fn is_alnum(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
 
-/// A label name or value body: `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, at most 63 chars.
-fn is_qualified_name_part(s: &str) -> bool {
+/// Matches `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]` (no length limit: upstream checks the
+/// length apart, with its own message).
+fn is_label_key_name(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 63
         && is_alnum(b[0])
         && is_alnum(b[b.len() - 1])
         && b.iter()
             .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
 }
 
-/// RFC 1123 subdomain: lowercase alphanumerics, '-' and '.', at most 253 characters.
+/// Matches the RFC 1123 subdomain pattern: lowercase alphanumerics, '-' and '.', each
+/// dot-separated label starting and ending with an alphanumeric (no length limit).
 fn is_dns1123_subdomain(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-                && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
-                && b.iter()
-                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        })
+    s.split('.').all(|label| {
+        let b = label.as_bytes();
+        !b.is_empty()
+            && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+            && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+            && b.iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    })
 }
 
-/// `validation.IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name part.
-pub fn validate_label_key(key: &str) -> Result<(), &'static str> {
-    let (prefix, name) = match key.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
+// Upstream's messages, verbatim (apimachinery `api/validate/content`: `IsLabelKey`,
+// `IsLabelValue`, `IsDNS1123Subdomain`, with `RegexError`'s wording and spacing): they reach
+// users in PreScore errors and the API server's rejections, which they match against
+// `kubectl describe` and `kubectl apply`.
+const LABEL_KEY_PATTERN: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_PATTERN: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const SUBDOMAIN_PATTERN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// `MaxLenError`. Kubernetes 1.35's apimachinery counts bytes and says so; older releases
+/// said "characters" for the same limit.
+fn max_len(n: usize) -> String {
+    format!("must be no more than {n} bytes")
+}
+
+/// What is wrong with a label key (`IsLabelKey`, formerly `IsQualifiedName`), each problem
+/// in upstream's order; empty when the key is valid. A key has an optional RFC 1123
+/// subdomain prefix and `/`, then a name of at most 63 bytes.
+pub fn label_key_errors(key: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = key.split('/').collect();
+    let name = match parts[..] {
+        [name] => name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                if prefix.len() > 253 {
+                    errs.push(format!("prefix part {}", max_len(253)));
+                }
+                if !is_dns1123_subdomain(prefix) {
+                    errs.push(format!("prefix part {SUBDOMAIN_PATTERN}"));
+                }
+            }
+            name
+        }
+        _ => {
+            return vec![format!(
+                "a valid label key {LABEL_KEY_PATTERN} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            )];
+        }
     };
-    if let Some(p) = prefix
-        && !is_dns1123_subdomain(p)
-    {
-        return Err("prefix part must be a lowercase RFC 1123 subdomain");
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push(format!("name part {}", max_len(63)));
     }
-    if name.contains('/') || !is_qualified_name_part(name) {
-        return Err(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)",
-        );
+    if !is_label_key_name(name) {
+        errs.push(format!("name part {LABEL_KEY_PATTERN}"));
     }
-    Ok(())
+    errs
 }
 
-/// `validation.IsValidLabelValue`: empty, or a qualified name part.
-pub fn validate_label_value(value: &str) -> Result<(), &'static str> {
-    if value.is_empty() || is_qualified_name_part(value) {
+/// What is wrong with a label value (`IsLabelValue`): empty, or a label key's name.
+pub fn label_value_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len(63));
+    }
+    if !value.is_empty() && !is_label_key_name(value) {
+        errs.push(LABEL_VALUE_PATTERN.to_string());
+    }
+    errs
+}
+
+/// A label key's problems as one message, joined as `labels.NewRequirement` joins them.
+pub fn validate_label_key(key: &str) -> Result<(), String> {
+    joined(label_key_errors(key))
+}
+
+/// A label value's problems as one message, joined as `labels.NewRequirement` joins them.
+pub fn validate_label_value(value: &str) -> Result<(), String> {
+    joined(label_value_errors(value))
+}
+
+fn joined(errs: Vec<String>) -> Result<(), String> {
+    if errs.is_empty() {
         Ok(())
     } else {
-        Err(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)",
-        )
+        Err(errs.join("; "))
     }
 }
 
@@ -347,7 +439,14 @@ pub enum TermProblem {
     /// Neither matchExpressions nor matchFields: upstream drops the term.
     Empty,
     /// A parse error; for required terms upstream silently treats the term as never matching.
-    Invalid { error: String },
+    Invalid {
+        /// Upstream's message for the term alone.
+        error: String,
+        /// Its field errors, paths relative to the term, for the messages of whole lists
+        /// (upstream flattens the terms' errors into one aggregate).
+        #[serde(skip)]
+        errors: Vec<String>,
+    },
 }
 
 /// A term as parsed: usable, or with the problem that makes it never match; with each
@@ -511,7 +610,10 @@ impl TermState {
                 let vals = e.values.as_deref().unwrap_or_default();
                 match new_requirement(&e.key, &e.operator, vals) {
                     Ok(r) => reqs.push(r),
-                    Err(err) => errs.push(format!("matchExpressions[{i}].{err}")),
+                    Err(err) => errs.extend(
+                        err.into_iter()
+                            .map(|e| format!("matchExpressions[{i}].{e}")),
+                    ),
                 }
             }
             labels = Some(reqs);
@@ -526,12 +628,11 @@ impl TermState {
                         reqs.push((e.key.clone(), vals[0].clone(), e.operator == "In"))
                     }
                     "In" | "NotIn" => errs.push(format!(
-                        "matchFields[{i}]: unexpected number of value ({}) for node field selector operator {:?}",
-                        vals.len(),
-                        e.operator
+                        "matchFields[{i}].values: Invalid value: {}: must have one element",
+                        go_strings(vals)
                     )),
                     other => errs.push(format!(
-                        "matchFields[{i}]: {other:?} is not a valid node field selector operator"
+                        r#"matchFields[{i}].operator: Unsupported value: {other:?}: supported values: "In", "NotIn""#
                     )),
                 }
             }
@@ -547,7 +648,8 @@ impl TermState {
             TermState::Problem(
                 term.clone(),
                 TermProblem::Invalid {
-                    error: errs.join("; "),
+                    error: aggregate(&errs),
+                    errors: errs,
                 },
             )
         }
@@ -635,17 +737,22 @@ impl NodeSelector {
         }
     }
 
-    /// The first parse error, for the strict variant (`addedAffinity` must be valid).
-    pub fn first_error(&self) -> Option<String> {
-        self.terms
+    /// The parse error of the whole selector, as `NewNodeSelector` gives it for the strict
+    /// variant (`addedAffinity` must be valid): every term's errors, flattened.
+    pub fn error(&self) -> Option<String> {
+        let errs: Vec<String> = self
+            .terms
             .iter()
             .enumerate()
-            .find_map(|(i, t)| match t.problem() {
-                Some(TermProblem::Invalid { error }) => {
-                    Some(format!("nodeSelectorTerms[{i}].{error}"))
-                }
-                _ => None,
+            .flat_map(|(i, t)| match t.problem() {
+                Some(TermProblem::Invalid { errors, .. }) => errors
+                    .iter()
+                    .map(|e| format!("nodeSelectorTerms[{i}].{e}"))
+                    .collect(),
+                _ => Vec::new(),
             })
+            .collect();
+        (!errs.is_empty()).then(|| aggregate(&errs))
     }
 }
 
@@ -674,15 +781,15 @@ impl PreferredTerms {
                 continue;
             }
             let parsed = ParsedTerm::parse(&t.preference);
-            if let Some(TermProblem::Invalid { error }) = parsed.problem() {
-                errs.push(format!("[{i}].preference.{error}"));
+            if let Some(TermProblem::Invalid { errors, .. }) = parsed.problem() {
+                errs.extend(errors.iter().map(|e| format!("[{i}].{e}")));
             }
             out.push((t.weight, parsed));
         }
         if errs.is_empty() {
             Ok(PreferredTerms { terms: out })
         } else {
-            Err(errs.join("; "))
+            Err(aggregate(&errs))
         }
     }
 }
@@ -700,7 +807,7 @@ pub(crate) mod tests {
 
     fn req(key: &str, op: &str, vals: &[&str]) -> Result<Requirement, String> {
         let vals: Vec<String> = vals.iter().map(|s| s.to_string()).collect();
-        new_requirement(key, op, &vals)
+        new_requirement(key, op, &vals).map_err(|e| aggregate(&e))
     }
 
     #[test]
@@ -855,7 +962,7 @@ pub(crate) mod tests {
             node_selector_terms: vec![],
         });
         assert!(!none.matches("n1", &l));
-        assert!(sel.first_error().is_some());
+        assert!(sel.error().is_some());
     }
 
     #[test]
@@ -881,6 +988,87 @@ pub(crate) mod tests {
             preference: term(&[("bad key!", "Exists", &[])], &[]),
         };
         assert!(PreferredTerms::parse(&[good, invalid]).is_err());
+    }
+
+    /// node_affinity_test.go, TestNodeAffinityPriority, "PreScore returns error when an
+    /// incoming Pod has a broken affinity": the PreScore status message, verbatim (its path
+    /// starts at the term's index, not at `preference`).
+    #[test]
+    fn a_broken_preferred_term_fails_with_upstreams_message() {
+        let broken = core::PreferredSchedulingTerm {
+            weight: 2,
+            preference: term(&[("invalid key", "In", &["bar"])], &[]),
+        };
+        assert_eq!(
+            PreferredTerms::parse(&[broken]).unwrap_err(),
+            "[0].matchExpressions[0].key: Invalid value: \"invalid key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        );
+        // Several errors, over terms and kinds, flattened into one aggregate: in brackets,
+        // joined by ", ", in upstream's order; Go's `%#v` for value lists.
+        let many = [
+            core::PreferredSchedulingTerm {
+                weight: 1,
+                preference: term(&[("a", "Bogus", &[]), ("b", "In", &[])], &[]),
+            },
+            core::PreferredSchedulingTerm {
+                weight: 1,
+                preference: term(&[], &[("metadata.name", "In", &["x", "y"])]),
+            },
+        ];
+        assert_eq!(
+            PreferredTerms::parse(&many).unwrap_err(),
+            "[[0].matchExpressions[0].operator: Unsupported value: \"Bogus\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\", [0].matchExpressions[1].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty, [1].matchFields[0].values: Invalid value: []string{\"x\", \"y\"}: must have one element]"
+        );
+    }
+
+    /// apimachinery's `IsLabelKey` and `IsLabelValue`: every problem, in upstream's order and
+    /// words.
+    #[test]
+    fn label_key_and_value_problems_are_upstreams() {
+        let name = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+        let subdomain = "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        for ok in [
+            "a",
+            "example.com/My_name-1.x",
+            "topology.kubernetes.io/zone",
+            &"a".repeat(63),
+        ] {
+            assert!(label_key_errors(ok).is_empty(), "{ok}");
+        }
+        assert_eq!(label_key_errors("-a"), [name]);
+        assert_eq!(label_key_errors(""), ["name part must be non-empty", name]);
+        assert_eq!(
+            label_key_errors(&"a".repeat(64)),
+            ["name part must be no more than 63 bytes"]
+        );
+        assert_eq!(label_key_errors("/a"), ["prefix part must be non-empty"]);
+        assert_eq!(label_key_errors("Example.com/a"), [subdomain]);
+        assert_eq!(
+            label_key_errors(&format!("{}/a", "a".repeat(254))),
+            ["prefix part must be no more than 253 bytes"]
+        );
+        assert_eq!(
+            label_key_errors("a/b/c"),
+            [
+                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ]
+        );
+        assert_eq!(
+            validate_label_key("example.com/"),
+            Err(format!("name part must be non-empty; {name}"))
+        );
+        let value = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+        assert!(label_value_errors("").is_empty());
+        assert!(label_value_errors(&"v".repeat(63)).is_empty());
+        assert_eq!(label_value_errors("a b"), [value]);
+        assert_eq!(
+            label_value_errors(&"v".repeat(64)),
+            ["must be no more than 63 bytes"]
+        );
+        assert_eq!(
+            label_value_errors(&format!("-{}", "v".repeat(63))),
+            ["must be no more than 63 bytes", value]
+        );
     }
 
     /// `explain_with` derives a term's verdict from its requirement checks instead of

@@ -158,6 +158,10 @@ pub struct PodAffinity {
     pub required_anti_affinity: Vec<AffinityTerm>,
     pub preferred_affinity: Vec<AffinityTerm>,
     pub preferred_anti_affinity: Vec<AffinityTerm>,
+    /// Why the terms do not parse, as kube-scheduler's `PodInfo` says it (InterPodAffinity's
+    /// PreFilter and PreScore report it): per list, the first invalid selector of the first
+    /// invalid term, e.g. `requiredAffinityTerms: values[0][app]: Invalid value: ...`.
+    pub parse_error: Option<String>,
 }
 
 impl PodAffinity {
@@ -416,14 +420,17 @@ fn parse_term(
     owner_ns: &str,
     what: impl Fn() -> String,
     errors: &mut Vec<String>,
+    first: &mut Option<String>,
 ) -> AffinityTerm {
     let selector = LabelSelector::from_api(t.label_selector.as_ref()).unwrap_or_else(|e| {
         errors.push(format!("{}.labelSelector: {e}", what()));
+        first.get_or_insert(e);
         LabelSelector::Nothing
     });
     let namespace_selector =
         LabelSelector::from_api(t.namespace_selector.as_ref()).unwrap_or_else(|e| {
             errors.push(format!("{}.namespaceSelector: {e}", what()));
+            first.get_or_insert(e);
             LabelSelector::Nothing
         });
     let names = t.namespaces.clone().unwrap_or_default();
@@ -442,17 +449,25 @@ fn parse_term(
 }
 
 fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) -> PodAffinity {
-    let req = |terms: Option<&Vec<core::PodAffinityTerm>>, what: &str, errors: &mut Vec<String>| {
+    // Each list's first error, as upstream's `PodInfo` keeps it: `getAffinityTerms` stops at
+    // the first term whose label selector (then namespace selector) does not parse.
+    let mut firsts: [Option<String>; 4] = Default::default();
+    let [req_aff, req_anti, pref_aff, pref_anti] = &mut firsts;
+    let req = |terms: Option<&Vec<core::PodAffinityTerm>>,
+               what: &str,
+               errors: &mut Vec<String>,
+               first: &mut Option<String>| {
         terms
             .into_iter()
             .flatten()
             .enumerate()
-            .map(|(i, t)| parse_term(t, 0, ns, || format!("{what}[{i}]"), errors))
+            .map(|(i, t)| parse_term(t, 0, ns, || format!("{what}[{i}]"), errors, first))
             .collect::<Vec<_>>()
     };
     let pref = |terms: Option<&Vec<core::WeightedPodAffinityTerm>>,
                 what: &str,
-                errors: &mut Vec<String>| {
+                errors: &mut Vec<String>,
+                first: &mut Option<String>| {
         terms
             .into_iter()
             .flatten()
@@ -464,13 +479,14 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
                     ns,
                     || format!("{what}[{i}].podAffinityTerm"),
                     errors,
+                    first,
                 )
             })
             .collect::<Vec<_>>()
     };
     let pa = a.pod_affinity.as_ref();
     let paa = a.pod_anti_affinity.as_ref();
-    PodAffinity {
+    let mut affinity = PodAffinity {
         required_affinity: req(
             pa.and_then(|p| {
                 p.required_during_scheduling_ignored_during_execution
@@ -478,6 +494,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
             }),
             "podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
             errors,
+            req_aff,
         ),
         required_anti_affinity: req(
             paa.and_then(|p| {
@@ -486,6 +503,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
             }),
             "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
             errors,
+            req_anti,
         ),
         preferred_affinity: pref(
             pa.and_then(|p| {
@@ -494,6 +512,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
             }),
             "podAffinity.preferredDuringSchedulingIgnoredDuringExecution",
             errors,
+            pref_aff,
         ),
         preferred_anti_affinity: pref(
             paa.and_then(|p| {
@@ -502,8 +521,25 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
             }),
             "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution",
             errors,
+            pref_anti,
         ),
+        parse_error: None,
+    };
+    let lists = [
+        "requiredAffinityTerms",
+        "requiredAntiAffinityTerms",
+        "preferredAffinityTerms",
+        "preferredAntiAffinityTerms",
+    ];
+    let errs: Vec<String> = lists
+        .iter()
+        .zip(firsts)
+        .filter_map(|(list, e)| e.map(|e| format!("{list}: {e}")))
+        .collect();
+    if !errs.is_empty() {
+        affinity.parse_error = Some(crate::scheduler::selector::aggregate(&errs));
     }
+    affinity
 }
 
 /// A Service or ReplicationController as default topology spreading reads it: its

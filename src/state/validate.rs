@@ -19,7 +19,7 @@
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use crate::scheduler::selector::{validate_label_key, validate_label_value};
+use crate::scheduler::selector::{label_key_errors, validate_label_value};
 
 /// A finding about one field of a pod spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,11 +72,11 @@ const NO_DOMAIN: &str = "no node has a label with an empty key, so the term has 
                          domain on any node";
 const SPREAD_FAILS: &str = "PodTopologySpread cannot parse the constraint: its PreFilter fails";
 
-/// `ValidateLabelName`, worded as the API server words it.
+/// `ValidateLabelName`, worded as the API server words it: one error per problem.
 fn label_key(key: &str, field: String, reading: &'static str, out: &mut Vec<Finding>) {
-    if let Err(e) = validate_label_key(key) {
+    for e in label_key_errors(key) {
         out.push(Finding {
-            field,
+            field: field.clone(),
             message: format!("Invalid value: {key:?}: {e}"),
             rejected: true,
             reading: Some(reading),
