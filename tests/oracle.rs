@@ -20,6 +20,9 @@ const EVALUATED: &[&str] = &[
     "PodTopologySpread",
 ];
 const NOT_YET: &[&str] = &[];
+/// Plugins the shared corpus has no folder for, checked by the project's own translations of
+/// their upstream unit tests (`tests/oracle/extra/`) alone.
+const EXTRA_ONLY: &[&str] = &["BalancedAllocation", "ImageLocality", "NodePorts"];
 
 fn cases() -> Vec<Case> {
     let mut all = Vec::new();
@@ -27,6 +30,9 @@ fn cases() -> Vec<Case> {
         let c = load_cases(folder);
         assert!(!c.is_empty(), "no cases in {folder}");
         all.extend(c);
+        all.extend(load_extra_cases(folder));
+    }
+    for folder in EXTRA_ONLY {
         all.extend(load_extra_cases(folder));
     }
     all
@@ -47,7 +53,9 @@ fn every_case_folder_is_accounted_for() {
             .to_string_lossy()
             .to_string();
         assert!(
-            EVALUATED.contains(&name.as_str()) || NOT_YET.contains(&name.as_str()),
+            EVALUATED.contains(&name.as_str())
+                || NOT_YET.contains(&name.as_str())
+                || EXTRA_ONLY.contains(&name.as_str()),
             "oracle folder {name} is neither evaluated nor listed as not yet implemented"
         );
     }
