@@ -313,10 +313,10 @@ fn max_len(n: usize) -> String {
 /// subdomain prefix and `/`, then a name of at most 63 bytes.
 pub fn label_key_errors(key: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = key.split('/').collect();
-    let name = match parts[..] {
-        [name] => name,
-        [prefix, name] => {
+    let mut parts = key.split('/');
+    let name = match (parts.next(), parts.next(), parts.next()) {
+        (Some(name), None, _) => name,
+        (Some(prefix), Some(name), None) => {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
