@@ -302,8 +302,9 @@ const LABEL_KEY_PATTERN: &str = "must consist of alphanumeric characters, '-', '
 const LABEL_VALUE_PATTERN: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 const SUBDOMAIN_PATTERN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
-/// `MaxLenError`. Kubernetes 1.35's apimachinery counts bytes and says so; older releases
-/// said "characters" for the same limit.
+/// `MaxLenError`, as apimachinery's `api/validate/content` words it today ("bytes"). Older
+/// releases said "characters" for the same limit, and "a qualified name" where
+/// [`label_key_errors`] says "a valid label key": only these two rare messages differ.
 fn max_len(n: usize) -> String {
     format!("must be no more than {n} bytes")
 }
