@@ -33,7 +33,9 @@ fn cases() -> Vec<Case> {
         all.extend(load_extra_cases(folder));
     }
     for folder in EXTRA_ONLY {
-        all.extend(load_extra_cases(folder));
+        let c = load_extra_cases(folder);
+        assert!(!c.is_empty(), "no extra cases in {folder}");
+        all.extend(c);
     }
     all
 }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::profile::NodeAffinityArgs;
-use super::selector::{NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck};
+use super::selector::{
+    NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
+};
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
@@ -177,7 +179,9 @@ impl<'a> NodeAffinity<'a> {
             a.preferred_during_scheduling_ignored_during_execution
                 .as_deref()
         }) {
-            Some(terms) => PreferredTerms::parse(terms).map(Some),
+            Some(terms) => PreferredTerms::parse(terms)
+                .map(Some)
+                .map_err(|e| aggregate(&e)),
             None => Ok(None),
         };
         let domains = [

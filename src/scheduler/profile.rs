@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::balanced_allocation::BalancedAllocationArgs;
 use super::node_resources_fit::FitArgs;
-use super::selector::{NodeSelector, PreferredTerms, validate_label_key};
+use super::selector::{NodeSelector, PreferredTerms, aggregate, label_key_errors};
 use crate::state::SpreadConstraint;
 
 /// The plugins of the upstream default profile, in order, with their MultiPoint weights
@@ -180,11 +180,14 @@ fn validate_pod_topology_spread_args(
         }
         if c.topology_key.is_empty() {
             errs.push(format!("{p}.topologyKey: Required value: can not be empty"));
-        } else if let Err(e) = validate_label_key(&c.topology_key) {
-            errs.push(format!(
-                "{p}.topologyKey: Invalid value: {:?}: {e}",
-                c.topology_key
-            ));
+        } else {
+            // `ValidateLabelName`: one error per problem.
+            for e in label_key_errors(&c.topology_key) {
+                errs.push(format!(
+                    "{p}.topologyKey: Invalid value: {:?}: {e}",
+                    c.topology_key
+                ));
+            }
         }
         match c.when_unsatisfiable.as_str() {
             "" => errs.push(format!(
@@ -688,24 +691,40 @@ impl Profile {
                 let a: NodeAffinityArgsConfig =
                     serde_path_to_error::deserialize(args).map_err(field)?;
                 let added = a.added_affinity.unwrap_or_default();
+                // As `ValidateNodeAffinityArgs`: every field error of both lists, each with
+                // its own path, flattened into one aggregate.
+                let mut errs = Vec::new();
                 let required = added
                     .required_during_scheduling_ignored_during_execution
                     .as_ref()
                     .map(NodeSelector::parse);
-                if let Some(err) = required.as_ref().and_then(|s| s.error()) {
-                    return Err(ProfileError(format!(
-                        "{source}: pluginConfig NodeAffinity args: addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.{err}"
-                    )));
+                if let Some(s) = &required {
+                    errs.extend(s.errors().into_iter().map(|e| {
+                        format!("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.{e}")
+                    }));
                 }
-                let preferred = match added.preferred_during_scheduling_ignored_during_execution.as_deref() {
+                let preferred = match added
+                    .preferred_during_scheduling_ignored_during_execution
+                    .as_deref()
+                {
                     // Upstream only builds the added preferred terms when the list is non-empty.
-                    Some(terms) if !terms.is_empty() => Some(PreferredTerms::parse(terms).map_err(|e| {
-                        ProfileError(format!(
-                            "{source}: pluginConfig NodeAffinity args: addedAffinity.preferredDuringSchedulingIgnoredDuringExecution{e}"
-                        ))
-                    })?),
+                    Some(terms) if !terms.is_empty() => match PreferredTerms::parse(terms) {
+                        Ok(p) => Some(p),
+                        Err(e) => {
+                            errs.extend(e.into_iter().map(|e| {
+                                format!("addedAffinity.preferredDuringSchedulingIgnoredDuringExecution{e}")
+                            }));
+                            None
+                        }
+                    },
                     _ => None,
                 };
+                if !errs.is_empty() {
+                    return Err(ProfileError(format!(
+                        "{source}: pluginConfig NodeAffinity args: {}",
+                        aggregate(&errs)
+                    )));
+                }
                 self.node_affinity = NodeAffinityArgs {
                     added_required: required,
                     added_preferred: preferred,
@@ -896,6 +915,32 @@ mod tests {
         let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .unwrap_err();
         assert!(err.0.contains("no profile"), "{err}");
+    }
+
+    /// `ValidateNodeAffinityArgs`: every field error of the added required and preferred
+    /// terms, each with its own path, in one aggregate.
+    #[test]
+    fn added_affinity_errors_are_one_aggregate_with_a_path_each() {
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"pluginConfig": [{"name": "NodeAffinity", "args": {"addedAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "a", "operator": "In"}]},
+                    {"matchExpressions": [{"key": "b", "operator": "Bogus"}]}]},
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [
+                        {"key": "c", "operator": "Exists", "values": ["x"]}]}}]}}}]}]
+        });
+        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .unwrap_err();
+        assert_eq!(
+            err.0,
+            "c: pluginConfig NodeAffinity args: [\
+             addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty, \
+             addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchExpressions[0].operator: Unsupported value: \"Bogus\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\", \
+             addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchExpressions[0].values: Invalid value: []string{\"x\"}: values set must be empty for exists and does not exist]"
+        );
     }
 
     #[test]

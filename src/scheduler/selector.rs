@@ -109,7 +109,7 @@ impl LabelSelector {
                 "In" | "NotIn" | "Exists" | "DoesNotExist"
             ) {
                 return Err(format!(
-                    "{:?} is not a valid label selector operator",
+                    "{:?} is not a valid pod selector operator",
                     expr.operator
                 ));
             }
@@ -169,12 +169,13 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
     if let Err(e) = validate_label_key(key) {
         errs.push(format!("key: Invalid value: {key:?}: {e}"));
     }
-    let list = go_strings(values);
+    let list = || go_strings(values);
     let op = match op {
         "In" | "NotIn" => {
             if values.is_empty() {
                 errs.push(format!(
-                    "values: Invalid value: {list}: for 'in', 'notin' operators, values set can't be empty"
+                    "values: Invalid value: {}: for 'in', 'notin' operators, values set can't be empty",
+                    list()
                 ));
             }
             if op == "In" {
@@ -186,7 +187,8 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
         "Exists" | "DoesNotExist" => {
             if !values.is_empty() {
                 errs.push(format!(
-                    "values: Invalid value: {list}: values set must be empty for exists and does not exist"
+                    "values: Invalid value: {}: values set must be empty for exists and does not exist",
+                    list()
                 ));
             }
             if op == "Exists" {
@@ -198,7 +200,8 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
         "Gt" | "Lt" => {
             if values.len() != 1 {
                 errs.push(format!(
-                    "values: Invalid value: {list}: for 'Gt', 'Lt' operators, exactly one value is required"
+                    "values: Invalid value: {}: for 'Gt', 'Lt' operators, exactly one value is required",
+                    list()
                 ));
             }
             let mut bound = 0;
@@ -738,11 +741,11 @@ impl NodeSelector {
         }
     }
 
-    /// The parse error of the whole selector, as `NewNodeSelector` gives it for the strict
-    /// variant (`addedAffinity` must be valid): every term's errors, flattened.
-    pub fn error(&self) -> Option<String> {
-        let errs: Vec<String> = self
-            .terms
+    /// The parse errors of the whole selector, as `NewNodeSelector` gives them for the strict
+    /// variant (`addedAffinity` must be valid): every term's field errors, flattened, each
+    /// path from `nodeSelectorTerms[i]` on (see [`aggregate`] to join them).
+    pub fn errors(&self) -> Vec<String> {
+        self.terms
             .iter()
             .enumerate()
             .flat_map(|(i, t)| match t.problem() {
@@ -752,8 +755,7 @@ impl NodeSelector {
                     .collect(),
                 _ => Vec::new(),
             })
-            .collect();
-        (!errs.is_empty()).then(|| aggregate(&errs))
+            .collect()
     }
 }
 
@@ -774,7 +776,9 @@ pub struct PreferredTerms {
 }
 
 impl PreferredTerms {
-    pub fn parse(terms: &[core::PreferredSchedulingTerm]) -> Result<PreferredTerms, String> {
+    /// The terms, or every field error of the invalid ones, each path from the term's index
+    /// on (`[i].matchExpressions[j]...`; see [`aggregate`] to join them).
+    pub fn parse(terms: &[core::PreferredSchedulingTerm]) -> Result<PreferredTerms, Vec<String>> {
         let mut out = Vec::new();
         let mut errs = Vec::new();
         for (i, t) in terms.iter().enumerate() {
@@ -790,7 +794,7 @@ impl PreferredTerms {
         if errs.is_empty() {
             Ok(PreferredTerms { terms: out })
         } else {
-            Err(aggregate(&errs))
+            Err(errs)
         }
     }
 }
@@ -963,7 +967,7 @@ pub(crate) mod tests {
             node_selector_terms: vec![],
         });
         assert!(!none.matches("n1", &l));
-        assert!(sel.error().is_some());
+        assert!(!sel.errors().is_empty());
     }
 
     #[test]
@@ -1001,7 +1005,7 @@ pub(crate) mod tests {
             preference: term(&[("invalid key", "In", &["bar"])], &[]),
         };
         assert_eq!(
-            PreferredTerms::parse(&[broken]).unwrap_err(),
+            aggregate(&PreferredTerms::parse(&[broken]).unwrap_err()),
             "[0].matchExpressions[0].key: Invalid value: \"invalid key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
         );
         // Several errors, over terms and kinds, flattened into one aggregate: in brackets,
@@ -1017,7 +1021,7 @@ pub(crate) mod tests {
             },
         ];
         assert_eq!(
-            PreferredTerms::parse(&many).unwrap_err(),
+            aggregate(&PreferredTerms::parse(&many).unwrap_err()),
             "[[0].matchExpressions[0].operator: Unsupported value: \"Bogus\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\", [0].matchExpressions[1].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty, [1].matchFields[0].values: Invalid value: []string{\"x\", \"y\"}: must have one element]"
         );
     }

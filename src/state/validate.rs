@@ -19,7 +19,7 @@
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use crate::scheduler::selector::{label_key_errors, validate_label_value};
+use crate::scheduler::selector::{label_key_errors, label_value_errors, validate_label_value};
 
 /// A finding about one field of a pod spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +168,7 @@ fn node_selector_term(term: &core::NodeSelectorTerm, at: &str, required: bool) -
         // The scheduler's parser (`labels.NewRequirement`) checks every value as a label
         // value; the API server checks those of required terms only.
         for (i, v) in values.iter().enumerate() {
-            if let Err(msg) = validate_label_value(v) {
+            for msg in label_value_errors(v) {
                 out.push(Finding {
                     field: format!("{at}.values[{i}]"),
                     message: format!("Invalid value: {v:?}: {msg}"),
@@ -219,9 +219,9 @@ fn node_selector_term(term: &core::NodeSelectorTerm, at: &str, required: bool) -
 fn label_selector(sel: &meta::LabelSelector, at: &str, reading: &'static str) -> Vec<Finding> {
     let mut out = Vec::new();
     let value = |v: &str, field: String, out: &mut Vec<Finding>| {
-        if let Err(msg) = validate_label_value(v) {
+        for msg in label_value_errors(v) {
             out.push(Finding {
-                field,
+                field: field.clone(),
                 message: format!("Invalid value: {v:?}: {msg}"),
                 rejected: true,
                 reading: Some(reading),
