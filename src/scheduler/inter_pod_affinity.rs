@@ -1217,6 +1217,46 @@ mod tests {
         );
     }
 
+    /// PreScore words the same parse error its own way ("failed to parse pod: "), seen when a
+    /// profile leaves InterPodAffinity's PreFilter out.
+    #[test]
+    fn an_unparsable_term_fails_prescore_with_upstreams_prefix() {
+        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::testing::evaluate_with;
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {
+                "preFilter": {"disabled": [{"name": "InterPodAffinity"}]},
+                "filter": {"disabled": [{"name": "InterPodAffinity"}]}}}]
+        });
+        let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        let node = json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node1", "labels": {"region": "r1"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}],
+                "affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": {
+                        "labelSelector": {"matchLabels": {"service": "{{.bad-value.}}"}},
+                        "topologyKey": "region"}}]}}}});
+        let eval = evaluate_with(json!([node]), pod, &profile);
+        let pre = eval
+            .pre_score
+            .iter()
+            .find(|p| p.plugin == "InterPodAffinity");
+        let error = pre
+            .and_then(|p| p.error.as_deref())
+            .expect("PreScore error");
+        assert!(
+            error.starts_with(
+                "failed to parse pod: preferredAffinityTerms: values[0][service]: Invalid value: \"{{.bad-value.}}\": a valid label must be"
+            ),
+            "{error}"
+        );
+    }
+
     /// Without namespace objects, an existing pod's term whose namespaceSelector needs labels
     /// leaves the plugin not evaluated when the term may match the pod (its label selector
     /// does), even though the term names another namespace; a term that cannot match does not.

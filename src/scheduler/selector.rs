@@ -995,6 +995,27 @@ pub(crate) mod tests {
         assert!(PreferredTerms::parse(&[good, invalid]).is_err());
     }
 
+    /// An invalid term is written with its own message under `error` (the report's JSON),
+    /// and its field errors joined as upstream joins them.
+    #[test]
+    fn an_invalid_term_is_written_with_its_message() {
+        let one = ParsedTerm::parse(&term(&[("a", "In", &[])], &[]));
+        assert_eq!(
+            serde_json::to_value(one.problem()).unwrap(),
+            serde_json::json!({"kind": "invalid",
+                "error": "matchExpressions[0].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"})
+        );
+        let two = ParsedTerm::parse(&term(&[("a", "In", &[]), ("b c", "Exists", &[])], &[]));
+        let written = serde_json::to_value(two.problem()).unwrap();
+        let error = written["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("[matchExpressions[0].values: ")
+                && error.contains(", matchExpressions[1].key: Invalid value: \"b c\": ")
+                && error.ends_with(']'),
+            "{error}"
+        );
+    }
+
     /// node_affinity_test.go, TestNodeAffinityPriority, "PreScore returns error when an
     /// incoming Pod has a broken affinity": the PreScore status message, verbatim (its path
     /// starts at the term's index, not at `preference`).
