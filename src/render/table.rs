@@ -921,8 +921,11 @@ fn selector_lines(
             Some(crate::scheduler::selector::TermProblem::Empty) => {
                 " (empty term: never matches)".to_string()
             }
-            Some(crate::scheduler::selector::TermProblem::Invalid { error, .. }) => {
-                format!(" (invalid, so it never matches, as upstream: {error})")
+            Some(crate::scheduler::selector::TermProblem::Invalid { errors }) => {
+                format!(
+                    " (invalid, so it never matches, as upstream: {})",
+                    crate::scheduler::selector::aggregate(errors)
+                )
             }
             None => String::new(),
         };

@@ -241,6 +241,12 @@ pub fn new_requirement(key: &str, op: &str, values: &[String]) -> Result<Require
     }
 }
 
+/// An invalid term's field errors written as its one message, so the message is not kept
+/// beside the errors it is made of.
+fn as_aggregate<S: serde::Serializer>(errs: &[String], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&aggregate(errs))
+}
+
 /// The node-selector operators, as `field.NotSupported` lists them.
 const SELECTOR_OPERATORS: &str = r#""In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt""#;
 
@@ -444,11 +450,10 @@ pub enum TermProblem {
     Empty,
     /// A parse error; for required terms upstream silently treats the term as never matching.
     Invalid {
-        /// Upstream's message for the term alone.
-        error: String,
-        /// Its field errors, paths relative to the term, for the messages of whole lists
-        /// (upstream flattens the terms' errors into one aggregate).
-        #[serde(skip)]
+        /// Its field errors, paths relative to the term: kept apart for the messages of whole
+        /// lists (upstream flattens the terms' errors into one aggregate), written as the
+        /// term's own message (`error`).
+        #[serde(rename = "error", serialize_with = "as_aggregate")]
         errors: Vec<String>,
     },
 }
@@ -649,13 +654,7 @@ impl TermState {
                 fields,
             })
         } else {
-            TermState::Problem(
-                term.clone(),
-                TermProblem::Invalid {
-                    error: aggregate(&errs),
-                    errors: errs,
-                },
-            )
+            TermState::Problem(term.clone(), TermProblem::Invalid { errors: errs })
         }
     }
 }
@@ -749,7 +748,7 @@ impl NodeSelector {
             .iter()
             .enumerate()
             .flat_map(|(i, t)| match t.problem() {
-                Some(TermProblem::Invalid { errors, .. }) => errors
+                Some(TermProblem::Invalid { errors }) => errors
                     .iter()
                     .map(|e| format!("nodeSelectorTerms[{i}].{e}"))
                     .collect(),
@@ -786,7 +785,7 @@ impl PreferredTerms {
                 continue;
             }
             let parsed = ParsedTerm::parse(&t.preference);
-            if let Some(TermProblem::Invalid { errors, .. }) = parsed.problem() {
+            if let Some(TermProblem::Invalid { errors }) = parsed.problem() {
                 errs.extend(errors.iter().map(|e| format!("[{i}].{e}")));
             }
             out.push((t.weight, parsed));
