@@ -305,10 +305,10 @@ fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
             "feature gate {gate} does not change any plugin this version evaluates"
         ));
     }
-    if !pod.affinity_errors.is_empty() {
+    if let Some(a) = pod.pod_affinity.as_deref().filter(|a| !a.errors.is_empty()) {
         notes.push(format!(
             "the pod's affinity has invalid label selectors (the API server would reject it): {}",
-            pod.affinity_errors.join("; ")
+            a.errors.join("; ")
         ));
     }
     notes

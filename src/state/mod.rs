@@ -158,7 +158,12 @@ pub struct PodAffinity {
     pub required_anti_affinity: Vec<AffinityTerm>,
     pub preferred_affinity: Vec<AffinityTerm>,
     pub preferred_anti_affinity: Vec<AffinityTerm>,
-    /// Why the terms do not parse, as kube-scheduler's `PodInfo` says it (InterPodAffinity's
+    /// Every label selector that does not parse, each with its path in the pod
+    /// (`podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].labelSelector: ...`),
+    /// for the output's note. API validation rejects such selectors, so only hand-written
+    /// manifests have them.
+    pub errors: Vec<String>,
+    /// The same problems as kube-scheduler's `PodInfo` words them (InterPodAffinity's
     /// PreFilter and PreScore report it): per list, the first invalid selector of the first
     /// invalid term, e.g. `requiredAffinityTerms: values[0][app]: Invalid value: ...`.
     pub parse_error: Option<String>,
@@ -241,9 +246,6 @@ pub struct Pod {
     pub tolerations: Arc<[Toleration]>,
     /// `Some` when the pod has a `podAffinity` or `podAntiAffinity` stanza.
     pub pod_affinity: Option<Arc<PodAffinity>>,
-    /// Parse errors in the pod's affinity label selectors (rejected by API validation, so only
-    /// seen in hand-written manifests): upstream fails PreFilter/PreScore for such a pod.
-    pub affinity_errors: Vec<String>,
     /// `spec.priority` (set by admission from the PriorityClass); 0 when absent, as upstream's
     /// `corev1helpers.PodPriority`. Preemption only ever evicts pods of lower priority.
     pub priority: i32,
@@ -332,13 +334,12 @@ impl Pod {
         } = p;
         let metadata = metadata.unwrap_or_default();
         let namespace = metadata.namespace.unwrap_or_else(|| "default".to_string());
-        let mut errors = Vec::new();
         let mut spec = spec.unwrap_or_default();
         let affinity = spec.affinity.take();
         let pod_affinity = affinity
             .as_ref()
             .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
-            .map(|a| Arc::new(parse_pod_affinity(a, &namespace, &mut errors)));
+            .map(|a| Arc::new(parse_pod_affinity(a, &namespace)));
         let controller = controller_of(metadata.owner_references.into_iter().flatten());
         Pod {
             id: Arc::new(PodRef {
@@ -365,7 +366,6 @@ impl Pod {
                 .map(Toleration::from)
                 .collect(),
             pod_affinity,
-            affinity_errors: errors,
             priority: spec.priority.unwrap_or(0),
             preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
             has_resource_claims: spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
@@ -448,7 +448,8 @@ fn parse_term(
     }
 }
 
-fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) -> PodAffinity {
+fn parse_pod_affinity(a: &core::Affinity, ns: &str) -> PodAffinity {
+    let mut errors = Vec::new();
     // Each list's first error, as upstream's `PodInfo` keeps it: `getAffinityTerms` stops at
     // the first term whose label selector (then namespace selector) does not parse.
     let mut firsts: [Option<String>; 4] = Default::default();
@@ -493,7 +494,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
                     .as_ref()
             }),
             "podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-            errors,
+            &mut errors,
             req_aff,
         ),
         required_anti_affinity: req(
@@ -502,7 +503,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
                     .as_ref()
             }),
             "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-            errors,
+            &mut errors,
             req_anti,
         ),
         preferred_affinity: pref(
@@ -511,7 +512,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
                     .as_ref()
             }),
             "podAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-            errors,
+            &mut errors,
             pref_aff,
         ),
         preferred_anti_affinity: pref(
@@ -520,11 +521,13 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str, errors: &mut Vec<String>) ->
                     .as_ref()
             }),
             "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-            errors,
+            &mut errors,
             pref_anti,
         ),
+        errors: Vec::new(),
         parse_error: None,
     };
+    affinity.errors = errors;
     let lists = [
         "requiredAffinityTerms",
         "requiredAntiAffinityTerms",
@@ -1006,12 +1009,13 @@ mod tests {
             .expect("terms")
             .preferred_anti_affinity;
         assert_eq!(terms.iter().map(|t| t.weight).collect::<Vec<_>>(), [5, 9]);
-        assert_eq!(pod.affinity_errors.len(), 2, "{:?}", pod.affinity_errors);
+        let errors = &pod.pod_affinity.as_ref().expect("terms").errors;
+        assert_eq!(errors.len(), 2, "{errors:?}");
         let paths = [
             "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].namespaceSelector: ",
             "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1].podAffinityTerm.labelSelector: ",
         ];
-        for (error, path) in pod.affinity_errors.iter().zip(paths) {
+        for (error, path) in errors.iter().zip(paths) {
             assert!(error.starts_with(path), "{error}");
         }
     }

@@ -823,7 +823,6 @@ fn replica(
         node_affinity: t.node_affinity.clone(),
         tolerations: t.tolerations.clone(),
         pod_affinity: t.pod_affinity.clone(),
-        affinity_errors: t.affinity_errors.clone(),
         priority: t.priority,
         preempt_never: t.preempt_never,
         has_resource_claims: t.has_resource_claims,
