@@ -348,6 +348,39 @@ fn fields_the_api_server_rejects_stop_whatif_with_their_path() {
     }
 }
 
+/// A pod (anti-)affinity selector that does not parse, evaluated on request: the note gives
+/// every bad selector with its path in the pod, and the FailedScheduling message is
+/// upstream's own (`parsing pod: <list>: <error>`).
+#[test]
+fn an_unparsable_affinity_selector_is_noted_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "{{bad}}"}}, "topologyKey": "kubernetes.io/hostname"}]}}});
+    let file = write(dir.path(), "d.yaml", &deployment(spec));
+    let out = run(&[
+        "whatif",
+        "-f",
+        s(&file),
+        "--snapshot",
+        SNAPSHOT,
+        "-o",
+        "json",
+        "--validate=warn",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("the pod's affinity has invalid label selectors (the API server would reject it): podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: values[0][app]: Invalid value: \\\"{{bad}}\\\""),
+        "{notes}"
+    );
+    let message = doc["summary"]["failedSchedulingMessage"].as_str().unwrap();
+    assert!(
+        message.contains("parsing pod: requiredAntiAffinityTerms: values[0][app]: Invalid value: \"{{bad}}\": a valid label must be"),
+        "{message}"
+    );
+}
+
 #[test]
 fn several_rejected_fields_are_counted_in_the_one_error() {
     let dir = tempfile::tempdir().unwrap();
