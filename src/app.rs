@@ -305,7 +305,12 @@ fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
             "feature gate {gate} does not change any plugin this version evaluates"
         ));
     }
-    if let Some(a) = pod.pod_affinity.as_deref().filter(|a| !a.errors.is_empty()) {
+    if let Some(a) = pod
+        .template
+        .pod_affinity
+        .as_deref()
+        .filter(|a| !a.errors.is_empty())
+    {
         notes.push(format!(
             "the pod's affinity has invalid label selectors (the API server would reject it): {}",
             a.errors.join("; ")
@@ -464,7 +469,7 @@ fn whatif(
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
     for (pod, merged, origin, daemon, validation) in &pods {
-        let profile = load_profile(common, &pod.scheduler_name)?;
+        let profile = load_profile(common, &pod.template.scheduler_name)?;
         let mut notes = vec![format!("what-if for {} ({})", pod.id, origin)];
         notes.extend(load_notes.iter().cloned());
         notes.extend(validation.iter().cloned());
@@ -549,7 +554,7 @@ fn explain(
         (None, None) => return Err(not_found(source.name())),
     };
     check_drill_down(common, &state, source.name())?;
-    let pending = pod.node_name.is_empty() && pod.phase == "Pending";
+    let pending = pod.node_name.is_empty() && pod.template.phase == "Pending";
     let mut current_node = None;
     if !pod.node_name.is_empty() {
         notes.push(format!(
@@ -569,7 +574,7 @@ fn explain(
         },
         _ => None,
     };
-    let profile = load_profile(common, &pod.scheduler_name)?;
+    let profile = load_profile(common, &pod.template.scheduler_name)?;
     let mut doc = explain_pod(
         &pod,
         &state,

@@ -112,7 +112,8 @@ fn run_all(snapshot: &str, pod: &str, config: &Value, gates: Option<&str>) {
         let _ = m.rejection();
         let _ = m.validation_notes(true);
         let pod = Pod::from_api(&m.pod);
-        let Ok(profile) = Profile::from_config(config, &pod.scheduler_name, gates.clone(), "fuzz")
+        let Ok(profile) =
+            Profile::from_config(config, &pod.template.scheduler_name, gates.clone(), "fuzz")
         else {
             continue;
         };

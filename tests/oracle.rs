@@ -75,9 +75,13 @@ fn evaluate_in_library(case: &Case) -> serde_json::Value {
         Some(g) => FeatureGates::parse(&g).expect("gates"),
         None => FeatureGates::default(),
     };
-    let profile =
-        Profile::from_config(&case.scheduler_config(), &pod.scheduler_name, gates, "case")
-            .unwrap_or_else(|e| panic!("{}: {e}", case.name()));
+    let profile = Profile::from_config(
+        &case.scheduler_config(),
+        &pod.template.scheduler_name,
+        gates,
+        "case",
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", case.name()));
     let doc = kubectl_affinity::app::explain_pod(
         &pod,
         &state,

@@ -258,7 +258,7 @@ impl Live {
         let spread_by_default: Vec<&Pod> = incoming
             .iter()
             .copied()
-            .filter(|p| p.topology_spread.is_empty())
+            .filter(|p| p.template.topology_spread.is_empty())
             .collect();
         let list_workloads = async {
             if spread_by_default.is_empty() {

@@ -140,7 +140,7 @@ impl<'a> BalancedAllocation<'a> {
         let scored = args
             .resources
             .iter()
-            .map(|r| ScoredResource::new(&input.pod.resources, &r.name, false))
+            .map(|r| ScoredResource::new(&input.pod.template.resources, &r.name, false))
             .collect();
         BalancedAllocation {
             input,

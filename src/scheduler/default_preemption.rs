@@ -63,7 +63,7 @@ pub(crate) fn post_filter(
 }
 
 fn dynamic_resources(input: Input<'_>, name: &str) -> PostFilterReport {
-    if input.pod.has_resource_claims {
+    if input.pod.template.has_resource_claims {
         return PostFilterReport {
             plugin: name.to_string(),
             message: None,
@@ -88,7 +88,7 @@ fn default_preemption(input: Input<'_>, nodes: &[NodeResult], name: &str) -> Pos
         message,
         note,
     };
-    if input.pod.preempt_never {
+    if input.pod.template.preempt_never {
         return report(
             Some("preemption: not eligible due to preemptionPolicy=Never.".to_string()),
             None,
@@ -106,7 +106,8 @@ fn default_preemption(input: Input<'_>, nodes: &[NodeResult], name: &str) -> Pos
             continue;
         }
         let has_victims = input.state.pods_by_node[i].iter().any(|&p| {
-            Some(p) != input.exclude && input.state.pods[p].priority < input.pod.priority
+            Some(p) != input.exclude
+                && input.state.pods[p].template.priority < input.pod.template.priority
         });
         if has_victims {
             undecided.push(&node.name);

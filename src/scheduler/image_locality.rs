@@ -87,6 +87,7 @@ impl<'a> ImageLocality<'a> {
     pub fn new(input: Input<'a>) -> Self {
         let images = input
             .pod
+            .template
             .resources
             .images
             .iter()

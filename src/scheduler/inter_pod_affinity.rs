@@ -404,7 +404,7 @@ fn table_offset(kind: TermKind, lens: [usize; 4]) -> usize {
 
 impl<'a> InterPodAffinity<'a> {
     pub fn new(input: Input<'a>, args: InterPodAffinityArgs) -> Self {
-        let terms = input.pod.pod_affinity.as_deref();
+        let terms = input.pod.template.pod_affinity.as_deref();
         let ns_labels = input.state.namespace_labels(&input.pod.id.namespace);
         let mut warnings = Vec::new();
         let mut resolve = |list: Option<&Vec<AffinityTerm>>| -> Vec<Resolved> {
@@ -561,7 +561,13 @@ impl<'a> InterPodAffinity<'a> {
     /// Why the incoming pod's terms do not parse, as upstream's `PodInfo` says it (PreFilter
     /// prefixes "parsing pod: ", PreScore "failed to parse pod: ").
     fn parse_error(&self) -> Option<&str> {
-        self.input.pod.pod_affinity.as_ref()?.parse_error.as_deref()
+        self.input
+            .pod
+            .template
+            .pod_affinity
+            .as_ref()?
+            .parse_error
+            .as_deref()
     }
 
     /// The existing pods an incoming term matches (`Resolved::matches`), ascending, the
@@ -674,6 +680,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             let pod = &state.pods[p as usize];
             let n = state.pod_node[p as usize];
             let Some(t) = pod
+                .template
                 .pod_affinity
                 .as_deref()
                 .and_then(|pa| pa.required_anti_affinity.get(ti))

@@ -124,7 +124,7 @@ impl<'a> Input<'a> {
         match self.exclude {
             Some(x) if state.pod_node.get(x) == Some(&i) => {
                 let mut u = usage.clone();
-                u.apply(&state.pods[x].resources, x, -1);
+                u.apply(&state.pods[x].template.resources, x, -1);
                 std::borrow::Cow::Owned(u)
             }
             _ => std::borrow::Cow::Borrowed(usage),

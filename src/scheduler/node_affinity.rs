@@ -168,7 +168,7 @@ fn value_on(
 
 impl<'a> NodeAffinity<'a> {
     pub fn new(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
-        let na = input.pod.node_affinity.as_deref();
+        let na = input.pod.template.node_affinity.as_deref();
         let required = na
             .and_then(|a| {
                 a.required_during_scheduling_ignored_during_execution
@@ -203,6 +203,7 @@ impl<'a> NodeAffinity<'a> {
         ];
         let node_selector = input
             .pod
+            .template
             .node_selector
             .iter()
             .flat_map(|s| s.iter())
@@ -297,7 +298,7 @@ impl Plugin for NodeAffinity<'_> {
         let pod = self.input.pod;
         if self.required.is_none()
             && self.args.added_required.is_none()
-            && pod.node_selector.is_none()
+            && pod.template.node_selector.is_none()
         {
             return PreFilterOutcome::Skip;
         }

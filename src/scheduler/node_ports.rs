@@ -39,7 +39,7 @@ impl<'a> NodePorts<'a> {
 
 impl Plugin for NodePorts<'_> {
     fn pre_filter(&mut self) -> PreFilterOutcome {
-        if self.input.pod.resources.host_ports.is_empty() {
+        if self.input.pod.template.resources.host_ports.is_empty() {
             PreFilterOutcome::Skip
         } else {
             PreFilterOutcome::Proceed(None)
@@ -48,7 +48,7 @@ impl Plugin for NodePorts<'_> {
 
     fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
         let usage = self.input.node_usage(ni);
-        let wanted = &self.input.pod.resources.host_ports;
+        let wanted = &self.input.pod.template.resources.host_ports;
         let mut conflicts = Vec::new();
         for w in wanted {
             for (used, pod) in &usage.host_ports {

@@ -557,7 +557,7 @@ struct Checked {
 
 impl<'a> NodeResourcesFit<'a> {
     pub fn new(input: Input<'a>, args: &'a FitArgs, gates: &'a FeatureGates) -> Self {
-        let req = &input.pod.resources.requests;
+        let req = &input.pod.template.resources.requests;
         let fixed = [
             (CPU, req.milli_cpu),
             (MEMORY, req.memory),
@@ -583,7 +583,7 @@ impl<'a> NodeResourcesFit<'a> {
         let scored = args
             .resources
             .iter()
-            .map(|r| ScoredResource::new(&input.pod.resources, &r.name, true))
+            .map(|r| ScoredResource::new(&input.pod.template.resources, &r.name, true))
             .collect();
         NodeResourcesFit {
             input,
@@ -612,7 +612,8 @@ fn ignored(args: &FitArgs, name: &str) -> Option<String> {
 impl NodeResourcesFit<'_> {
     /// PreFilter's rejection of sidecars when the SidecarContainers gate is off.
     fn sidecar_rejection(&self) -> Option<Status> {
-        (self.gates.sidecar_containers_disabled && self.input.pod.resources.has_restartable_init)
+        (self.gates.sidecar_containers_disabled
+            && self.input.pod.template.resources.has_restartable_init)
             .then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_SIDECARS_DISABLED))
     }
 }

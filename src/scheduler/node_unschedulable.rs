@@ -51,7 +51,7 @@ impl Plugin for NodeUnschedulable<'_> {
         };
         // The comparison-operator gate cannot matter for a taint with an empty value.
         let by = tolerated_by(
-            &self.input.pod.tolerations,
+            &self.input.pod.template.tolerations,
             &taint,
             &FeatureGates::default(),
         );

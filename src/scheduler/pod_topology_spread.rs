@@ -174,8 +174,13 @@ struct RequiredNodeAffinity<'a> {
 impl<'a> RequiredNodeAffinity<'a> {
     fn of(pod: &'a Pod) -> Self {
         RequiredNodeAffinity {
-            node_selector: pod.node_selector.as_deref().filter(|s| !s.is_empty()),
+            node_selector: pod
+                .template
+                .node_selector
+                .as_deref()
+                .filter(|s| !s.is_empty()),
             affinity: pod
+                .template
                 .node_affinity
                 .as_deref()
                 .and_then(|a| {
@@ -286,7 +291,7 @@ pub fn missing_workloads_note(
     state: &ClusterState,
     args: &PodTopologySpreadArgs,
 ) -> Option<String> {
-    (pod.topology_spread.is_empty()
+    (pod.template.topology_spread.is_empty()
         && !args.default_constraints.is_empty()
         && state.workloads.is_none())
     .then(|| {
@@ -436,9 +441,9 @@ impl<'a> PodTopologySpread<'a> {
         } else {
             "soft"
         };
-        if !pod.topology_spread.is_empty() {
+        if !pod.template.topology_spread.is_empty() {
             let c = self
-                .convert(&pod.topology_spread, action)
+                .convert(&pod.template.topology_spread, action)
                 .map_err(|e| format!("obtaining pod's {kind} topology spread constraints: {e}"))?;
             return Ok((c, ConstraintSource::Pod));
         }
@@ -470,7 +475,7 @@ impl<'a> PodTopologySpread<'a> {
         if c.honor_node_taints {
             let untolerated = node.taints.iter().any(|t| {
                 (t.effect == "NoSchedule" || t.effect == "NoExecute")
-                    && tolerated_by(&self.input.pod.tolerations, t, self.gates).is_none()
+                    && tolerated_by(&self.input.pod.template.tolerations, t, self.gates).is_none()
             });
             if untolerated {
                 return false;
@@ -647,7 +652,7 @@ impl Plugin for PodTopologySpread<'_> {
             return PreScoreOutcome::Skip;
         }
         // Nodes without a zone label are still scored by hostname under system defaults.
-        let require_all = !input.pod.topology_spread.is_empty()
+        let require_all = !input.pod.template.topology_spread.is_empty()
             || self.args.defaulting_type != DefaultingType::System;
         let (soft, source) = match self.constraints(SCHEDULE_ANYWAY) {
             Ok(x) => x,

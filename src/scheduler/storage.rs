@@ -39,7 +39,7 @@ impl Kind {
 
     /// Why the plugin matters for this pod, or `None` when its PreFilter returns Skip.
     pub fn relevant(self, pod: &Pod) -> Option<&'static str> {
-        let v = &pod.volumes;
+        let v = &pod.template.volumes;
         match self {
             // needsRestrictionsCheck (GCE PD, AWS EBS, RBD, iSCSI) or a PVC that could be
             // ReadWriteOncePod.
@@ -54,6 +54,7 @@ impl Kind {
             // getPVbyPod: only PVC volumes carry a zone.
             Kind::VolumeZone => v.claims.then_some("the pod has persistent volume claims"),
             Kind::DynamicResources => pod
+                .template
                 .has_resource_claims
                 .then_some("the pod has ResourceClaims"),
         }

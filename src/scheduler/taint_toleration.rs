@@ -124,6 +124,7 @@ impl<'a> TaintToleration<'a> {
     pub fn new(input: Input<'a>, gates: &'a FeatureGates) -> Self {
         let prefer_tolerations = input
             .pod
+            .template
             .tolerations
             .iter()
             .filter(|t| t.effect.is_empty() || t.effect == "PreferNoSchedule")
@@ -157,7 +158,7 @@ impl Plugin for TaintToleration<'_> {
             .iter()
             .map(|t| {
                 let considered = t.effect == "NoSchedule" || t.effect == "NoExecute";
-                self.check(t, considered, &self.input.pod.tolerations)
+                self.check(t, considered, &self.input.pod.template.tolerations)
             })
             .collect();
         let details = FilterDetails { taints };

@@ -65,15 +65,16 @@ pub enum Candidates<'a> {
 }
 
 impl PodIndex {
-    /// Indexes existing pod `index`. Returns the shared copy of its terms when an equal set is
-    /// already known, so replicas hold one copy between them.
+    /// Indexes existing pod `index`; its terms are grouped with the pods carrying an equal
+    /// set (given the group's copy by [`PodIndex::share_terms`] first, they are found by
+    /// pointer).
     pub(super) fn add(
         &mut self,
         index: usize,
         id: &Arc<PodRef>,
         labels: &Arc<Labels>,
         terms: Option<&Arc<PodAffinity>>,
-    ) -> Option<Arc<PodAffinity>> {
+    ) {
         let i = u32::try_from(index).unwrap_or(u32::MAX);
         let ns = match self.namespaces.get(id.namespace.as_str()) {
             Some(&ns) => ns,
@@ -113,17 +114,19 @@ impl PodIndex {
                 self.last_labels = Some((labels.clone(), lists));
             }
         }
-        let terms = terms?;
+        let Some(terms) = terms else {
+            return;
+        };
         if let Some((last, g)) = &self.last_terms
             && Arc::ptr_eq(last, terms)
         {
             self.groups[*g].pods.push(i);
-            return Some(self.groups[*g].terms.clone());
+            return;
         }
-        let (g, shared) = match self.group_of.get(terms) {
+        let g = match self.group_of.get(terms) {
             Some(&g) => {
                 self.groups[g].pods.push(i);
-                (g, Some(self.groups[g].terms.clone()))
+                g
             }
             None => {
                 let g = self.groups.len();
@@ -133,11 +136,18 @@ impl PodIndex {
                     terms: terms.clone(),
                     pods: vec![i],
                 });
-                (g, None)
+                g
             }
         };
         self.last_terms = Some((terms.clone(), g));
-        shared
+    }
+
+    /// Replaces `terms` by the copy of the group of existing pods carrying an equal set, if
+    /// there is one, so that pods with equal terms hold one copy between them.
+    pub(super) fn share_terms(&self, terms: &mut Arc<PodAffinity>) {
+        if let Some(&g) = self.group_of.get(&**terms) {
+            *terms = self.groups[g].terms.clone();
+        }
     }
 
     /// Every distinct set of terms carried by existing pods, in order of first appearance.
@@ -493,16 +503,14 @@ mod tests {
     #[test]
     fn equal_term_sets_are_shared_and_grouped() {
         let terms = Arc::new(PodAffinity::default());
+        let mut again = Arc::new(PodAffinity::default());
         let mut ix = PodIndex::default();
-        assert!(
-            ix.add(0, &id("a", "p0"), &Arc::default(), Some(&terms))
-                .is_none()
-        );
-        let again = Arc::new(PodAffinity::default());
-        let shared = ix
-            .add(3, &id("a", "p3"), &Arc::default(), Some(&again))
-            .expect("shared copy");
-        assert!(Arc::ptr_eq(&shared, &terms));
+        ix.share_terms(&mut again);
+        assert!(!Arc::ptr_eq(&again, &terms), "no group yet: kept as given");
+        ix.add(0, &id("a", "p0"), &Arc::default(), Some(&terms));
+        ix.share_terms(&mut again);
+        assert!(Arc::ptr_eq(&again, &terms), "the group's copy");
+        ix.add(3, &id("a", "p3"), &Arc::default(), Some(&again));
         assert_eq!(ix.affinity_groups().len(), 1);
         assert_eq!(ix.affinity_groups()[0].pods, vec![0, 3]);
     }

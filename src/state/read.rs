@@ -390,7 +390,7 @@ impl Decoded {
             }
             "Pod" => {
                 let pod = Pod::from_owned(obj.decode::<core::Pod>(path)?);
-                check_quantities(obj, path, &pod.resources.problems)?;
+                check_quantities(obj, path, &pod.template.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }
             "Namespace" => {
@@ -505,9 +505,12 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
         Some(match decode_list_item(raw.get()) {
             ListItem::Unreadable => return None,
             ListItem::Other(kind) if kind.ends_with("List") => return None,
-            ListItem::Pod(pod) if pod.resources.problems.is_empty() => Ok(Decoded::Pod(pod)),
+            ListItem::Pod(pod) if pod.template.resources.problems.is_empty() => {
+                Ok(Decoded::Pod(pod))
+            }
             ListItem::Pod(pod) => located(raw).and_then(|obj| {
-                check_quantities(&obj, path, &pod.resources.problems).map(|()| Decoded::Pod(pod))
+                check_quantities(&obj, path, &pod.template.resources.problems)
+                    .map(|()| Decoded::Pod(pod))
             }),
             ListItem::Other(kind) => match kind.as_ref() {
                 "Node"

@@ -816,20 +816,9 @@ fn replica(
         }),
         labels,
         node_name: node_name.to_string(),
-        phase: t.phase.clone(),
-        scheduler_name: t.scheduler_name.clone(),
         terminating,
-        node_selector: t.node_selector.clone(),
-        node_affinity: t.node_affinity.clone(),
-        tolerations: t.tolerations.clone(),
-        pod_affinity: t.pod_affinity.clone(),
-        priority: t.priority,
-        preempt_never: t.preempt_never,
-        has_resource_claims: t.has_resource_claims,
-        volumes: t.volumes,
-        topology_spread: t.topology_spread.clone(),
         controller,
-        resources: t.resources.clone(),
+        template: t.template.clone(),
     }
 }
 
@@ -1268,14 +1257,14 @@ mod tests {
             assert_eq!(parts.matched, matched, "pod {i}");
             built.push(pod);
         }
-        assert!(Arc::ptr_eq(&built[5].resources, &built[0].resources));
-        assert!(!Arc::ptr_eq(&built[3].resources, &built[0].resources));
+        assert!(Arc::ptr_eq(&built[5].template, &built[0].template));
+        assert!(!Arc::ptr_eq(&built[3].template, &built[0].template));
         // A dropped status field more (nominatedNodeName): keyed, the same template.
         let with_extra =
             insert_status_field(&replica("web-g", "n1", "10.0.0.7", 0, "100m"), 11, b"n9");
         let pod = parts.pod(&with_extra).expect("read");
         assert_eq!(parts.matched, matched, "a field more is keyed");
-        assert!(Arc::ptr_eq(&pod.resources, &built[0].resources));
+        assert!(Arc::ptr_eq(&pod.template, &built[0].template));
         // The token volume's projected source, of which only the presence is kept: other
         // contents match; contents that are not a message match nothing, and the pod is
         // left to the whole decode (which steps over a projected source unread).
