@@ -74,7 +74,10 @@ fn completion_names(plan: &crate::complete::Plan) -> Result<Vec<String>, Error> 
             Want::Nodes => state.nodes.iter().map(|n| n.name.clone()).collect(),
             Want::Namespaces => match &state.namespaces {
                 Some(ns) => ns.keys().cloned().collect(),
-                None => state.all_pods().map(|p| p.id.namespace.clone()).collect(),
+                None => state
+                    .all_pods()
+                    .map(|p| p.id.namespace.to_string())
+                    .collect(),
             },
             Want::Pods { namespace } => {
                 let ns = match namespace {
@@ -84,7 +87,7 @@ fn completion_names(plan: &crate::complete::Plan) -> Result<Vec<String>, Error> 
                 };
                 state
                     .all_pods()
-                    .filter(|p| p.id.namespace == ns)
+                    .filter(|p| *p.id.namespace == *ns)
                     .map(|p| p.id.name.clone())
                     .collect()
             }
@@ -543,7 +546,7 @@ fn explain(
     let fetched = api_pod.as_ref().map(Pod::from_api);
     let (state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
     let id = PodRef {
-        namespace: namespace.clone(),
+        namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.to_string(),
     };
     let (mut pod, exclude) = match (state.find_pod(&id), fetched) {

@@ -335,7 +335,7 @@ impl Live {
         }
         let client = &self.client;
         let mut w = WorkloadSelectors::default();
-        let namespaces: BTreeSet<&str> = pods.iter().map(|p| p.id.namespace.as_str()).collect();
+        let namespaces: BTreeSet<&str> = pods.iter().map(|p| &*p.id.namespace).collect();
         for ns in namespaces {
             // Only the selector is decoded: every Service's other fields are stepped over.
             let req = Request::new("list", "services", true).namespace(ns);
@@ -357,11 +357,7 @@ impl Live {
             .iter()
             .filter_map(|p| {
                 let owner = p.controller.as_deref()?;
-                Some((
-                    p.id.namespace.as_str(),
-                    OwnerKind::of(owner)?,
-                    owner.name.as_str(),
-                ))
+                Some((&*p.id.namespace, OwnerKind::of(owner)?, owner.name.as_str()))
             })
             .collect();
         for (ns, kind, name) in owners {

@@ -480,7 +480,7 @@ mod tests {
         };
         let ctx = Context {
             pod: PodRef {
-                namespace: "default".to_string(),
+                namespace: "default".into(),
                 name: "p".to_string(),
             },
             scheduler: SchedulerInfo {

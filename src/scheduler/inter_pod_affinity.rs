@@ -203,7 +203,7 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
         g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
             && g.terms.all().any(|t| {
                 t.needs_namespace_labels()
-                    && !t.namespaces.contains(&pod.id.namespace)
+                    && !t.namespaces.iter().any(|n| **n == *pod.id.namespace)
                     && t.selector.matches(&pod.labels)
             })
     });

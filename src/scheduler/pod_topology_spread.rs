@@ -208,7 +208,7 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     let Some(w) = workloads else {
         return Vec::new();
     };
-    let ns = &pod.id.namespace;
+    let ns: &str = &pod.id.namespace;
     // Services that select the pod cannot conflict on a key; a later one wins like
     // `labels.Merge`.
     let mut set: BTreeMap<String, String> = BTreeMap::new();
@@ -233,7 +233,7 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     else {
         return selector;
     };
-    let key = (ns.clone(), owner.name.clone());
+    let key = (ns.to_string(), owner.name.clone());
     match kind {
         OwnerKind::ReplicationController => {
             if let Some(rc) = w.replication_controllers.get(&key) {
@@ -312,7 +312,7 @@ fn count_pods(input: &Input<'_>, node: usize, selector: &LabelSelector, ns: &str
     pods.iter()
         .filter(|&&i| Some(i) != input.exclude)
         .filter_map(|&i| state.pods.get(i))
-        .filter(|p| !p.terminating && p.id.namespace == ns && selector.matches(&p.labels))
+        .filter(|p| !p.terminating && *p.id.namespace == *ns && selector.matches(&p.labels))
         .count() as i64
 }
 

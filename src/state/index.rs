@@ -32,6 +32,8 @@ pub struct PodIndex {
     /// vector instead of the pod itself, which at 150,000 pods is a cache miss each.
     pod_namespace: Vec<u32>,
     namespaces: FastMap<String, u32>,
+    /// The last namespace numbered: a template's replicas share one copy of it.
+    last_namespace: Option<(Arc<str>, u32)>,
     /// Each existing pod's `namespace/name`, shared with the report (see [`PodList`]).
     ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
@@ -76,11 +78,18 @@ impl PodIndex {
         terms: Option<&Arc<PodAffinity>>,
     ) {
         let i = u32::try_from(index).unwrap_or(u32::MAX);
-        let ns = match self.namespaces.get(id.namespace.as_str()) {
-            Some(&ns) => ns,
-            None => {
-                let ns = u32::try_from(self.namespaces.len()).unwrap_or(u32::MAX);
-                self.namespaces.insert(id.namespace.clone(), ns);
+        let ns = match &self.last_namespace {
+            Some((last, ns)) if Arc::ptr_eq(last, &id.namespace) => *ns,
+            _ => {
+                let ns = match self.namespaces.get(&*id.namespace) {
+                    Some(&ns) => ns,
+                    None => {
+                        let ns = u32::try_from(self.namespaces.len()).unwrap_or(u32::MAX);
+                        self.namespaces.insert(id.namespace.to_string(), ns);
+                        ns
+                    }
+                };
+                self.last_namespace = Some((id.namespace.clone(), ns));
                 ns
             }
         };
@@ -424,7 +433,7 @@ mod tests {
 
     fn id(ns: &str, name: &str) -> Arc<PodRef> {
         Arc::new(PodRef {
-            namespace: ns.to_string(),
+            namespace: Arc::from(ns),
             name: name.to_string(),
         })
     }

@@ -48,7 +48,9 @@ use resources::{HostPort, NodeResources, PodResources, Resources};
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct PodRef {
-    pub namespace: String,
+    /// Shared by the pods of a template (which includes the namespace): a replica's
+    /// identity then allocates only its name.
+    pub namespace: Arc<str>,
     pub name: String,
 }
 
@@ -357,7 +359,7 @@ impl Pod {
         let controller = controller_of(metadata.owner_references.into_iter().flatten());
         Pod {
             id: Arc::new(PodRef {
-                namespace,
+                namespace: Arc::from(namespace),
                 name: metadata.name.unwrap_or_default(),
             }),
             labels: Arc::new(metadata.labels.unwrap_or_default()),
@@ -1035,10 +1037,7 @@ mod tests {
         }))
         .expect("pod");
         let pod = Pod::from_owned(api);
-        assert_eq!(
-            (pod.id.namespace.as_str(), pod.id.name.as_str()),
-            ("default", "p")
-        );
+        assert_eq!((&*pod.id.namespace, pod.id.name.as_str()), ("default", "p"));
         assert_eq!(pod.labels.get("app").map(String::as_str), Some("x"));
         assert_eq!(
             (pod.node_name.as_str(), pod.template.phase.as_ref()),
