@@ -697,6 +697,25 @@ fn an_unreachable_server_is_named() {
     assert!(!err.contains(TOKEN));
 }
 
+/// An `http` server is never verified, so no trust store is read for one: on a machine
+/// without a CA store kube-client refused such a kubeconfig ("No CA certificates were
+/// loaded from the system"), and elsewhere it read every file of the store first.
+#[test]
+fn a_plain_http_server_needs_no_trust_store() {
+    let env = setup();
+    let empty = env.dir.path().join("no-certs");
+    std::fs::create_dir(&empty).unwrap();
+    let out = bin(env.dir.path())
+        .args(["explain", "api-7d9c", "-n", "default", "--kubeconfig"])
+        .arg(&env.kubeconfig)
+        .env("SSL_CERT_DIR", &empty)
+        .env("SSL_CERT_FILE", empty.join("none.pem"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("default/api-7d9c"));
+}
+
 #[test]
 fn a_tls_failure_is_named() {
     let env = setup();
