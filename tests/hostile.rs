@@ -84,6 +84,23 @@ fn deployment(spec: Value) -> String {
     .to_string()
 }
 
+/// `whatif -f file --snapshot SNAPSHOT -o json --validate=<validate>`, which must succeed;
+/// `what` names the case in a failure.
+fn whatif_json(file: &Path, validate: &str, what: &str) -> Value {
+    let out = run(&[
+        "whatif",
+        "-f",
+        s(file),
+        "--snapshot",
+        SNAPSHOT,
+        "-o",
+        "json",
+        &format!("--validate={validate}"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn node_expr(expr: Value) -> Value {
     json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
         {"nodeSelectorTerms": [{"matchExpressions": [expr]}]}}}})
@@ -314,36 +331,14 @@ fn fields_the_api_server_rejects_stop_whatif_with_their_path() {
         assert!(!err.contains("more invalid"), "{what}: {err}");
 
         // Evaluated anyway on request, with the field in the notes.
-        let out = run(&[
-            "whatif",
-            "-f",
-            s(&file),
-            "--snapshot",
-            SNAPSHOT,
-            "-o",
-            "json",
-            "--validate=warn",
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
-        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let doc = whatif_json(&file, "warn", what);
         let notes = doc["notes"].to_string();
         assert!(
             notes.contains(&field) && notes.contains("the API server would reject this pod"),
             "{what}: {notes}"
         );
         // ... and without the notes with --validate=false (kubectl's spelling).
-        let out = run(&[
-            "whatif",
-            "-f",
-            s(&file),
-            "--snapshot",
-            SNAPSHOT,
-            "-o",
-            "json",
-            "--validate=false",
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
-        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let doc = whatif_json(&file, "false", what);
         assert!(!doc["notes"].to_string().contains(&field), "{what}");
     }
 }
@@ -357,18 +352,7 @@ fn an_unparsable_affinity_selector_is_noted_with_its_path() {
     let spec = json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "{{bad}}"}}, "topologyKey": "kubernetes.io/hostname"}]}}});
     let file = write(dir.path(), "d.yaml", &deployment(spec));
-    let out = run(&[
-        "whatif",
-        "-f",
-        s(&file),
-        "--snapshot",
-        SNAPSHOT,
-        "-o",
-        "json",
-        "--validate=warn",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = whatif_json(&file, "warn", "unparsable selector");
     let notes = doc["notes"].to_string();
     assert!(
         notes.contains("the pod's affinity has invalid label selectors (the API server would reject it): podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: values[0][app]: Invalid value: \\\"{{bad}}\\\""),
