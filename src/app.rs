@@ -544,11 +544,19 @@ fn explain(
         Source::Snapshot(_) => None,
     };
     let fetched = api_pod.as_ref().map(Pod::from_api);
-    let (state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
+    let (mut state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.to_string(),
     };
+    // The pod is evaluated as listed, and a live read keeps the node images of the pod as
+    // got before the lists: one whose images changed in between is read again for them.
+    if let Some(FoundPod::Existing(i)) = state.find_pod(&id)
+        && !state.keeps_images_of(&state.pods[i])
+    {
+        let listed = state.pods[i].clone();
+        (state, notes) = load_state(&source, &[&listed])?;
+    }
     let (mut pod, exclude) = match (state.find_pod(&id), fetched) {
         (Some(FoundPod::Existing(i)), _) => (state.pods[i].clone(), Some(i)),
         (Some(FoundPod::Other(p)), _) => (p.clone(), None),

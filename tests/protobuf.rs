@@ -11,6 +11,7 @@ mod pb_encode;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
+use kubectl_affinity::state::resources::ImageNames;
 use kubectl_affinity::state::{
     ListStart, Node, Pod, ProtobufError, decode_list_page, decode_node_frames_protobuf,
     decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
@@ -650,7 +651,7 @@ fn node_page(nodes: &[pbcore::Node], continue_: Option<&str>) -> Vec<u8> {
 }
 
 fn decode_nodes(body: &[u8]) -> Result<Vec<Node>, ProtobufError> {
-    decode_node_frames_protobuf(&[body], |_| {})
+    decode_node_frames_protobuf(&[body], |_| {}, &ImageNames::All)
 }
 
 /// Node lists are read in protobuf too: each node builds as the same node in JSON (its name,
@@ -669,9 +670,12 @@ fn protobuf_node_pages_decode_to_the_same_nodes_as_json() {
     for chunk in all.chunks(100) {
         let api: Vec<pbcore::Node> = chunk.iter().map(|(_, n)| pb_encode::node(n)).collect();
         let mut token = None;
-        let from_pb =
-            decode_node_frames_protobuf(&[node_page(&api, Some("c-1"))], |t| token = Some(t))
-                .expect("protobuf page");
+        let from_pb = decode_node_frames_protobuf(
+            &[node_page(&api, Some("c-1"))],
+            |t| token = Some(t),
+            &ImageNames::All,
+        )
+        .expect("protobuf page");
         assert_eq!(token, Some(Some("c-1".to_string())));
         let full: Vec<&core::Node> = chunk.iter().map(|(_, n)| n).collect();
         let json = json!({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": full});
@@ -694,6 +698,94 @@ fn protobuf_node_pages_decode_to_the_same_nodes_as_json() {
         all.len(),
         failures.join("\n")
     );
+}
+
+/// A live read keeps only the image names the incoming pods use: in protobuf each other name
+/// is stepped over, and the node is the one JSON gives with the same names kept; an image
+/// left with no name is left out, and every other part of the node is as read whole.
+#[test]
+fn nodes_keep_only_the_image_names_asked_for() {
+    let api: core::Node = serde_json::from_value(json!({
+        "metadata": {"name": "n1", "labels": {"zone": "a"}},
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "2", "pods": "110"},
+                   "images": [
+                       {"names": ["reg/web@sha256:aa", "reg/web:1"], "sizeBytes": 300},
+                       {"names": ["reg/db:2"], "sizeBytes": 200},
+                       {"sizeBytes": 100},
+                       {"names": ["reg/web:1", "reg/cache:3"], "sizeBytes": 50}]}
+    }))
+    .expect("node");
+    let keep = ImageNames::Only(
+        ["reg/web:1", "reg/none:9"]
+            .map(String::from)
+            .into_iter()
+            .collect(),
+    );
+    let page = node_page(&[pb_encode::node(&api)], None);
+    let from_pb = decode_node_frames_protobuf(&[&page[..]], |_| {}, &keep).expect("protobuf");
+    let json = json!({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [api]});
+    let from_json: Vec<Node> = decode_list_page(
+        &json.to_string(),
+        |_| {},
+        |mut n: core::Node| {
+            keep.retain(&mut n.status.as_mut().expect("status").images);
+            Node::from(n)
+        },
+    )
+    .expect("json");
+    let images: Vec<(Vec<String>, i64)> = from_pb[0]
+        .resources
+        .images
+        .iter()
+        .map(|i| (i.names.clone(), i.size_bytes))
+        .collect();
+    assert_eq!(
+        images,
+        [
+            (vec!["reg/web:1".to_string()], 300),
+            (vec!["reg/web:1".to_string()], 50)
+        ]
+    );
+    assert_eq!(format!("{from_pb:?}"), format!("{from_json:?}"));
+    // Everything else is the node read with every name.
+    let mut all = decode_nodes(&page).expect("all");
+    all[0].resources.images = from_pb[0].resources.images.clone();
+    assert_eq!(format!("{all:?}"), format!("{from_pb:?}"));
+    // No name asked for: no image.
+    let none = ImageNames::Only(Default::default());
+    let bare = decode_node_frames_protobuf(&[&page[..]], |_| {}, &none).expect("none");
+    assert!(bare[0].resources.images.is_empty());
+}
+
+/// An image written as no API server writes it (a name of another wire type, or not UTF-8)
+/// is read by prost, which refuses it as it refused the whole node before names were
+/// filtered; an image field prost reads (a name given as bytes of valid UTF-8) reads alike.
+#[test]
+fn node_images_not_as_servers_write_them_are_refused_by_prost() {
+    // Node { status (3) { images (8) { names (1): <bad> } } }
+    let node_with_image = |image: &[u8]| {
+        let mut status = vec![0x42, image.len() as u8];
+        status.extend_from_slice(image);
+        let mut node = vec![0x1a, status.len() as u8];
+        node.extend_from_slice(&status);
+        node
+    };
+    let page = |node: Vec<u8>| pb_encode::list_body("NodeList", &[&node[..]], "1000", None, None);
+    let keep = ImageNames::Only(["a".to_string()].into_iter().collect());
+    // A name as a varint.
+    let varint = page(node_with_image(&[0x08, 0x01]));
+    let e = decode_node_frames_protobuf(&[&varint[..]], |_| {}, &keep).expect_err("varint");
+    assert!(e.to_string().contains("wire type"), "{e}");
+    // A name that is not UTF-8.
+    let latin = page(node_with_image(&[0x0a, 0x01, 0xff]));
+    let e = decode_node_frames_protobuf(&[&latin[..]], |_| {}, &keep).expect_err("not UTF-8");
+    assert!(e.to_string().contains("UTF-8"), "{e}");
+    // A well-formed name is kept.
+    let good = page(node_with_image(&[0x0a, 0x01, b'a', 0x10, 0x07]));
+    let nodes = decode_node_frames_protobuf(&[&good[..]], |_| {}, &keep).expect("good");
+    assert_eq!(nodes[0].resources.images[0].names, ["a"]);
+    assert_eq!(nodes[0].resources.images[0].size_bytes, 7);
 }
 
 /// Go writes the zero values of non-pointer fields (`unschedulable: false`, an image's size
@@ -783,7 +875,7 @@ fn node_pages_cut_or_of_another_kind_are_refused_and_frames_read_as_joined() {
     for cut in 0..=good.len() {
         let frames = frames_of(&good, &[cut]);
         let mut token = None;
-        let nodes = decode_node_frames_protobuf(&frames, |t| token = Some(t));
+        let nodes = decode_node_frames_protobuf(&frames, |t| token = Some(t), &ImageNames::All);
         assert_eq!(
             format!("{:?}", nodes.expect("in frames")),
             whole,

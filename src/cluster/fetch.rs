@@ -7,6 +7,7 @@ use std::convert::identity;
 use std::fmt;
 use std::future::Future;
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
@@ -20,10 +21,11 @@ use serde::de::DeserializeOwned;
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
+use crate::scheduler::image_locality::normalized_image_name;
 use crate::scheduler::pod_topology_spread::OwnerKind;
 use crate::state::{
     ClusterState, LabelSelectorObject, ListStart, MapSelectorObject, Node, Pod, ProtobufError,
-    WorkloadSelectors, to_yaml_string,
+    WorkloadSelectors, resources::ImageNames, to_yaml_string,
 };
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -229,14 +231,26 @@ impl Live {
         // 500 pods on the thread that reads every answer held up the next request.
         let (fold, folded) = std::sync::mpsc::channel();
         let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
+        // ImageLocality looks up only the incoming pods' images: the nodes keep no other.
+        let images = ImageNames::Only(
+            incoming
+                .iter()
+                .flat_map(|p| &p.template.resources.images)
+                .map(|i| normalized_image_name(i))
+                .collect(),
+        );
         let list_nodes = async {
-            self.list_nodes_compact(&Request::new("list", "nodes", false), &mut |page| {
-                match page {
-                    Page::Restart => nodes.borrow_mut().clear(),
-                    Page::Items(items) => nodes.borrow_mut().extend(items),
-                }
-                Ok(())
-            })
+            self.list_nodes_compact(
+                &Request::new("list", "nodes", false),
+                images.clone(),
+                &mut |page| {
+                    match page {
+                        Page::Restart => nodes.borrow_mut().clear(),
+                        Page::Items(items) => nodes.borrow_mut().extend(items),
+                    }
+                    Ok(())
+                },
+            )
             .await?;
             // The folding thread only ends once `fold` is dropped, below.
             let _ = fold.send(Fold::Nodes(nodes.take()));
@@ -277,6 +291,7 @@ impl Live {
             // A panic while folding stays a panic, as when pages were folded in place.
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
+        state.image_names = images;
         let needed = incoming
             .iter()
             .copied()
@@ -770,28 +785,38 @@ impl Live {
         on_page: &mut dyn FnMut(Page<Pod>) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError> {
         let decode = Decode {
-            protobuf: |frames, on_continue| {
+            protobuf: Arc::new(|frames: &[_], on_continue| {
                 crate::state::decode_pod_frames_protobuf(frames, on_continue)
-            },
-            json: |text, on_continue| crate::state::decode_pod_page(text, on_continue),
+            }),
+            json: Arc::new(|text: &str, on_continue| {
+                crate::state::decode_pod_page(text, on_continue)
+            }),
         };
         self.list_compact(req, "/api/v1/pods", "PodList", fields, decode, on_page)
             .await
     }
 
-    /// The nodes, each built from its page's bytes as pods are.
+    /// The nodes, each built from its page's bytes as pods are, with the image names
+    /// `images` keeps.
     async fn list_nodes_compact(
         &self,
         req: &Request,
+        images: ImageNames,
         on_page: &mut dyn FnMut(Page<Node>) -> Result<(), ClusterError>,
     ) -> Result<(), ClusterError> {
+        let (pb_images, json_images) = (images.clone(), images);
         let decode = Decode {
-            protobuf: |frames, on_continue| {
-                crate::state::decode_node_frames_protobuf(frames, on_continue)
-            },
-            json: |text, on_continue| {
-                crate::state::decode_list_page(text, on_continue, |n: core::Node| Node::from(n))
-            },
+            protobuf: Arc::new(move |frames: &[_], on_continue| {
+                crate::state::decode_node_frames_protobuf(frames, on_continue, &pb_images)
+            }),
+            json: Arc::new(move |text: &str, on_continue| {
+                crate::state::decode_list_page(text, on_continue, |mut n: core::Node| {
+                    if let Some(status) = &mut n.status {
+                        json_images.retain(&mut status.images);
+                    }
+                    Node::from(n)
+                })
+            }),
         };
         self.list_compact(req, "/api/v1/nodes", "NodeList", None, decode, on_page)
             .await
@@ -816,7 +841,9 @@ impl Live {
     ) -> Result<(), ClusterError> {
         let client = &self.client;
         let limit = self.timeout.duration;
+        let decode = &decode;
         let get = |lp: ListParams| async move {
+            let decode = decode.clone();
             let deadline = limit.map(|d| tokio::time::Instant::now() + d);
             let (mut stream, encoding) = list_answer(client, path, &lp, ACCEPT_PROTOBUF).await?;
             let mut body = Body::default();
@@ -1089,19 +1116,25 @@ impl Live {
     }
 }
 
-/// How [`Live::list_compact`] decodes a page, by the encoding the server answered in.
+/// How [`Live::list_compact`] decodes a page, by the encoding the server answered in: shared
+/// by the pages of a list, each decoded on a blocking thread of its own.
 struct Decode<T> {
-    protobuf: fn(&[prost::bytes::Bytes], ContinueToken) -> Result<Vec<T>, ProtobufError>,
-    json: fn(&str, ContinueToken) -> Result<Vec<T>, serde_json::Error>,
+    protobuf: Arc<ProtobufDecode<T>>,
+    json: Arc<JsonDecode<T>>,
 }
+
+type ProtobufDecode<T> =
+    dyn Fn(&[prost::bytes::Bytes], ContinueToken) -> Result<Vec<T>, ProtobufError> + Send + Sync;
+type JsonDecode<T> = dyn Fn(&str, ContinueToken) -> Result<Vec<T>, serde_json::Error> + Send + Sync;
 
 impl<T> Clone for Decode<T> {
     fn clone(&self) -> Self {
-        *self
+        Decode {
+            protobuf: self.protobuf.clone(),
+            json: self.json.clone(),
+        }
     }
 }
-
-impl<T> Copy for Decode<T> {}
 
 impl<T> Decode<T> {
     /// A page's items from its body in `encoding`, the continue token to `on_continue`.

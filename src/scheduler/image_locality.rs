@@ -143,6 +143,16 @@ impl<'a> ImageLocality<'a> {
 }
 
 impl Plugin for ImageLocality<'_> {
+    /// A live read keeps the node images of the pods it was made for; a pod with others (its
+    /// images changed while the cluster was read, twice) would score as if no node had them.
+    fn unavailable(&self) -> Option<String> {
+        (!self.input.state.keeps_images_of(self.input.pod)).then(|| {
+            "ImageLocality is not evaluated: the pod's images changed while the cluster was \
+             read, so the nodes' images were read for others; run again"
+                .to_string()
+        })
+    }
+
     fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
         (None, None)
     }

@@ -42,8 +42,9 @@ use slim::SlimPod;
 pub use slim::{decode_list_page, decode_pod_page};
 pub use yaml::to_yaml_string;
 
+use crate::scheduler::image_locality::normalized_image_name;
 use crate::scheduler::selector::{LabelSelector, Labels, Requirement};
-use resources::{HostPort, NodeResources, PodResources, Resources};
+use resources::{HostPort, ImageNames, NodeResources, PodResources, Resources};
 
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -699,6 +700,9 @@ pub struct ClusterState {
     shared_controllers: Shared<ControllerRef>,
     /// The last template given to [`ClusterState::add_pod`] and the copy it was replaced by.
     last_template: Option<(Arc<PodTemplate>, Arc<PodTemplate>)>,
+    /// Which names of the nodes' images were kept: all of them, or, read live, only those of
+    /// the pods the read was for (see [`ClusterState::keeps_images_of`]).
+    pub image_names: ImageNames,
 }
 
 /// What the existing pods of one node hold.
@@ -866,6 +870,16 @@ impl ClusterState {
         if let Some(given) = given {
             self.last_template = Some((given, template.clone()));
         }
+    }
+
+    /// Whether every image of `pod` was kept, so that ImageLocality can evaluate it: a live
+    /// read keeps only the images of the pods it was made for.
+    pub fn keeps_images_of(&self, pod: &Pod) -> bool {
+        pod.template
+            .resources
+            .images
+            .iter()
+            .all(|i| self.image_names.keeps(&normalized_image_name(i)))
     }
 
     pub fn node_index(&self, name: &str) -> Option<usize> {

@@ -21,6 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
 
+use super::resources::ImageNames;
 use super::slim::{self, SlimPod};
 use super::{Node, Pod};
 
@@ -285,13 +286,14 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
 }
 
 /// One page of a node list in protobuf, in the frames it arrived in, each node built as
-/// from JSON; `on_continue` as for pods.
+/// from JSON with the image names `images` keeps; `on_continue` as for pods.
 pub fn decode_node_frames_protobuf<B: AsRef<[u8]>>(
     body: &[B],
     on_continue: impl FnOnce(Option<String>),
+    images: &ImageNames,
 ) -> Result<Vec<Node>, ProtobufError> {
     decode_list_frames(body, "NodeList", on_continue, |bytes| {
-        Ok(Node::from(node::PbNode::decode(bytes)?))
+        Ok(node::node(bytes, images)?)
     })
 }
 

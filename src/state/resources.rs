@@ -216,6 +216,47 @@ pub struct NodeImage {
     pub size_bytes: i64,
 }
 
+/// Which of the names in nodes' `status.images` a live read keeps. ImageLocality looks up
+/// only the incoming pods' images (normalized), while a node lists dozens of images, each
+/// under a tag and a digest: at 5,000 nodes, keeping every name was a tenth of a live run's
+/// memory and most of the work of building the nodes (BENCHMARKS.md).
+#[derive(Debug, Clone, Default)]
+pub enum ImageNames {
+    /// Every name (a snapshot is read whole).
+    #[default]
+    All,
+    /// Only these names; an image with none of them is left out.
+    Only(foldhash::HashSet<String>),
+}
+
+impl ImageNames {
+    pub fn keeps(&self, name: &str) -> bool {
+        match self {
+            ImageNames::All => true,
+            ImageNames::Only(names) => names.contains(name),
+        }
+    }
+
+    /// `images` with only the names kept, and without the images left with none (as
+    /// [`ImageNames::Only`] says).
+    pub fn retain(&self, images: &mut Option<Vec<core::ContainerImage>>) {
+        let ImageNames::Only(_) = self else {
+            return;
+        };
+        if let Some(list) = images {
+            list.retain_mut(|i| {
+                if let Some(names) = &mut i.names {
+                    names.retain(|n| self.keeps(n));
+                }
+                i.names.as_ref().is_some_and(|n| !n.is_empty())
+            });
+            if list.is_empty() {
+                *images = None;
+            }
+        }
+    }
+}
+
 /// An invalid quantity: which field, and upstream's parse error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuantityProblem {

@@ -90,6 +90,9 @@ struct Shared {
     token: Option<String>,
     /// Answer in JSON even when protobuf is accepted.
     json_only: bool,
+    /// Objects that change once they have been got by name: (plural, namespace, name, the
+    /// object after).
+    changes: Vec<(String, String, String, Value)>,
 }
 
 /// A running fake; it stops when dropped.
@@ -226,6 +229,17 @@ impl FakeApi {
             .entry(resource.to_string())
             .or_default()
             .push(object);
+    }
+
+    /// Once the namespaced object `plural` `namespace/name` has been got by name, it is
+    /// replaced by `after` (as when it changes between a client's get and its list).
+    pub fn change_after_get(&self, plural: &str, namespace: &str, name: &str, after: Value) {
+        self.shared.lock().unwrap().changes.push((
+            plural.to_string(),
+            namespace.to_string(),
+            name.to_string(),
+            after,
+        ));
     }
 
     /// Every request received so far.
@@ -943,16 +957,23 @@ fn get(
             "the server could not find the requested resource",
         );
     };
-    let s = shared.lock().unwrap();
-    let found = s.objects.get(plural).and_then(|l| {
-        l.iter().find(|o| {
+    let mut s = shared.lock().unwrap();
+    let s = &mut *s;
+    let found = s.objects.get_mut(plural).and_then(|l| {
+        l.iter_mut().find(|o| {
             o["metadata"]["name"].as_str() == Some(name)
                 && namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))
         })
     });
     match found {
         Some(o) => {
-            let mut o = o.clone();
+            let got = o.clone();
+            if let Some(i) = s.changes.iter().position(|(p, ns, n, _)| {
+                p == plural && Some(ns.as_str()) == namespace && n == name
+            }) {
+                *o = s.changes.remove(i).3;
+            }
+            let mut o = got;
             o["apiVersion"] = json!(api_version(plural));
             o["kind"] = json!(kind);
             respond(200, &o)
