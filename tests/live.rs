@@ -555,6 +555,42 @@ fn filter<'a>(doc: &'a Value, node: &str, plugin: &str) -> &'a Value {
         .unwrap()
 }
 
+/// An existing pod's term with a namespaceSelector needs the namespaces' labels as much as
+/// the incoming pod's does (symmetry): they are read for it too, and only for it.
+#[test]
+fn namespaces_are_read_for_an_existing_pods_term_that_needs_them() {
+    let env = setup();
+    env.json(&["explain", "api-7d9c", "-n", "default"]);
+    let listed = |env: &Env| {
+        env.fake
+            .seen()
+            .iter()
+            .any(|s| s.path == "/api/v1/namespaces")
+    };
+    assert!(!listed(&env), "no term needs them yet");
+    env.fake.add(
+        "pods",
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "guard", "namespace": "batch", "labels": {"app": "guard"}},
+            "spec": {
+                "nodeName": "worker-c-1",
+                "containers": [{"name": "c", "image": "guard:1"}],
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": {"app": "api"}},
+                    "namespaceSelector": {"matchLabels": {"team": "shop"}},
+                    "topologyKey": "kubernetes.io/hostname"
+                }]}}
+            },
+            "status": {"phase": "Running"}
+        }),
+    );
+    env.fake.clear_seen();
+    env.json(&["explain", "api-7d9c", "-n", "default"]);
+    assert!(listed(&env), "the existing pod's term needs them");
+    env.assert_read_only();
+}
+
 #[test]
 fn namespaces_are_read_only_when_a_term_needs_them_and_unknown_when_forbidden() {
     let env = setup();

@@ -292,12 +292,18 @@ impl Live {
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
         state.image_names = images;
+        // The existing pods' terms are those of the index's groups: a few hundred term sets
+        // to look at, not 150,000 pods, once the last page is in.
         let needed = incoming
             .iter()
             .copied()
-            .chain(&state.pods)
             .chain(&state.other_pods)
-            .any(|p| p.affinity_terms().any(|t| t.needs_namespace_labels()));
+            .any(|p| p.affinity_terms().any(|t| t.needs_namespace_labels()))
+            || state
+                .index
+                .affinity_groups()
+                .iter()
+                .any(|g| g.terms.all().any(|t| t.needs_namespace_labels()));
         if needed {
             match self.namespaces().await? {
                 Some(ns) => state.namespaces = Some(ns),
