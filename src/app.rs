@@ -572,7 +572,7 @@ fn explain(
             "the pod runs on {}; evaluated as if it were scheduled now, itself left out of the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running even where they no longer hold)",
             pod.node_name
         ));
-        current_node = Some(std::mem::take(&mut pod.node_name));
+        current_node = Some(std::mem::take(&mut pod.node_name).to_string());
     }
     let event = match (&source, &api_pod) {
         (Source::Live(live), Some(p)) if pending => match live.scheduling_event(p)? {

@@ -29,7 +29,7 @@ impl<'a> NodeName<'a> {
         let wanted = &input.pod.node_name;
         NodeName {
             input,
-            requested: (!wanted.is_empty()).then(|| Arc::from(wanted.as_str())),
+            requested: (!wanted.is_empty()).then(|| wanted.clone()),
         }
     }
 }
@@ -37,7 +37,7 @@ impl<'a> NodeName<'a> {
 impl Plugin for NodeName<'_> {
     fn filter(&self, node: usize) -> (Option<Status>, Option<FilterDetails>) {
         let wanted = &self.input.pod.node_name;
-        let fits = wanted.is_empty() || *wanted == self.input.node(node).name;
+        let fits = wanted.is_empty() || **wanted == *self.input.node(node).name;
         (
             (!fits).then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_NODE_NAME)),
             Some(FilterDetails::NodeName(Details {

@@ -815,7 +815,7 @@ fn replica(
             name: name.to_string(),
         }),
         labels,
-        node_name: node_name.to_string(),
+        node_name: Arc::from(node_name),
         terminating,
         controller,
         template: t.template.clone(),
