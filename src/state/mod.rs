@@ -1019,9 +1019,6 @@ mod tests {
         assert_eq!(controller(b).name, "x-1");
     }
 
-    /// Replicas holding one template (as a page's decoder gives them) end up holding one
-    /// copy of it, with the tolerations of an earlier pod that has equal ones and the terms
-    /// of the index's group; the template of a pod alone is changed where it is.
     /// A pod is found by namespace and name among the existing pods (by the index's
     /// namespace numbers), then among the others; a name in another namespace is not it.
     /// Existing pods share their node's name.
@@ -1072,6 +1069,9 @@ mod tests {
         assert_eq!(&*state.other_pods[0].node_name, "elsewhere");
     }
 
+    /// Replicas holding one template (as a page's decoder gives them) end up holding one
+    /// copy of it, with the tolerations of an earlier pod that has equal ones and the terms
+    /// of the index's group; the template of a pod alone is changed where it is.
     #[test]
     fn replicas_holding_one_template_share_its_kept_copy() {
         let pod = |name: &str| {
