@@ -551,10 +551,12 @@ fn explain(
     };
     // The pod is evaluated as listed, and a live read keeps the node images of the pod as
     // got before the lists: one whose images changed in between is read again for them.
-    if let Some(FoundPod::Existing(i)) = state.find_pod(&id)
-        && !state.keeps_images_of(&state.pods[i])
-    {
-        let listed = state.pods[i].clone();
+    let listed = match state.find_pod(&id) {
+        Some(FoundPod::Existing(i)) => Some(&state.pods[i]),
+        Some(FoundPod::Other(p)) => Some(p),
+        None => None,
+    };
+    if let Some(listed) = listed.filter(|p| !state.keeps_images_of(p)).cloned() {
         (state, notes) = load_state(&source, &[&listed])?;
     }
     let (mut pod, exclude) = match (state.find_pod(&id), fetched) {

@@ -179,67 +179,67 @@ fn live_answers_equal_the_snapshot_answers() {
 
 /// A live read keeps the node images of the pod as got before the lists, and the pod is
 /// evaluated as listed: when its image changes in between, the cluster is read again for the
-/// listed image, and the answer is the one for the pod as listed.
+/// listed image, and the answer is the one for the pod as listed, running or pending.
 #[test]
 fn a_pod_whose_image_changes_between_get_and_list_is_read_again() {
-    let env = setup();
-    let text = std::fs::read_to_string("examples/cluster.yaml").unwrap();
-    let mut docs = kubectl_affinity::state::parse_documents(&text, "cluster.yaml").unwrap();
     // On 2 of the 7 nodes, so ImageLocality scores the feasible nodes apart.
     let image = "registry.k8s.io/coredns/coredns:v1.11.3";
-    let mut changed = None;
-    for item in docs
-        .iter_mut()
-        .flat_map(|d| d["items"].as_array_mut().into_iter().flatten())
-    {
-        if item["metadata"]["name"] == "auth-5c8f9d7b6-m2xkq" {
-            item["spec"]["containers"][0]["image"] = json!(image);
-            changed = Some(item.clone());
+    // A running pod (an existing pod of the lists) and a pending one (not an existing pod).
+    for (namespace, name, scored) in [
+        ("default", "auth-5c8f9d7b6-m2xkq", true),
+        ("shop", "checkout-6b9d4c7f58-x2v9k", false),
+    ] {
+        let env = setup();
+        let text = std::fs::read_to_string("examples/cluster.yaml").unwrap();
+        let mut docs = kubectl_affinity::state::parse_documents(&text, "cluster.yaml").unwrap();
+        let mut changed = None;
+        for item in docs
+            .iter_mut()
+            .flat_map(|d| d["items"].as_array_mut().into_iter().flatten())
+        {
+            if item["metadata"]["name"] == name {
+                item["spec"]["containers"][0]["image"] = json!(image);
+                changed = Some(item.clone());
+            }
         }
+        let changed = changed.expect(name);
+        env.fake.change_after_get("pods", namespace, name, changed);
+        let live = env.json(&["explain", name, "-n", namespace]);
+        let listed = env.dir.path().join("listed.json");
+        std::fs::write(&listed, serde_json::to_vec(&docs).unwrap()).unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let out = bin(home.path())
+            .args(["explain", name, "-n", namespace, "-o", "json"])
+            .arg("--snapshot")
+            .arg(&listed)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
+        if scored {
+            let present: Vec<bool> = offline["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|n| n["scores"].as_array().into_iter().flatten())
+                .filter(|s| s["plugin"] == "ImageLocality")
+                .map(|s| s["details"]["images"][0]["present"] == true)
+                .collect();
+            assert!(
+                present.contains(&true) && present.contains(&false),
+                "the image is on some scored nodes, not all: {present:?}"
+            );
+        }
+        assert_eq!(without_source(live), without_source(offline), "{name}");
+        let node_lists = env
+            .fake
+            .seen()
+            .iter()
+            .filter(|s| s.path == "/api/v1/nodes" && !s.query.contains("continue="))
+            .count();
+        assert_eq!(node_lists, 2, "{name}: the nodes are read again");
+        env.assert_read_only();
     }
-    let changed = changed.expect("the auth pod");
-    env.fake
-        .change_after_get("pods", "default", "auth-5c8f9d7b6-m2xkq", changed);
-    let live = env.json(&["explain", "auth-5c8f9d7b6-m2xkq", "-n", "default"]);
-    let listed = env.dir.path().join("listed.json");
-    std::fs::write(&listed, serde_json::to_vec(&docs).unwrap()).unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let out = bin(home.path())
-        .args([
-            "explain",
-            "auth-5c8f9d7b6-m2xkq",
-            "-n",
-            "default",
-            "-o",
-            "json",
-        ])
-        .arg("--snapshot")
-        .arg(&listed)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let present: Vec<bool> = offline["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|n| n["scores"].as_array().into_iter().flatten())
-        .filter(|s| s["plugin"] == "ImageLocality")
-        .map(|s| s["details"]["images"][0]["present"] == true)
-        .collect();
-    assert!(
-        present.contains(&true) && present.contains(&false),
-        "the image is on some scored nodes, not all: {present:?}"
-    );
-    assert_eq!(without_source(live), without_source(offline));
-    let node_lists = env
-        .fake
-        .seen()
-        .iter()
-        .filter(|s| s.path == "/api/v1/nodes" && !s.query.contains("continue="))
-        .count();
-    assert_eq!(node_lists, 2, "the nodes are read again");
-    env.assert_read_only();
 }
 
 #[test]
