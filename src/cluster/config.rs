@@ -296,6 +296,51 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
     Ok((config, target))
 }
 
+/// hyper's read buffer, at most. At hyper's default (about 400 KiB) each read past a buffer
+/// still shared with a page's frames allocated a new 400-800 KiB one, a size the allocator
+/// serves from its arena and did not hand out again soon: at 150,000 pods the reads wrote
+/// 18-42 MB of fresh memory for 7 MB of frames alive at once, and on this project's bench
+/// machine every MB first written costs 1-3 ms of CPU (BENCHMARKS.md, session 28).
+const READ_BUFFER: usize = 64 * 1024;
+
+/// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP
+/// connector through rustls with the connect, read and write timeouts, then the base URI,
+/// retry, authentication and extra-header layers), with hyper's reads capped at
+/// [`READ_BUFFER`]. A proxy is left to kube's own builder (which refuses it in this build,
+/// as before: its `http-proxy` and `socks5` features are off). kube's tracing layer, which
+/// only logs, is not added; nor is the expiry of an exec plugin's client certificate, which
+/// tells long-lived clients when to rebuild and a command never reaches.
+pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
+    use kube::client::ConfigExt;
+    if config.proxy_url.is_some() {
+        return kube::Client::try_from(config);
+    }
+    let auth = config.auth_layer()?;
+    let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
+    http.enforce_http(false);
+    let mut connector =
+        hyper_timeout::TimeoutConnector::new(config.rustls_https_connector_with_connector(http)?);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    let mut builder =
+        hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new());
+    builder.http1_max_buf_size(READ_BUFFER);
+    let http: hyper_util::client::legacy::Client<_, kube::client::Body> = builder.build(connector);
+    let retry = config
+        .default_retry
+        .then(|| tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry()));
+    let service = tower::ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(retry)
+        .option_layer(auth)
+        .layer(config.extra_headers_layer()?)
+        .map_err(tower::BoxError::from)
+        .service(http);
+    Ok(kube::Client::new(service, config.default_namespace))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

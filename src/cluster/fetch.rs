@@ -162,7 +162,7 @@ impl Live {
         let default_namespace = config.default_namespace.clone();
         let client = {
             let _guard = rt.enter();
-            kube::Client::try_from(config)
+            config::client(config)
         }
         .map_err(|e| match e {
             // Credential sources are set up here (a token file, an exec plugin's first run).
