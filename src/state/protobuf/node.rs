@@ -12,9 +12,13 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
-use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
+use prost::encoding::{WireType, decode_varint};
 
-use super::{PbQuantity, non_empty, quantities, some_map, some_strings, some_vec};
+use super::shared::{LD_BYTE, field};
+use super::{
+    PbQuantity, key, length_delimited, non_empty, quantities, skip, some_map, some_strings,
+    some_vec,
+};
 use crate::state::Node;
 use crate::state::resources::ImageNames;
 
@@ -109,70 +113,51 @@ fn images(mut node: &[u8], keep: &ImageNames) -> Option<Option<Vec<core::Contain
     let mut images: Option<Vec<core::ContainerImage>> = None;
     // Every status field's images, in order: protobuf merges a message given twice, and
     // appends the repeated fields.
-    each_field(&mut node, |tag, wire, status| {
+    while !node.is_empty() {
+        let (tag, wire, mut status) = field(&mut node)?;
         if tag != 3 {
-            return Some(());
+            continue;
         }
-        (wire == WireType::LengthDelimited).then_some(())?;
-        each_field(status, |tag, wire, image| {
+        (wire == LD_BYTE).then_some(())?;
+        while !status.is_empty() {
+            let (tag, wire, body) = field(&mut status)?;
             if tag != 8 {
-                return Some(());
+                continue;
             }
-            (wire == WireType::LengthDelimited).then_some(())?;
-            let (mut names, mut size_bytes) = (Vec::new(), None);
-            while !image.is_empty() {
-                let (tag, wire) = decode_key(image).ok()?;
-                match (tag, wire) {
-                    (1, WireType::LengthDelimited) => {
-                        let name = std::str::from_utf8(length_delimited(image)?).ok()?;
-                        if keep.keeps(name) {
-                            names.push(name.to_string());
-                        }
-                    }
-                    // As prost reads an int64: the varint's low 64 bits.
-                    (2, WireType::Varint) => size_bytes = Some(decode_varint(image).ok()? as i64),
-                    (1 | 2, _) => return None,
-                    _ => skip_field(wire, tag, image, DecodeContext::default()).ok()?,
-                }
+            (wire == LD_BYTE).then_some(())?;
+            if let Some(image) = image(body, keep)? {
+                images.get_or_insert_default().push(image);
             }
-            // With every name kept, an image is kept as the node lists it, names or none.
-            if !names.is_empty() || matches!(keep, ImageNames::All) {
-                images.get_or_insert_default().push(core::ContainerImage {
-                    names: (!names.is_empty()).then_some(names),
-                    size_bytes,
-                });
-            }
-            Some(())
-        })
-    })?;
+        }
+    }
     Some(images)
 }
 
-/// Calls `f` with each field of `buf`: its tag, its wire type, and its body when it is
-/// length-delimited (other fields are stepped over, and given an empty body).
-fn each_field<'a>(
-    buf: &mut &'a [u8],
-    mut f: impl FnMut(u32, WireType, &mut &'a [u8]) -> Option<()>,
-) -> Option<()> {
-    while !buf.is_empty() {
-        let (tag, wire) = decode_key(buf).ok()?;
-        let mut body: &[u8] = &[];
-        if wire == WireType::LengthDelimited {
-            body = length_delimited(buf)?;
-        } else {
-            skip_field(wire, tag, buf, DecodeContext::default()).ok()?;
+/// One `ContainerImage` with the names `keep` keeps; `Some(None)` when it keeps none of them
+/// (with every name kept, an image is kept as the node lists it, names or none).
+fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerImage>> {
+    let (mut names, mut size_bytes) = (Vec::new(), None);
+    while !image.is_empty() {
+        let (tag, wire) = key(&mut image).ok()?;
+        match (tag, wire) {
+            (1, WireType::LengthDelimited) => {
+                let name = std::str::from_utf8(length_delimited(&mut image).ok()?).ok()?;
+                if keep.keeps(name) {
+                    names.push(name.to_string());
+                }
+            }
+            // As prost reads an int64: the varint's low 64 bits.
+            (2, WireType::Varint) => size_bytes = Some(decode_varint(&mut image).ok()? as i64),
+            (1 | 2, _) => return None,
+            _ => skip(wire, tag, &mut image).ok()?,
         }
-        f(tag, wire, &mut body)?;
     }
-    Some(())
-}
-
-/// The body of a length-delimited field whose key was read.
-fn length_delimited<'a>(buf: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let len = usize::try_from(decode_varint(buf).ok()?).ok()?;
-    let body = buf.get(..len)?;
-    *buf = &buf[len..];
-    Some(body)
+    Some(
+        (!names.is_empty() || matches!(keep, ImageNames::All)).then(|| core::ContainerImage {
+            names: (!names.is_empty()).then_some(names),
+            size_bytes,
+        }),
+    )
 }
 
 impl PbNode {

@@ -876,7 +876,7 @@ fn skip_all(mut msg: &[u8]) -> Option<()> {
     Some(())
 }
 
-const LD_BYTE: u8 = WireType::LengthDelimited as u8;
+pub(super) const LD_BYTE: u8 = WireType::LengthDelimited as u8;
 
 /// One field: its number, its wire type and, when length-delimited, its bytes; the buffer
 /// moved past it. About 90 fields of a generated pod are read or stepped over here, so keys
@@ -885,7 +885,7 @@ const LD_BYTE: u8 = WireType::LengthDelimited as u8;
 /// a key or length that goes past the end) as for anything malformed: the caller then
 /// decodes the pod whole, and prost either reads it or says what is wrong.
 #[inline(always)]
-fn field<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
+pub(super) fn field<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
     let Some((k, rest)) = short_varint(buf) else {
         return field_slow(buf);
     };
