@@ -67,6 +67,15 @@ impl Env {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
+    /// How many lists of `path` were started: its requests without a continue token.
+    fn lists_started(&self, path: &str) -> usize {
+        self.fake
+            .seen()
+            .iter()
+            .filter(|s| s.path == path && !s.query.contains("continue="))
+            .count()
+    }
+
     /// Every request so far was a GET.
     fn assert_read_only(&self) {
         let seen = self.fake.seen();
@@ -231,13 +240,11 @@ fn a_pod_whose_image_changes_between_get_and_list_is_read_again() {
             );
         }
         assert_eq!(without_source(live), without_source(offline), "{name}");
-        let node_lists = env
-            .fake
-            .seen()
-            .iter()
-            .filter(|s| s.path == "/api/v1/nodes" && !s.query.contains("continue="))
-            .count();
-        assert_eq!(node_lists, 2, "{name}: the nodes are read again");
+        assert_eq!(
+            env.lists_started("/api/v1/nodes"),
+            2,
+            "{name}: the nodes are read again"
+        );
         env.assert_read_only();
     }
 }
@@ -359,13 +366,7 @@ fn an_expired_continue_token_restarts_the_list() {
     let env = setup();
     env.fake.expire_continue("pods", 2);
     assert_paged_answer_is_the_snapshots(&env);
-    let first_pages = env
-        .fake
-        .seen()
-        .iter()
-        .filter(|s| s.path == "/api/v1/pods" && !s.query.contains("continue="))
-        .count();
-    assert_eq!(first_pages, 3, "two restarts");
+    assert_eq!(env.lists_started("/api/v1/pods"), 3, "two restarts");
 
     env.fake.expire_continue("pods", 100);
     let out = env.run(&PAGED_EXPLAIN);

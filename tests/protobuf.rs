@@ -650,6 +650,17 @@ fn node_page(nodes: &[pbcore::Node], continue_: Option<&str>) -> Vec<u8> {
     pb_encode::list_body("NodeList", &items, "1000", continue_, continue_.map(|_| 7))
 }
 
+/// A node with a label, a taint, allocatable CPU and pods, and `images` as its
+/// `status.images`.
+fn node_with_images(images: Value) -> core::Node {
+    serde_json::from_value(json!({
+        "metadata": {"name": "n1", "labels": {"zone": "a"}},
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "2", "pods": "110"}, "images": images}
+    }))
+    .expect("node")
+}
+
 fn decode_nodes(body: &[u8]) -> Result<Vec<Node>, ProtobufError> {
     decode_node_frames_protobuf(&[body], |_| {}, &ImageNames::All)
 }
@@ -705,17 +716,12 @@ fn protobuf_node_pages_decode_to_the_same_nodes_as_json() {
 /// left with no name is left out, and every other part of the node is as read whole.
 #[test]
 fn nodes_keep_only_the_image_names_asked_for() {
-    let api: core::Node = serde_json::from_value(json!({
-        "metadata": {"name": "n1", "labels": {"zone": "a"}},
-        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
-        "status": {"allocatable": {"cpu": "2", "pods": "110"},
-                   "images": [
-                       {"names": ["reg/web@sha256:aa", "reg/web:1"], "sizeBytes": 300},
-                       {"names": ["reg/db:2"], "sizeBytes": 200},
-                       {"sizeBytes": 100},
-                       {"names": ["reg/web:1", "reg/cache:3"], "sizeBytes": 50}]}
-    }))
-    .expect("node");
+    let api = node_with_images(json!([
+        {"names": ["reg/web@sha256:aa", "reg/web:1"], "sizeBytes": 300},
+        {"names": ["reg/db:2"], "sizeBytes": 200},
+        {"sizeBytes": 100},
+        {"names": ["reg/web:1", "reg/cache:3"], "sizeBytes": 50}
+    ]));
     let keep = ImageNames::Only(
         ["reg/web:1", "reg/none:9"]
             .map(String::from)
@@ -793,13 +799,7 @@ fn node_images_not_as_servers_write_them_are_refused_by_prost() {
 /// else of a node is read: its conditions, addresses and info change nothing.
 #[test]
 fn node_zero_values_and_unread_fields_change_nothing() {
-    let api: core::Node = serde_json::from_value(json!({
-        "metadata": {"name": "n1", "labels": {"zone": "a"}},
-        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
-        "status": {"allocatable": {"cpu": "2", "pods": "110"},
-                   "images": [{"names": ["img:1"]}]}
-    }))
-    .expect("node");
+    let api = node_with_images(json!([{"names": ["img:1"]}]));
     let plain = pb_encode::node(&api);
     let expected = format!(
         "{:?}",
