@@ -305,8 +305,8 @@ const READ_BUFFER: usize = 64 * 1024;
 
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP
 /// connector through rustls with the connect, read and write timeouts, then the base URI,
-/// retry, authentication and extra-header layers), with hyper's reads capped at
-/// [`READ_BUFFER`]. A proxy is left to kube's own builder (which refuses it in this build,
+/// authentication and extra-header layers), with hyper's reads capped at [`READ_BUFFER`].
+/// kube's retry layer is not added: [`load`] turns it off for the tool's own retries. A proxy is left to kube's own builder (which refuses it in this build,
 /// as before: its `http-proxy` and `socks5` features are off). kube's tracing layer, which
 /// only logs, is not added; nor is the expiry of an exec plugin's client certificate, which
 /// tells long-lived clients when to rebuild and a command never reaches.
@@ -328,12 +328,8 @@ pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
         hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new());
     builder.http1_max_buf_size(READ_BUFFER);
     let http: hyper_util::client::legacy::Client<_, kube::client::Body> = builder.build(connector);
-    let retry = config
-        .default_retry
-        .then(|| tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry()));
     let service = tower::ServiceBuilder::new()
         .layer(config.base_uri_layer())
-        .option_layer(retry)
         .option_layer(auth)
         .layer(config.extra_headers_layer()?)
         .map_err(tower::BoxError::from)
