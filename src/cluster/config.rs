@@ -306,10 +306,11 @@ const READ_BUFFER: usize = 64 * 1024;
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP
 /// connector through rustls with the connect, read and write timeouts, then the base URI,
 /// authentication and extra-header layers), with hyper's reads capped at [`READ_BUFFER`].
-/// kube's retry layer is not added: [`load`] turns it off for the tool's own retries. A proxy is left to kube's own builder (which refuses it in this build,
-/// as before: its `http-proxy` and `socks5` features are off). kube's tracing layer, which
-/// only logs, is not added; nor is the expiry of an exec plugin's client certificate, which
-/// tells long-lived clients when to rebuild and a command never reaches.
+/// A proxy is left to kube's own builder (which refuses it in this build, as before: its
+/// `http-proxy` and `socks5` features are off). Not added: kube's retry layer, which
+/// [`load`] turns off for the tool's own retries; its tracing layer, which only logs; the
+/// expiry of an exec plugin's client certificate, which tells long-lived clients when to
+/// rebuild and a command never reaches.
 pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
     use kube::client::ConfigExt;
     if config.proxy_url.is_some() {
