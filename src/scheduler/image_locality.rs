@@ -265,6 +265,51 @@ mod tests {
         );
     }
 
+    /// A state whose nodes kept other images than the pod's (a live read made for the pod's
+    /// earlier version) leaves ImageLocality unevaluated on every node, never scored as if no
+    /// node had the image; with the image kept it is scored.
+    #[test]
+    fn images_the_state_did_not_keep_leave_the_plugin_unevaluated() {
+        use crate::scheduler::Input;
+        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::state::resources::ImageNames;
+        use crate::state::{Pod, read_snapshot_str};
+        use serde_json::json;
+        let mut state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                 "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                            "images": [{"names": ["reg/big:1"], "sizeBytes": 500 * MB}]}}]})
+            .to_string(),
+            "test",
+        )
+        .expect("snapshot");
+        let pod = Pod::from_api(
+            &serde_json::from_value(json!({"metadata": {"name": "p", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "reg/big:1"}]}}))
+            .expect("pod"),
+        );
+        let profile = Profile::default_profile(FeatureGates::default());
+        let mut note = |kept: &[&str]| {
+            state.image_names = ImageNames::Only(kept.iter().map(|s| s.to_string()).collect());
+            let input = Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+            };
+            let eval = crate::scheduler::evaluate(input, &profile);
+            let s = eval.nodes[0]
+                .scores
+                .iter()
+                .find(|s| s.plugin == "ImageLocality")
+                .expect("scored");
+            s.not_evaluated.map(str::to_string)
+        };
+        let why = note(&["reg/other:1"]).expect("not evaluated");
+        assert!(why.contains("the pod's images changed"), "{why}");
+        assert_eq!(note(&["reg/big:1"]), None);
+    }
+
     /// A pod with more images than the shared explanations can key (64) is explained node by
     /// node, with the same presence as any other pod.
     #[test]
