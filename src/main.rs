@@ -12,6 +12,7 @@ use kubectl_affinity::{app, cli::Cli};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    no_huge_pages();
     let cli = Cli::from_env();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -29,4 +30,15 @@ fn main() -> ExitCode {
             ExitCode::from(err.exit_code() as u8)
         }
     }
+}
+
+/// Asks the kernel for base pages only. mimalloc marks its memory for transparent huge pages,
+/// and a huge page is backed and zeroed whole on first touch, used or not. On a VM that hands
+/// freed memory back to its host (free page reporting), that first touch is what costs: a live
+/// run at 150,000 pods started a few seconds after the last one spent 0.49 s in the kernel
+/// with huge pages and 0.16 s without, and peaked at 157 MB against 120 MB (BENCHMARKS.md,
+/// session 29). Best effort: a kernel that refuses leaves the defaults.
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
 }
