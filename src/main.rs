@@ -35,9 +35,10 @@ fn main() -> ExitCode {
 /// Asks the kernel for base pages only. mimalloc marks its memory for transparent huge pages,
 /// and a huge page is backed and zeroed whole on first touch, used or not. On a VM that hands
 /// freed memory back to its host (free page reporting), that first touch is what costs: a live
-/// run at 150,000 pods started a few seconds after the last one spent 0.49 s in the kernel
-/// with huge pages and 0.16 s without, and peaked at 157 MB against 120 MB (BENCHMARKS.md,
-/// session 29). Best effort: a kernel that refuses leaves the defaults.
+/// run at 150,000 pods started a few seconds after the last one spent 0.43 s in the kernel
+/// with huge pages and 0.17 s without, and peaked at 155 MB against 126 MB; back to back,
+/// the two take the same time (BENCHMARKS.md, session 29). Best effort: a kernel that
+/// refuses leaves the defaults.
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
