@@ -794,6 +794,70 @@ fn node_images_not_as_servers_write_them_are_refused_by_prost() {
     assert_eq!(nodes[0].resources.images[0].size_bytes, 7);
 }
 
+/// Labels and allocatable resources are read as protobuf reads a map: a message given twice is
+/// merged, an entry given again keeps its last value, and an entry without its key or value
+/// has the empty one. The expected maps are those prost's own maps (`k8s-pb`) make of the same
+/// bytes.
+#[test]
+fn node_maps_read_as_protobuf_reads_maps() {
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_pb::apimachinery::pkg::api::resource::Quantity as PbQuantity;
+
+    let api = node_with_images(json!([]));
+    let mut bytes = pb_encode::node(&api).encode_to_vec();
+    // The same node again, with other entries: protobuf merges the two messages.
+    let again = pbcore::Node {
+        metadata: Some(k8s_pb::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            labels: [("zone", "b"), ("", "no key"), ("no-value", "")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        }),
+        status: Some(pbcore::NodeStatus {
+            allocatable: [("cpu", Some("3")), ("memory", None)]
+                .into_iter()
+                .map(|(k, q)| {
+                    (
+                        k.to_string(),
+                        PbQuantity {
+                            string: q.map(str::to_string),
+                        },
+                    )
+                })
+                .collect(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    again.encode(&mut bytes).expect("encode");
+
+    let whole = pbcore::Node::decode(&bytes[..]).expect("k8s-pb");
+    let labels = whole.metadata.unwrap_or_default().labels;
+    assert_eq!(labels.get("zone").map(String::as_str), Some("b"));
+    assert_eq!(labels.get("").map(String::as_str), Some("no key"));
+    assert_eq!(labels.get("no-value").map(String::as_str), Some(""));
+    let allocatable = whole.status.unwrap_or_default().allocatable;
+    assert_eq!(allocatable.len(), 3, "{allocatable:?}");
+    let mut expected = api.clone();
+    expected.metadata.labels = Some(labels);
+    expected.status.as_mut().expect("status").allocatable = Some(
+        allocatable
+            .into_iter()
+            .map(|(k, q)| (k, Quantity(q.string.unwrap_or_default())))
+            .collect(),
+    );
+    let expected = format!("{:?}", Node::from(expected));
+    assert!(
+        expected.contains("\"zone\": \"b\"") && expected.contains("cpu"),
+        "{expected}"
+    );
+
+    let page = pb_encode::list_body("NodeList", &[&bytes[..]], "1000", None, None);
+    let read = decode_nodes(&page).expect("node");
+    assert_eq!(format!("{:?}", read[0]), expected);
+}
+
 /// Go writes the zero values of non-pointer fields (`unschedulable: false`, an image's size
 /// 0, an empty taint value) that JSON leaves out; a node is the same either way. Nothing
 /// else of a node is read: its conditions, addresses and info change nothing.

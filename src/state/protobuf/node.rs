@@ -7,8 +7,6 @@
 //! not declared is stepped over by its length. Images are read apart, by [`images`], so that
 //! the names the state does not keep are never copied out of the page.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
@@ -16,8 +14,8 @@ use prost::encoding::{WireType, decode_varint};
 
 use super::shared::{LD_BYTE, field};
 use super::{
-    PbQuantity, key, length_delimited, non_empty, quantities, skip, some_map, some_strings,
-    some_vec,
+    PbQuantityEntry, PbStringEntry, key, length_delimited, non_empty, quantity_map, skip,
+    some_strings, some_vec, string_map,
 };
 use crate::state::Node;
 use crate::state::resources::ImageNames;
@@ -36,8 +34,8 @@ pub(super) struct PbNode {
 struct PbNodeMeta {
     #[prost(string, optional, tag = "1")]
     name: Option<String>,
-    #[prost(btree_map = "string, string", tag = "11")]
-    labels: BTreeMap<String, String>,
+    #[prost(message, repeated, tag = "11")]
+    labels: Vec<PbStringEntry>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -61,8 +59,8 @@ struct PbTaint {
 /// `NodeStatus` without its images (field 8), which [`images`] reads.
 #[derive(Clone, PartialEq, Message)]
 struct PbNodeStatus {
-    #[prost(btree_map = "string, message", tag = "2")]
-    allocatable: BTreeMap<String, PbQuantity>,
+    #[prost(message, repeated, tag = "2")]
+    allocatable: Vec<PbQuantityEntry>,
 }
 
 /// The images of a node: `status.images` alone, as prost reads them when [`images`] does not.
@@ -171,7 +169,7 @@ impl PbNode {
         let node = core::Node {
             metadata: meta::ObjectMeta {
                 name: non_empty(meta.name),
-                labels: some_map(meta.labels),
+                labels: string_map(meta.labels),
                 ..Default::default()
             },
             spec: Some(core::NodeSpec {
@@ -185,7 +183,7 @@ impl PbNode {
                 ..Default::default()
             }),
             status: Some(core::NodeStatus {
-                allocatable: quantities(status.allocatable),
+                allocatable: quantity_map(status.allocatable),
                 images,
                 ..Default::default()
             }),

@@ -33,6 +33,7 @@ use prost::encoding::{WireType, encode_key, encode_varint};
 
 use super::{
     PbMeta, PbPod, PbPodBody, PbTime, key, length_delimited, owner_reference, short_varint, skip,
+    string_map,
 };
 use crate::scheduler::selector::Labels;
 use crate::state::slim::SlimPod;
@@ -412,7 +413,8 @@ impl SharedParts {
         let labels = match self.labels.get(&self.labels_key[..]) {
             Some(l) => l.clone(),
             None => {
-                let labels = Arc::new(PbMeta::decode(&self.labels_key[..]).ok()?.labels);
+                let entries = PbMeta::decode(&self.labels_key[..]).ok()?.labels;
+                let labels = Arc::new(string_map(entries).unwrap_or_default());
                 self.labels
                     .insert(self.labels_key[..].into(), labels.clone());
                 labels
