@@ -147,8 +147,8 @@ fn split(s: &str) -> Result<(bool, &str, &str, &str), QuantityError> {
 /// All significant digits of `num` and `denom` (ASCII digits, as [`split`] gives them) as
 /// one integer and its power of ten: trailing zeros are folded into the exponent, so that
 /// long but round numbers stay representable. `None` past 38 significant digits (more than
-/// an `i128` holds). Read in place: nodes and pod templates parse a dozen quantities each,
-/// and a copy of the digits per quantity showed in the profiles of a live run.
+/// an `i128` holds). Read in place: each node parses half a dozen quantities, each template a
+/// few, and a copy of the digits per quantity showed in the profiles of a live run.
 fn significand(num: &str, denom: &str) -> Option<(i128, i64)> {
     let digits = || num.bytes().chain(denom.bytes());
     let len = num.len() + denom.len();
