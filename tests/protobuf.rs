@@ -794,6 +794,36 @@ fn node_images_not_as_servers_write_them_are_refused_by_prost() {
     assert_eq!(nodes[0].resources.images[0].size_bytes, 7);
 }
 
+/// Labels not written as servers write them go to prost, which says what is wrong, as for
+/// images: the tool's own reader of labels never decides them.
+#[test]
+fn node_labels_not_as_servers_write_them_are_refused_by_prost() {
+    // Node { metadata (1) { labels (11) { <entry> } } }
+    let node_with_entry = |entry: &[u8]| {
+        let mut meta = vec![0x5a, entry.len() as u8];
+        meta.extend_from_slice(entry);
+        let mut node = vec![0x0a, meta.len() as u8];
+        node.extend_from_slice(&meta);
+        pb_encode::list_body("NodeList", &[&node[..]], "1000", None, None)
+    };
+    // A key as a varint.
+    let e = decode_nodes(&node_with_entry(&[0x08, 0x01])).expect_err("varint");
+    assert!(e.to_string().contains("wire type"), "{e}");
+    // A value that is not UTF-8.
+    let e = decode_nodes(&node_with_entry(&[0x0a, 0x01, b'k', 0x12, 0x01, 0xff]))
+        .expect_err("not UTF-8");
+    assert!(e.to_string().contains("UTF-8"), "{e}");
+    // A well-formed entry, and one whose value is given twice, keeping the last.
+    let nodes = decode_nodes(&node_with_entry(&[
+        0x0a, 0x01, b'k', 0x12, 0x01, b'a', 0x12, 0x01, b'b',
+    ]))
+    .expect("good");
+    assert_eq!(
+        nodes[0].labels,
+        [("k".to_string(), "b".to_string())].into_iter().collect()
+    );
+}
+
 /// Labels and allocatable resources are read as protobuf reads a map: a message given twice is
 /// merged, an entry given again keeps its last value, and an entry without its key or value
 /// has the empty one. The expected maps are those prost's own maps (`k8s-pb`) make of the same
