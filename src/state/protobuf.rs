@@ -376,10 +376,10 @@ fn some_vec<T, U>(v: Vec<T>, f: impl FnMut(T) -> U) -> Option<Vec<U>> {
     (!v.is_empty()).then(|| v.into_iter().map(f).collect())
 }
 
-/// An entry of a `map<string, string>`. Maps whose entries are many (labels) are read as
-/// what a map is on the wire, a list of such entries, and made a map at once by
-/// [`string_map`]: prost's own maps insert each entry as it is read, which was an eighth of
-/// the instructions 5,000 nodes took to decode (a dozen labels each).
+/// An entry of a `map<string, string>`. Label maps (a pod's; a node's when `node::labels`
+/// leaves them to prost) are read as what a map is on the wire, a list of such entries, and
+/// made a map at once by [`string_map`]: prost's own maps insert each entry as it is read,
+/// which was an eighth of the instructions 5,000 nodes took to decode (a dozen labels each).
 #[derive(Clone, PartialEq, Message)]
 struct PbStringEntry {
     #[prost(string, tag = "1")]
