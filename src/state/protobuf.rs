@@ -364,22 +364,14 @@ fn non_empty(s: Option<String>) -> Option<String> {
     s.filter(|s| !s.is_empty())
 }
 
-fn quantities(m: BTreeMap<String, PbQuantity>) -> Option<BTreeMap<String, Quantity>> {
-    (!m.is_empty()).then(|| {
-        m.into_iter()
-            .map(|(k, v)| (k, Quantity(v.string.unwrap_or_default())))
-            .collect()
-    })
-}
-
 fn some_vec<T, U>(v: Vec<T>, f: impl FnMut(T) -> U) -> Option<Vec<U>> {
     (!v.is_empty()).then(|| v.into_iter().map(f).collect())
 }
 
-/// An entry of a `map<string, string>`. Label maps (a pod's; a node's when `node::labels`
-/// leaves them to prost) are read as what a map is on the wire, a list of such entries, and
-/// made a map at once by [`string_map`]: prost's own maps insert each entry as it is read,
-/// which was an eighth of the instructions 5,000 nodes took to decode (a dozen labels each).
+/// An entry of a `map<string, string>`. Maps are read as what a map is on the wire, a list
+/// of such entries, and made a map at once by [`string_map`]: prost's own maps insert each
+/// entry as it is read, which was an eighth of the instructions 5,000 nodes took to decode
+/// (a dozen labels each).
 #[derive(Clone, PartialEq, Message)]
 struct PbStringEntry {
     #[prost(string, tag = "1")]
@@ -417,10 +409,6 @@ fn quantity_map(entries: Vec<PbQuantityEntry>) -> Option<BTreeMap<String, Quanti
             })
             .collect()
     })
-}
-
-fn some_map(m: BTreeMap<String, String>) -> Option<BTreeMap<String, String>> {
-    (!m.is_empty()).then_some(m)
 }
 
 fn some_strings(v: Vec<String>) -> Option<Vec<String>> {
@@ -525,8 +513,8 @@ struct PbSpec {
     volumes: Vec<PbVolume>,
     #[prost(message, repeated, tag = "2")]
     containers: Vec<PbContainer>,
-    #[prost(btree_map = "string, string", tag = "7")]
-    node_selector: BTreeMap<String, String>,
+    #[prost(message, repeated, tag = "7")]
+    node_selector: Vec<PbStringEntry>,
     #[prost(string, optional, tag = "10")]
     node_name: Option<String>,
     #[prost(message, optional, tag = "18")]
@@ -541,8 +529,8 @@ struct PbSpec {
     priority: Option<i32>,
     #[prost(string, optional, tag = "31")]
     preemption_policy: Option<String>,
-    #[prost(btree_map = "string, message", tag = "32")]
-    overhead: BTreeMap<String, PbQuantity>,
+    #[prost(message, repeated, tag = "32")]
+    overhead: Vec<PbQuantityEntry>,
     #[prost(message, repeated, tag = "33")]
     topology_spread_constraints: Vec<PbTopologySpreadConstraint>,
     #[prost(message, repeated, tag = "39")]
@@ -587,10 +575,10 @@ struct PbContainerPort {
 
 #[derive(Clone, PartialEq, Message)]
 struct PbResourceRequirements {
-    #[prost(btree_map = "string, message", tag = "1")]
-    limits: BTreeMap<String, PbQuantity>,
-    #[prost(btree_map = "string, message", tag = "2")]
-    requests: BTreeMap<String, PbQuantity>,
+    #[prost(message, repeated, tag = "1")]
+    limits: Vec<PbQuantityEntry>,
+    #[prost(message, repeated, tag = "2")]
+    requests: Vec<PbQuantityEntry>,
     #[prost(message, repeated, tag = "3")]
     claims: Vec<PbResourceClaim>,
 }
@@ -726,8 +714,8 @@ struct PbWeightedPodAffinityTerm {
 
 #[derive(Clone, PartialEq, Message)]
 struct PbLabelSelector {
-    #[prost(btree_map = "string, string", tag = "1")]
-    match_labels: BTreeMap<String, String>,
+    #[prost(message, repeated, tag = "1")]
+    match_labels: Vec<PbStringEntry>,
     #[prost(message, repeated, tag = "2")]
     match_expressions: Vec<PbRequirement>,
 }
@@ -800,8 +788,8 @@ struct PbCondition {
 struct PbContainerStatus {
     #[prost(string, optional, tag = "1")]
     name: Option<String>,
-    #[prost(btree_map = "string, message", tag = "10")]
-    allocated_resources: BTreeMap<String, PbQuantity>,
+    #[prost(message, repeated, tag = "10")]
+    allocated_resources: Vec<PbQuantityEntry>,
     #[prost(message, optional, tag = "11")]
     resources: Option<PbResourceRequirements>,
 }
@@ -855,8 +843,8 @@ fn spec(s: PbSpec) -> slim::Spec {
         containers: some_vec(s.containers, container),
         init_containers: some_vec(s.init_containers, container),
         node_name: non_empty(s.node_name),
-        node_selector: some_map(s.node_selector),
-        overhead: quantities(s.overhead),
+        node_selector: string_map(s.node_selector),
+        overhead: quantity_map(s.overhead),
         preemption_policy: s.preemption_policy,
         priority: s.priority,
         resource_claims: some_vec(s.resource_claims, |c| core::PodResourceClaim {
@@ -928,7 +916,7 @@ fn container(c: PbContainer) -> slim::Container {
 fn container_status(c: PbContainerStatus) -> slim::ContainerStatus {
     slim::ContainerStatus {
         name: c.name.unwrap_or_default(),
-        allocated_resources: quantities(c.allocated_resources),
+        allocated_resources: quantity_map(c.allocated_resources),
         resources: c.resources.map(requirements),
     }
 }
@@ -939,8 +927,8 @@ fn requirements(r: PbResourceRequirements) -> core::ResourceRequirements {
             name: c.name.unwrap_or_default(),
             request: non_empty(c.request),
         }),
-        limits: quantities(r.limits),
-        requests: quantities(r.requests),
+        limits: quantity_map(r.limits),
+        requests: quantity_map(r.requests),
     }
 }
 
@@ -1021,6 +1009,6 @@ fn label_selector(s: PbLabelSelector) -> meta::LabelSelector {
             operator: r.operator.unwrap_or_default(),
             values: some_strings(r.values),
         }),
-        match_labels: some_map(s.match_labels),
+        match_labels: string_map(s.match_labels),
     }
 }

@@ -946,7 +946,6 @@ fn field_slow<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use super::super::{
         PbCondition, PbContainer, PbContainerStatus, PbOwnerReference, PbPodStatus, PbSpec,
@@ -1078,8 +1077,12 @@ mod tests {
     /// until its projection keeps it.
     #[test]
     fn templates_keep_every_field_the_messages_read() {
-        let quantity =
-            || BTreeMap::from([("cpu".to_string(), super::super::PbQuantity { string: s() })]);
+        let quantity = || {
+            vec![super::super::PbQuantityEntry {
+                key: "cpu".to_string(),
+                value: Some(super::super::PbQuantity { string: s() }),
+            }]
+        };
         let container = PbContainer {
             name: s(),
             image: s(),
@@ -1136,7 +1139,10 @@ mod tests {
         let spec = PbSpec {
             volumes: vec![volume],
             containers: vec![container.clone()],
-            node_selector: BTreeMap::from([("k".to_string(), "v".to_string())]),
+            node_selector: vec![super::super::PbStringEntry {
+                key: "k".to_string(),
+                value: "v".to_string(),
+            }],
             node_name: s(),
             affinity: Some(Default::default()),
             scheduler_name: s(),
