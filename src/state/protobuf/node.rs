@@ -136,62 +136,66 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
 /// has the empty one, and a key or value given twice in one entry keeps the last. `None` for
 /// anything an API server does not write (another wire type, text that is not UTF-8, a
 /// length past the end), for prost to read.
-fn labels(mut node: &[u8]) -> Option<Vec<(String, String)>> {
+fn labels(node: &[u8]) -> Option<Vec<(String, String)>> {
     let mut labels = Vec::new();
+    each_nested(node, 1, 11, |mut entry| {
+        let (mut key, mut value) = ("", "");
+        while !entry.is_empty() {
+            let (tag, wire, body) = field(&mut entry)?;
+            let slot = match tag {
+                1 => &mut key,
+                2 => &mut value,
+                _ => continue,
+            };
+            (wire == LD_BYTE).then_some(())?;
+            *slot = std::str::from_utf8(body).ok()?;
+        }
+        labels.push((key.to_string(), value.to_string()));
+        Some(())
+    })?;
+    Some(labels)
+}
+
+/// Gives `each` the body of every field `inner` of every message `outer` of the node, in the
+/// order written: protobuf merges a message given twice and appends its repeated fields.
+/// `None` when either field is not length-delimited, or anything else is not as an API
+/// server writes it ([`field`]), or `each` says so.
+fn each_nested<'a>(
+    mut node: &'a [u8],
+    outer: u32,
+    inner: u32,
+    mut each: impl FnMut(&'a [u8]) -> Option<()>,
+) -> Option<()> {
     while !node.is_empty() {
-        let (tag, wire, mut meta) = field(&mut node)?;
-        if tag != 1 {
+        let (tag, wire, mut message) = field(&mut node)?;
+        if tag != outer {
             continue;
         }
         (wire == LD_BYTE).then_some(())?;
-        while !meta.is_empty() {
-            let (tag, wire, mut entry) = field(&mut meta)?;
-            if tag != 11 {
+        while !message.is_empty() {
+            let (tag, wire, body) = field(&mut message)?;
+            if tag != inner {
                 continue;
             }
             (wire == LD_BYTE).then_some(())?;
-            let (mut key, mut value) = ("", "");
-            while !entry.is_empty() {
-                let (tag, wire, body) = field(&mut entry)?;
-                let slot = match tag {
-                    1 => &mut key,
-                    2 => &mut value,
-                    _ => continue,
-                };
-                (wire == LD_BYTE).then_some(())?;
-                *slot = std::str::from_utf8(body).ok()?;
-            }
-            labels.push((key.to_string(), value.to_string()));
+            each(body)?;
         }
     }
-    Some(labels)
+    Some(())
 }
 
 /// The node's `status.images` (`Node` field 3, `NodeStatus` field 8), each with the names
 /// `keep` keeps, and without the images it keeps no name of: the other names are never
 /// copied out of the page. `None` for anything an API server does not write (another wire
 /// type, a name that is not UTF-8, a length past the end), for prost to read.
-fn images(mut node: &[u8], keep: &ImageNames) -> Option<Option<Vec<core::ContainerImage>>> {
+fn images(node: &[u8], keep: &ImageNames) -> Option<Option<Vec<core::ContainerImage>>> {
     let mut images: Option<Vec<core::ContainerImage>> = None;
-    // Every status field's images, in order: protobuf merges a message given twice, and
-    // appends the repeated fields.
-    while !node.is_empty() {
-        let (tag, wire, mut status) = field(&mut node)?;
-        if tag != 3 {
-            continue;
+    each_nested(node, 3, 8, |body| {
+        if let Some(image) = image(body, keep)? {
+            images.get_or_insert_default().push(image);
         }
-        (wire == LD_BYTE).then_some(())?;
-        while !status.is_empty() {
-            let (tag, wire, body) = field(&mut status)?;
-            if tag != 8 {
-                continue;
-            }
-            (wire == LD_BYTE).then_some(())?;
-            if let Some(image) = image(body, keep)? {
-                images.get_or_insert_default().push(image);
-            }
-        }
-    }
+        Some(())
+    })?;
     Some(images)
 }
 
