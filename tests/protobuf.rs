@@ -764,19 +764,21 @@ fn nodes_keep_only_the_image_names_asked_for() {
     assert!(bare[0].resources.images.is_empty());
 }
 
+/// A length-delimited field of fewer than 128 bytes: its key byte (field number and wire type
+/// 2), its length, its bytes.
+fn field(key: u8, body: &[u8]) -> Vec<u8> {
+    let mut field = vec![key, u8::try_from(body.len()).expect("a short field")];
+    field.extend_from_slice(body);
+    field
+}
+
 /// An image written as no API server writes it (a name of another wire type, or not UTF-8)
 /// is read by prost, which refuses it as it refused the whole node before names were
 /// filtered; an image field prost reads (a name given as bytes of valid UTF-8) reads alike.
 #[test]
 fn node_images_not_as_servers_write_them_are_refused_by_prost() {
     // Node { status (3) { images (8) { names (1): <bad> } } }
-    let node_with_image = |image: &[u8]| {
-        let mut status = vec![0x42, image.len() as u8];
-        status.extend_from_slice(image);
-        let mut node = vec![0x1a, status.len() as u8];
-        node.extend_from_slice(&status);
-        node
-    };
+    let node_with_image = |image: &[u8]| field(0x1a, &field(0x42, image));
     let page = |node: Vec<u8>| pb_encode::list_body("NodeList", &[&node[..]], "1000", None, None);
     let keep = ImageNames::Only(["a".to_string()].into_iter().collect());
     // A name as a varint.
@@ -800,10 +802,7 @@ fn node_images_not_as_servers_write_them_are_refused_by_prost() {
 fn node_labels_not_as_servers_write_them_are_refused_by_prost() {
     // Node { metadata (1) { labels (11) { <entry> } } }
     let node_with_entry = |entry: &[u8]| {
-        let mut meta = vec![0x5a, entry.len() as u8];
-        meta.extend_from_slice(entry);
-        let mut node = vec![0x0a, meta.len() as u8];
-        node.extend_from_slice(&meta);
+        let node = field(0x0a, &field(0x5a, entry));
         pb_encode::list_body("NodeList", &[&node[..]], "1000", None, None)
     };
     // A key as a varint.
