@@ -38,7 +38,10 @@ fn main() -> ExitCode {
 /// run at 150,000 pods started a few seconds after the last one spent 0.43 s in the kernel
 /// with huge pages and 0.17 s without, and peaked at 155 MB against 126 MB; back to back,
 /// the two take the same time (BENCHMARKS.md, session 29). Best effort: a kernel that
-/// refuses leaves the defaults.
+/// refuses leaves the defaults. This comes after the allocations made before `main`, so
+/// mimalloc is also built without marking its memory for huge pages (its `no_thp` feature):
+/// marked, the first of those allocations backed a whole huge page, and the time to the
+/// first request went from about 3 ms to anywhere up to 28 ms (BENCHMARKS.md, session 31).
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
