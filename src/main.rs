@@ -40,8 +40,8 @@ fn main() -> ExitCode {
 /// the two take the same time (BENCHMARKS.md, session 29). Best effort: a kernel that
 /// refuses leaves the defaults. This comes after the allocations made before `main`, so
 /// mimalloc is also built without marking its memory for huge pages (its `no_thp` feature):
-/// marked, the first of those allocations backed a whole huge page, and the time to the
-/// first request went from about 3 ms to anywhere up to 28 ms (BENCHMARKS.md, session 31).
+/// marked, the first of those allocations backed a whole huge page, and the time from exec to
+/// the first request was 3-28 ms, against about 3 ms unmarked (BENCHMARKS.md, session 31).
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
