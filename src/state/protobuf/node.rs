@@ -17,7 +17,7 @@ use prost::encoding::{WireType, decode_varint};
 use super::shared::{LD_BYTE, field};
 use super::{
     PbQuantityEntry, PbStringEntry, key, length_delimited, non_empty, quantity_map, skip,
-    some_strings, some_vec,
+    some_strings, some_vec, string_map,
 };
 use crate::state::Node;
 use crate::state::resources::ImageNames;
@@ -117,13 +117,12 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
     };
     let labels = match labels(bytes) {
         Some(labels) => labels,
-        None => PbNodeLabels::decode(bytes)?
-            .metadata
-            .unwrap_or_default()
-            .labels
-            .into_iter()
-            .map(|e| (e.key, e.value))
-            .collect(),
+        None => {
+            PbNodeLabels::decode(bytes)?
+                .metadata
+                .unwrap_or_default()
+                .labels
+        }
     };
     Ok(PbNode::decode(bytes)?.into_node(labels, images))
 }
@@ -136,7 +135,7 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
 /// has the empty one, and a key or value given twice in one entry keeps the last. `None` for
 /// anything an API server does not write (another wire type, text that is not UTF-8, a
 /// length past the end), for prost to read.
-fn labels(node: &[u8]) -> Option<Vec<(String, String)>> {
+fn labels(node: &[u8]) -> Option<Vec<PbStringEntry>> {
     let mut labels = Vec::new();
     each_nested(node, 1, 11, |mut entry| {
         let (mut key, mut value) = ("", "");
@@ -150,7 +149,10 @@ fn labels(node: &[u8]) -> Option<Vec<(String, String)>> {
             (wire == LD_BYTE).then_some(())?;
             *slot = std::str::from_utf8(body).ok()?;
         }
-        labels.push((key.to_string(), value.to_string()));
+        labels.push(PbStringEntry {
+            key: key.to_string(),
+            value: value.to_string(),
+        });
         Some(())
     })?;
     Some(labels)
@@ -227,11 +229,11 @@ fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerIm
 }
 
 impl PbNode {
-    /// The node, with its labels as [`labels`] reads them (a key given again keeps its last
-    /// value, as in a map) and its images as [`images`] keeps them.
+    /// The node, with its labels as [`labels`] reads them (made a map as every protobuf map
+    /// is, by [`string_map`]) and its images as [`images`] keeps them.
     fn into_node(
         self,
-        labels: Vec<(String, String)>,
+        labels: Vec<PbStringEntry>,
         images: Option<Vec<core::ContainerImage>>,
     ) -> Node {
         let n = self;
@@ -243,7 +245,7 @@ impl PbNode {
         let node = core::Node {
             metadata: meta::ObjectMeta {
                 name: non_empty(meta.name),
-                labels: (!labels.is_empty()).then(|| labels.into_iter().collect()),
+                labels: string_map(labels),
                 ..Default::default()
             },
             spec: Some(core::NodeSpec {

@@ -946,7 +946,6 @@ fn field_slow<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
 
 #[cfg(test)]
 mod tests {
-
     use super::super::{
         PbCondition, PbContainer, PbContainerStatus, PbOwnerReference, PbPodStatus, PbSpec,
         PbVolume,
