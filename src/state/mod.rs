@@ -345,7 +345,23 @@ impl Pod {
     /// The compact pod from the fields it is made of; every pod is built here, whether it was
     /// decoded slim (live pages, snapshots: 150,000 pods) or in full (manifests).
     pub(crate) fn from_slim(p: SlimPod) -> Pod {
-        let resources = Arc::new(PodResources::from_slim(&p));
+        Pod::build(p, None)
+    }
+
+    /// [`Pod::from_slim`] of a template, taking the parts earlier templates computed from the
+    /// same fields (see [`TemplateParts`]).
+    pub(crate) fn from_slim_sharing(p: SlimPod, parts: &mut TemplateParts) -> Pod {
+        Pod::build(p, Some(parts))
+    }
+
+    fn build(p: SlimPod, parts: Option<&mut TemplateParts>) -> Pod {
+        let (resources, last_tolerations) = match parts {
+            Some(parts) => (
+                parts.resources.resources(&p),
+                Some(&mut parts.last_tolerations),
+            ),
+            None => (Arc::new(PodResources::from_slim(&p)), None),
+        };
         let SlimPod {
             metadata,
             spec,
@@ -380,12 +396,10 @@ impl Pod {
                     }),
                 node_selector: spec.node_selector.map(Arc::new),
                 node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
-                tolerations: spec
-                    .tolerations
-                    .iter()
-                    .flatten()
-                    .map(Toleration::from)
-                    .collect(),
+                tolerations: match last_tolerations {
+                    Some(last) => last.take(spec.tolerations.unwrap_or_default()),
+                    None => tolerations(spec.tolerations.iter().flatten()),
+                },
                 pod_affinity,
                 priority: spec.priority.unwrap_or(0),
                 preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
@@ -416,6 +430,36 @@ impl Pod {
             .as_deref()
             .into_iter()
             .flat_map(PodAffinity::all)
+    }
+}
+
+fn tolerations<'a>(list: impl IntoIterator<Item = &'a core::Toleration>) -> Arc<[Toleration]> {
+    list.into_iter().map(Toleration::from).collect()
+}
+
+/// What templates share besides their pods (see `protobuf::shared`): the parts built from
+/// fields that differ between workloads less often than the templates do.
+#[derive(Default)]
+pub(crate) struct TemplateParts {
+    resources: resources::ResourcesMemo,
+    last_tolerations: LastTolerations,
+}
+
+/// The last template's tolerations as written and as built: nearly every pod carries the
+/// same default ones, so the next template usually takes that copy.
+#[derive(Default)]
+struct LastTolerations(Option<(Vec<core::Toleration>, Arc<[Toleration]>)>);
+
+impl LastTolerations {
+    fn take(&mut self, written: Vec<core::Toleration>) -> Arc<[Toleration]> {
+        if let Some((last, built)) = &self.0
+            && *last == written
+        {
+            return built.clone();
+        }
+        let built = tolerations(&written);
+        self.0 = Some((written, built.clone()));
+        built
     }
 }
 

@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
@@ -606,6 +607,106 @@ impl PodSpecRequests {
     }
 }
 
+/// Pod resources already computed for earlier templates, by what they are computed from.
+/// A page's templates are its workloads, each with its own containers' names, but they name
+/// few request sets and images between them (two request sets and seven images in the bench
+/// cluster's fifty templates a page; real workloads repeat theirs too), and computing them
+/// was a quarter of building a template (callgrind, BENCHMARKS.md).
+#[derive(Default)]
+pub(crate) struct ResourcesMemo {
+    computed: foldhash::HashMap<Box<[u8]>, Arc<PodResources>>,
+    key: Vec<u8>,
+}
+
+impl ResourcesMemo {
+    const KEPT: usize = 1024;
+
+    /// The pod's resources: an earlier template's when it has the same inputs.
+    pub(crate) fn resources(&mut self, p: &SlimPod) -> Arc<PodResources> {
+        if !self.key_of(p) {
+            return Arc::new(PodResources::from_slim(p));
+        }
+        if let Some(r) = self.computed.get(&self.key[..]) {
+            // Every debug build (the tests) checks the inputs were all in the key.
+            debug_assert_eq!(
+                format!("{r:?}"),
+                format!("{:?}", PodResources::from_slim(p))
+            );
+            return r.clone();
+        }
+        let r = Arc::new(PodResources::from_slim(p));
+        // Kept from page to page, so bounded: a cluster whose every workload asks for other
+        // requests keeps a thousand at a time.
+        if self.computed.len() >= ResourcesMemo::KEPT {
+            self.computed.clear();
+        }
+        // A problem names its field: computed again for each pod that has one.
+        if r.problems.is_empty() {
+            self.computed.insert(self.key[..].into(), r.clone());
+        }
+        r
+    }
+
+    /// Writes into `key` everything [`PodResources::from_slim`] reads of the pod, each value
+    /// as it is read; `false` when the pod's containers have status resources (an in-place
+    /// resize), whose lists are matched to containers by name, for the pod to be computed
+    /// apart. Without them the names read nothing.
+    fn key_of(&mut self, p: &SlimPod) -> bool {
+        fn put(key: &mut Vec<u8>, s: &str) {
+            put_len(key, s.len());
+            key.extend_from_slice(s.as_bytes());
+        }
+        fn put_len(key: &mut Vec<u8>, n: usize) {
+            key.extend_from_slice(&u64::try_from(n).unwrap_or(u64::MAX).to_le_bytes());
+        }
+        fn put_list(key: &mut Vec<u8>, list: Option<&BTreeMap<String, ApiQuantity>>) {
+            put_len(key, list.map_or(0, BTreeMap::len));
+            for (name, q) in list.into_iter().flatten() {
+                put(key, name);
+                put(key, &q.0);
+            }
+        }
+        let resized = p.status.iter().any(|s| {
+            s.container_statuses
+                .iter()
+                .flatten()
+                .chain(s.init_container_statuses.iter().flatten())
+                .any(|c| c.allocated_resources.is_some() || c.resources.is_some())
+        });
+        if resized {
+            return false;
+        }
+        let key = &mut self.key;
+        key.clear();
+        let Some(spec) = p.spec.as_ref() else {
+            return true;
+        };
+        for list in [&spec.init_containers, &spec.containers] {
+            let list = list.as_deref().unwrap_or_default();
+            put_len(key, list.len());
+            for c in list {
+                key.push(u8::from(c.restart_policy.as_deref() == Some("Always")));
+                put(key, c.image.as_deref().unwrap_or_default());
+                put_list(key, c.resources.as_ref().and_then(|r| r.requests.as_ref()));
+                let ports = c.ports.as_deref().unwrap_or_default();
+                put_len(key, ports.len());
+                for port in ports {
+                    key.extend_from_slice(&port.host_port.unwrap_or(0).to_le_bytes());
+                    // None and "" read alike (the defaults).
+                    put(key, port.host_ip.as_deref().unwrap_or_default());
+                    put(key, port.protocol.as_deref().unwrap_or_default());
+                }
+            }
+        }
+        put_list(
+            key,
+            spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
+        );
+        put_list(key, spec.overhead.as_ref());
+        true
+    }
+}
+
 /// Everything the resource plugins need from one pod, computed once.
 #[derive(Debug, Clone, Default)]
 pub struct PodResources {
@@ -906,6 +1007,49 @@ mod tests {
         let r = PodResources::from_api(&p);
         assert_eq!(r.requests.milli_cpu, 1000);
         assert_eq!(r.usage.milli_cpu, 2000);
+    }
+
+    /// Templates that differ only in their containers' names take one computed copy; a
+    /// resized pod's status lists are found by name, so it is computed apart, and what the
+    /// memo holds for a pod with an invalid quantity is not handed to another.
+    #[test]
+    fn the_resources_memo_shares_what_the_names_do_not_change() {
+        fn slim(v: serde_json::Value) -> SlimPod {
+            let p: core::Pod = serde_json::from_value(v).expect("pod");
+            SlimPod::from(p)
+        }
+        fn with(name: &str, cpu: &str, status: serde_json::Value) -> SlimPod {
+            slim(json!({
+                "metadata": {"name": "p"},
+                "spec": {"containers": [c(name, json!({"cpu": cpu}))]},
+                "status": status,
+            }))
+        }
+        let mut memo = ResourcesMemo::default();
+        let a = memo.resources(&with("a", "1", json!({})));
+        let b = memo.resources(&with("b", "1", json!({})));
+        assert!(Arc::ptr_eq(&a, &b), "same requests and image, other names");
+        let other = memo.resources(&with("b", "2", json!({})));
+        assert_eq!((a.usage.milli_cpu, other.usage.milli_cpu), (1000, 2000));
+
+        // The same spec as `a`, with an allocation for container "a": only "a" takes it.
+        let status = json!({"containerStatuses": [{
+            "name": "a", "image": "i", "imageID": "", "ready": true, "restartCount": 0,
+            "allocatedResources": {"cpu": "3"}
+        }]});
+        let resized = memo.resources(&with("a", "1", status.clone()));
+        let not_matched = memo.resources(&with("b", "1", status));
+        assert_eq!(
+            (resized.usage.milli_cpu, not_matched.usage.milli_cpu),
+            (3000, 1000)
+        );
+        assert!(!Arc::ptr_eq(&resized, &a) && !Arc::ptr_eq(&not_matched, &a));
+
+        let bad = memo.resources(&with("a", "x", json!({})));
+        let again = memo.resources(&with("b", "x", json!({})));
+        assert_eq!(bad.problems.len(), 1);
+        assert!(again.problems[0].field.contains("containers[0]"));
+        assert!(!Arc::ptr_eq(&bad, &again));
     }
 
     #[test]

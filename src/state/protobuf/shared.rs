@@ -37,7 +37,7 @@ use super::{
 };
 use crate::scheduler::selector::Labels;
 use crate::state::slim::SlimPod;
-use crate::state::{ControllerRef, Pod, PodRef, controller_of};
+use crate::state::{ControllerRef, Pod, PodRef, TemplateParts, controller_of};
 
 /// What a template keeps of one field.
 enum Keep {
@@ -167,6 +167,8 @@ pub(super) struct SharedParts {
     /// whether it is the first.
     templates: FastMap<Box<[u8]>, usize>,
     built: Vec<Pod>,
+    /// The parts templates share (their resources, their tolerations), kept across pages.
+    parts: TemplateParts,
     labels: FastMap<Box<[u8]>, Arc<Labels>>,
     controllers: FastMap<Box<[u8]>, Option<Arc<ControllerRef>>>,
     template_key: Vec<u8>,
@@ -188,6 +190,19 @@ pub(super) struct SharedParts {
 }
 
 impl SharedParts {
+    /// Parts for a page, with the template parts earlier pages built.
+    pub(super) fn new(parts: TemplateParts) -> SharedParts {
+        SharedParts {
+            parts,
+            ..SharedParts::default()
+        }
+    }
+
+    /// The template parts, for the next page.
+    pub(super) fn into_template_parts(self) -> TemplateParts {
+        self.parts
+    }
+
     /// The compact pod of one `Pod` message; `None` when the bytes are not as an API server
     /// writes them, for the caller to decode the pod whole.
     pub(super) fn pod(&mut self, bytes: &[u8]) -> Option<Pod> {
@@ -297,12 +312,14 @@ impl SharedParts {
                     namespace: own.namespace_str.map(str::to_string),
                     ..PbMeta::default()
                 };
-                let pod = SlimPod::from(PbPod {
-                    metadata: Some(metadata),
-                    spec: body.spec,
-                    status: body.status,
-                })
-                .into_pod();
+                let pod = Pod::from_slim_sharing(
+                    SlimPod::from(PbPod {
+                        metadata: Some(metadata),
+                        spec: body.spec,
+                        status: body.status,
+                    }),
+                    &mut self.parts,
+                );
                 // Every debug build (the tests) checks that a pod takes from it what it
                 // would take from the pod decoded whole.
                 #[cfg(debug_assertions)]
