@@ -243,7 +243,7 @@ impl SharedParts {
         let mut own = Own {
             name: "",
             namespace: None,
-            namespace_str: None,
+            namespace_value: None,
             terminating: false,
         };
         self.labels_key.clear();
@@ -257,7 +257,7 @@ impl SharedParts {
             match tag {
                 1 => own.name = std::str::from_utf8(body).ok()?,
                 3 => {
-                    own.namespace_str = Some(std::str::from_utf8(body).ok()?);
+                    own.namespace_value = Some(body);
                     own.namespace = Some(&start[..start.len() - m.len()]);
                 }
                 9 => {
@@ -308,8 +308,14 @@ impl SharedParts {
                 // Only what the pods take from their template is built: the metadata's
                 // name, labels and owners would be dropped for each pod's own.
                 let body = PbPodBody::decode(bytes).ok()?;
+                // Read as text here only: a pod matched to a template, or keyed to one, has
+                // that template's namespace bytes, read when it was built.
+                let namespace = match own.namespace_value {
+                    Some(ns) => Some(std::str::from_utf8(ns).ok()?.to_string()),
+                    None => None,
+                };
                 let metadata = PbMeta {
-                    namespace: own.namespace_str.map(str::to_string),
+                    namespace,
                     ..PbMeta::default()
                 };
                 let pod = Pod::from_slim_sharing(
@@ -812,8 +818,8 @@ struct Own<'a> {
     /// The whole `namespace` field, key included: it goes into the template (pod affinity
     /// terms without namespaces mean the pod's own).
     namespace: Option<&'a [u8]>,
-    /// Its value.
-    namespace_str: Option<&'a str>,
+    /// Its value, as written (see [`SharedParts::template`]).
+    namespace_value: Option<&'a [u8]>,
     terminating: bool,
 }
 
@@ -992,6 +998,20 @@ mod tests {
     /// an API server writes: keys and lengths of one to three bytes, every wire type but
     /// groups. Anything else it leaves to prost (the whole decode), never reading it
     /// differently.
+    #[test]
+    fn common_prefix_finds_the_first_differing_byte() {
+        for len in 0..50 {
+            let a: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            assert_eq!(common_prefix(&a, &a), len, "equal, {len} bytes");
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] ^= 0x80;
+                assert_eq!(common_prefix(&a, &b), at, "{len} bytes, differing at {at}");
+                assert_eq!(common_prefix(&a[..at], &b), at, "one a prefix of the other");
+            }
+        }
+    }
+
     #[test]
     fn fields_are_read_as_prost_reads_them() {
         use proptest::prelude::*;
