@@ -389,6 +389,29 @@ struct PbStringEntry {
     value: String,
 }
 
+/// One `map<string, string>` entry read from its bytes, each string copied out once: prost
+/// grows an empty string for each (about 240 instructions a string before its UTF-8 check).
+/// An entry without its key or value has the empty one, and a key or value given twice
+/// keeps the last, as prost reads it; `None` for anything an API server does not write
+/// (another wire type, text that is not UTF-8, a length past the end), for prost to read.
+fn string_entry(mut entry: &[u8]) -> Option<PbStringEntry> {
+    let (mut key, mut value) = ("", "");
+    while !entry.is_empty() {
+        let (tag, wire, body) = shared::field(&mut entry)?;
+        let slot = match tag {
+            1 => &mut key,
+            2 => &mut value,
+            _ => continue,
+        };
+        (wire == shared::LD_BYTE).then_some(())?;
+        *slot = std::str::from_utf8(body).ok()?;
+    }
+    Some(PbStringEntry {
+        key: key.to_string(),
+        value: value.to_string(),
+    })
+}
+
 /// An entry of a `map<string, Quantity>`, as [`PbStringEntry`].
 #[derive(Clone, PartialEq, Message)]
 struct PbQuantityEntry {

@@ -32,8 +32,8 @@ use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 
 use super::{
-    PbMeta, PbPod, PbPodBody, PbTime, key, length_delimited, owner_reference, short_varint, skip,
-    string_map,
+    PbMeta, PbPod, PbPodBody, PbStringEntry, PbTime, key, length_delimited, owner_reference,
+    short_varint, skip, string_entry, string_map,
 };
 use crate::scheduler::selector::Labels;
 use crate::state::slim::SlimPod;
@@ -436,7 +436,16 @@ impl SharedParts {
         let labels = match self.labels.get(&self.labels_key[..]) {
             Some(l) => l.clone(),
             None => {
-                let entries = PbMeta::decode(&self.labels_key[..]).ok()?.labels;
+                // Read by [`string_entry`] (prost when it would not), as a node's labels.
+                let prost = || PbMeta::decode(&self.labels_key[..]).ok().map(|m| m.labels);
+                let entries = match label_entries(&self.labels_key) {
+                    Some(entries) => {
+                        // Every debug build (the tests) checks they are prost's.
+                        debug_assert_eq!(Some(&entries), prost().as_ref());
+                        entries
+                    }
+                    None => prost()?,
+                };
                 let labels = Arc::new(string_map(entries).unwrap_or_default());
                 self.labels
                     .insert(self.labels_key[..].into(), labels.clone());
@@ -497,6 +506,18 @@ impl SharedParts {
             .insert(self.owners_key[..].into(), c.clone());
         Some(c)
     }
+}
+
+/// The entries of a pod's label fields (`ObjectMeta` field 11, as [`SharedParts::metadata`]
+/// gathers them), in the order written; `None` for anything [`string_entry`] leaves to prost.
+fn label_entries(mut fields: &[u8]) -> Option<Vec<PbStringEntry>> {
+    let mut entries = Vec::new();
+    while !fields.is_empty() {
+        let (tag, wire, body) = field(&mut fields)?;
+        debug_assert_eq!((tag, wire), (11, LD_BYTE), "only label fields are gathered");
+        entries.push(string_entry(body)?);
+    }
+    Some(entries)
 }
 
 /// One part of the last pod, as written, and what it gave. Replicas nearly always repeat
