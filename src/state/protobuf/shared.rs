@@ -1015,10 +1015,6 @@ mod tests {
         out
     }
 
-    /// The field reader agrees with prost wherever it reads a field, and reads every field
-    /// an API server writes: keys and lengths of one to three bytes, every wire type but
-    /// groups. Anything else it leaves to prost (the whole decode), never reading it
-    /// differently.
     #[test]
     fn common_prefix_finds_the_first_differing_byte() {
         for len in 0..50 {
@@ -1033,6 +1029,10 @@ mod tests {
         }
     }
 
+    /// The field reader agrees with prost wherever it reads a field, and reads every field
+    /// an API server writes: keys and lengths of one to three bytes, every wire type but
+    /// groups. Anything else it leaves to prost (the whole decode), never reading it
+    /// differently.
     #[test]
     fn fields_are_read_as_prost_reads_them() {
         use proptest::prelude::*;
