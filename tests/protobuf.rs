@@ -523,6 +523,34 @@ fn pods_written_unusually_are_decoded_whole_by_protobufs_rules() {
     assert!(matches!(e, ProtobufError::Decode(_)), "{e:?}");
 }
 
+/// A namespace or a label value that is not UTF-8 is an error, as prost reads it, in a pod
+/// after one whose template and labels it would otherwise take: the shared reading checks
+/// the namespace only when it builds a template and reads labels by its own reader, and
+/// leaves both to prost when they are not text.
+#[test]
+fn pod_text_that_is_not_utf8_is_refused_by_prost() {
+    let pod: core::Pod = serde_json::from_value(json!({
+        "metadata": {"name": "p", "namespace": "q-ns-q", "labels": {"app": "q-lv-q"}},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]}
+    }))
+    .expect("pod");
+    let plain = pb_encode::pod_bytes(&pod);
+    for (from, what) in [
+        (&b"q-ns-q"[..], "namespace"),
+        (&b"q-lv-q"[..], "label value"),
+    ] {
+        let at = plain
+            .windows(from.len())
+            .position(|w| w == from)
+            .expect("the text is written once");
+        let mut bad = plain.clone();
+        bad[at + 2] = 0xff;
+        let page = pb_encode::pod_list_body(&[&plain, &bad], "1", None, None);
+        let e = decode_pod_page_protobuf(&page, |_| {}).expect_err(what);
+        assert!(e.to_string().contains("UTF-8"), "{what}: {e}");
+    }
+}
+
 /// The body split at `ends` (increasing offsets), as the frames a connection delivers.
 fn frames_of<'a>(body: &'a [u8], ends: &[usize]) -> Vec<&'a [u8]> {
     let mut out = Vec::new();
