@@ -500,8 +500,19 @@ impl SharedParts {
         if let Some(c) = self.controllers.get(&self.owners_key[..]) {
             return Some(c.clone());
         }
-        let owners = PbMeta::decode(&self.owners[..]).ok()?.owner_references;
-        let c = controller_of(owners.into_iter().map(owner_reference));
+        // Read by [`owners_controller`] (prost when it would not), as labels are.
+        let prost = || {
+            let owners = PbMeta::decode(&self.owners[..]).ok()?.owner_references;
+            Some(controller_of(owners.into_iter().map(owner_reference)))
+        };
+        let c = match owners_controller(&self.owners) {
+            Some(c) => {
+                // Every debug build (the tests) checks it is prost's.
+                debug_assert_eq!(Some(&c), prost().as_ref());
+                c
+            }
+            None => prost()?,
+        };
         self.controllers
             .insert(self.owners_key[..].into(), c.clone());
         Some(c)
@@ -518,6 +529,78 @@ fn label_entries(mut fields: &[u8]) -> Option<Vec<PbStringEntry>> {
         entries.push(string_entry(body)?);
     }
     Some(entries)
+}
+
+/// The controller of a pod's owner references (`ObjectMeta` field 13, as
+/// [`SharedParts::metadata`] gathers them), as [`controller_of`] finds it in the references
+/// prost decodes: the first whose `controller` is true, with its kind, name and API version.
+/// Each reference's strings are checked as prost checks them (the uid too), and only the
+/// controller's are copied: prost made four strings of each reference, a tenth of what the
+/// first pod of a workload took beyond its template. `None` for anything [`field`] leaves to
+/// prost, and for text that is not UTF-8, for prost to say what is wrong.
+fn owners_controller(mut fields: &[u8]) -> Option<Option<Arc<ControllerRef>>> {
+    let mut controller = None;
+    while !fields.is_empty() {
+        let (tag, wire, body) = field(&mut fields)?;
+        debug_assert_eq!(
+            (tag, wire),
+            (13, LD_BYTE),
+            "only owner references are gathered"
+        );
+        let owner = owner_fields(body)?;
+        if controller.is_none() && owner.controller {
+            controller = Some(owner);
+        }
+    }
+    Some(controller.map(|o| {
+        Arc::new(ControllerRef {
+            api_version: o.api_version.to_string(),
+            kind: o.kind.to_string(),
+            name: o.name.to_string(),
+        })
+    }))
+}
+
+/// What [`owners_controller`] reads of one `OwnerReference`.
+struct OwnerFields<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    controller: bool,
+}
+
+/// The fields of one `OwnerReference` that `PbOwnerReference` declares, read as prost reads
+/// them: the last value of a field given twice, a bool true when its varint is not 0.
+fn owner_fields(mut m: &[u8]) -> Option<OwnerFields<'_>> {
+    let mut owner = OwnerFields {
+        api_version: "",
+        kind: "",
+        name: "",
+        controller: false,
+    };
+    while !m.is_empty() {
+        let start = m;
+        let (tag, wire, body) = field(&mut m)?;
+        let text = || std::str::from_utf8(body).ok();
+        match (tag, wire) {
+            (1, LD_BYTE) => owner.kind = text()?,
+            (3, LD_BYTE) => owner.name = text()?,
+            (4, LD_BYTE) => _ = text()?,
+            (5, LD_BYTE) => owner.api_version = text()?,
+            (6 | 7, 0) => {
+                // The varint follows the key (one byte, unless written long).
+                let key = start.iter().position(|b| b & 0x80 == 0)? + 1;
+                let mut value = start.get(key..start.len() - m.len())?;
+                let set = prost::encoding::decode_varint(&mut value).ok()? != 0;
+                if tag == 6 {
+                    owner.controller = set;
+                }
+            }
+            (1 | 3..=7, _) => return None,
+            _ => {}
+        }
+    }
+    Some(owner)
 }
 
 /// One part of the last pod, as written, and what it gave. Replicas nearly always repeat
@@ -1408,6 +1491,82 @@ mod tests {
         assert_eq!(controller(0).name, "web-5d8f");
         assert_eq!(controller(4).name, "api-7c9b");
         assert_ne!(built[4].labels, built[0].labels);
+    }
+
+    /// The owner references' controller is read as prost and `controller_of` read it: the
+    /// first reference marked controller, the last value of a field given twice, any
+    /// non-zero varint true, a key written long; and text that is not UTF-8 (in the uid
+    /// too) or a field of another wire type is left to prost, which refuses it.
+    #[test]
+    fn owners_controller_reads_as_prost_reads() {
+        use prost::encoding::encode_varint;
+        fn string(tag: u32, s: &[u8], out: &mut Vec<u8>) {
+            encode_key(tag, WireType::LengthDelimited, out);
+            encode_varint(s.len() as u64, out);
+            out.extend_from_slice(s);
+        }
+        fn owner(fields: &[u8]) -> Vec<u8> {
+            let mut out = Vec::new();
+            string(13, fields, &mut out);
+            out
+        }
+        fn reference(kind: &str, name: &str, controller: Option<u64>) -> Vec<u8> {
+            let mut f = Vec::new();
+            string(5, b"apps/v1", &mut f);
+            string(1, kind.as_bytes(), &mut f);
+            string(3, name.as_bytes(), &mut f);
+            string(4, b"0000-uid", &mut f);
+            if let Some(v) = controller {
+                encode_key(6, WireType::Varint, &mut f);
+                encode_varint(v, &mut f);
+            }
+            f
+        }
+        let prost = |bytes: &[u8]| {
+            let owners = PbMeta::decode(bytes).ok()?.owner_references;
+            Some(controller_of(owners.into_iter().map(owner_reference)))
+        };
+        let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+        let mut two = owner(&reference("Job", "first", Some(0)));
+        two.extend(owner(&reference("ReplicaSet", "second", Some(2))));
+        two.extend(owner(&reference("StatefulSet", "third", Some(1))));
+        cases.push(("the first marked controller", two));
+        cases.push(("none marked", owner(&reference("ReplicaSet", "rs", None))));
+        let mut again = reference("ReplicaSet", "old", Some(1));
+        string(3, b"new", &mut again);
+        encode_key(6, WireType::Varint, &mut again);
+        encode_varint(0, &mut again);
+        encode_key(6, WireType::Varint, &mut again);
+        encode_varint(300, &mut again);
+        cases.push(("fields given twice", owner(&again)));
+        let mut long_key = reference("ReplicaSet", "long", None);
+        long_key.extend([0xb0, 0x00, 0x01]);
+        cases.push(("a key written in two bytes", owner(&long_key)));
+        let mut unknown = reference("ReplicaSet", "rs", Some(1));
+        encode_key(2, WireType::Varint, &mut unknown);
+        encode_varint(7, &mut unknown);
+        cases.push(("a field it does not declare", owner(&unknown)));
+        for (what, bytes) in &cases {
+            let read = owners_controller(bytes);
+            assert!(read.is_some(), "{what}: read");
+            assert_eq!(read, prost(bytes), "{what}");
+        }
+        assert_eq!(
+            owners_controller(&cases[0].1)
+                .flatten()
+                .map(|c| (c.kind.clone(), c.name.clone())),
+            Some(("ReplicaSet".to_string(), "second".to_string()))
+        );
+        let mut bad_uid = reference("ReplicaSet", "rs", Some(1));
+        string(4, &[0xff, 0xfe], &mut bad_uid);
+        let mut bad_wire = reference("ReplicaSet", "rs", Some(1));
+        encode_key(6, WireType::LengthDelimited, &mut bad_wire);
+        encode_varint(0, &mut bad_wire);
+        for (what, fields) in [("a uid not UTF-8", bad_uid), ("a bool as bytes", bad_wire)] {
+            let bytes = owner(&fields);
+            assert_eq!(owners_controller(&bytes), None, "{what}: left to prost");
+            assert_eq!(prost(&bytes), None, "{what}: prost refuses it");
+        }
     }
 
     /// `pod` with the only occurrence of `from` replaced by `to`, of the same length.
