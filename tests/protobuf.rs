@@ -523,21 +523,22 @@ fn pods_written_unusually_are_decoded_whole_by_protobufs_rules() {
     assert!(matches!(e, ProtobufError::Decode(_)), "{e:?}");
 }
 
-/// A namespace or a label value that is not UTF-8 is an error, as prost reads it, in a pod
-/// after one whose template and labels it would otherwise take: the shared reading checks
-/// the namespace only when it builds a template and reads labels by its own reader, and
-/// leaves both to prost when they are not text.
+/// A namespace, a label value or a node name that is not UTF-8 is an error, as prost reads
+/// it, in a pod after one whose template and labels it would otherwise take: the shared
+/// reading checks the namespace only when it builds a template, reads labels by its own
+/// reader and each node name once, and leaves them to prost when they are not text.
 #[test]
 fn pod_text_that_is_not_utf8_is_refused_by_prost() {
     let pod: core::Pod = serde_json::from_value(json!({
         "metadata": {"name": "p", "namespace": "q-ns-q", "labels": {"app": "q-lv-q"}},
-        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]}
+        "spec": {"nodeName": "q-nn-q", "containers": [{"name": "c", "image": "i"}]}
     }))
     .expect("pod");
     let plain = pb_encode::pod_bytes(&pod);
     for (from, what) in [
         (&b"q-ns-q"[..], "namespace"),
         (&b"q-lv-q"[..], "label value"),
+        (&b"q-nn-q"[..], "node name"),
     ] {
         let at = plain
             .windows(from.len())

@@ -23,7 +23,7 @@ use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_f
 
 use super::resources::ImageNames;
 use super::slim::{self, SlimPod};
-use super::{Node, Pod, TemplateParts};
+use super::{Node, Pod};
 
 mod frames;
 mod node;
@@ -276,22 +276,22 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
     body: &[B],
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, ProtobufError> {
-    let mut parts = shared::SharedParts::new(TEMPLATE_PARTS.take());
+    let mut parts = shared::SharedParts::new(KEPT.take());
     let pods = decode_list_frames(body, "PodList", on_continue, |bytes| {
         Ok(match parts.pod(bytes) {
             Some(pod) => pod,
             None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
         })
     });
-    TEMPLATE_PARTS.set(parts.into_template_parts());
+    KEPT.set(parts.into_kept());
     pods
 }
 
 thread_local! {
     /// The parts templates share, kept from page to page on each decoding thread: a page
     /// holds some fifty workloads, and the next pages mostly name the same request sets,
-    /// images and tolerations again.
-    static TEMPLATE_PARTS: std::cell::Cell<TemplateParts> = std::cell::Cell::default();
+    /// images and tolerations again, and the same nodes.
+    static KEPT: std::cell::Cell<shared::Kept> = std::cell::Cell::default();
 }
 
 /// One page of a node list in protobuf, in the frames it arrived in, each node built as

@@ -167,8 +167,9 @@ pub(super) struct SharedParts {
     /// whether it is the first.
     templates: FastMap<Box<[u8]>, usize>,
     built: Vec<Pod>,
-    /// The parts templates share (their resources, their tolerations), kept across pages.
-    parts: TemplateParts,
+    /// What is kept across pages: the parts templates share (their resources, their
+    /// tolerations) and the node names read.
+    kept: Kept,
     labels: FastMap<Box<[u8]>, Arc<Labels>>,
     controllers: FastMap<Box<[u8]>, Option<Arc<ControllerRef>>>,
     template_key: Vec<u8>,
@@ -190,17 +191,17 @@ pub(super) struct SharedParts {
 }
 
 impl SharedParts {
-    /// Parts for a page, with the template parts earlier pages built.
-    pub(super) fn new(parts: TemplateParts) -> SharedParts {
+    /// Parts for a page, with what earlier pages kept.
+    pub(super) fn new(kept: Kept) -> SharedParts {
         SharedParts {
-            parts,
+            kept,
             ..SharedParts::default()
         }
     }
 
-    /// The template parts, for the next page.
-    pub(super) fn into_template_parts(self) -> TemplateParts {
-        self.parts
+    /// What is kept for the next page.
+    pub(super) fn into_kept(self) -> Kept {
+        self.kept
     }
 
     /// The compact pod of one `Pod` message; `None` when the bytes are not as an API server
@@ -226,7 +227,8 @@ impl SharedParts {
         let own = self.metadata(metadata.unwrap_or_default())?;
         let labels = self.labels()?;
         let controller = self.controller()?;
-        let (template, node_name) = self.template(bytes, &own, spec, status)?;
+        let (template, node) = self.template(bytes, &own, spec, status)?;
+        let node_name = self.kept.node_names.get(node)?;
         Some(replica(
             &self.built[template],
             own.name,
@@ -284,14 +286,14 @@ impl SharedParts {
         own: &Own<'_>,
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<(usize, &'a str)> {
+    ) -> Option<(usize, &'a [u8])> {
         if let Some(found) = self.same_as_last(own, spec, status) {
             return Some(found);
         }
         // Another template: this pod becomes the pattern, and its key is made from it.
         let node = match self.last.lay_out(own, spec, status)? {
-            Some((start, end)) => std::str::from_utf8(spec?.get(start..end)?).ok()?,
-            None => "",
+            Some((start, end)) => spec?.get(start..end)?,
+            None => &[],
         };
         self.template_key.clear();
         self.last.key(&mut self.template_key);
@@ -324,15 +326,17 @@ impl SharedParts {
                         spec: body.spec,
                         status: body.status,
                     }),
-                    &mut self.parts,
+                    &mut self.kept.parts,
                 );
                 // Every debug build (the tests) checks that a pod takes from it what it
                 // would take from the pod decoded whole.
                 #[cfg(debug_assertions)]
                 {
                     let whole = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
-                    let taken =
-                        |t: &Pod| format!("{:?}", replica(t, "", "", false, Arc::default(), None));
+                    let taken = |t: &Pod| {
+                        let pod = replica(t, "", Arc::from(""), false, Arc::default(), None);
+                        format!("{pod:?}")
+                    };
                     debug_assert_eq!(taken(&pod), taken(&whole));
                 }
                 self.built.push(pod);
@@ -352,7 +356,7 @@ impl SharedParts {
         own: &Own<'_>,
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<(usize, &'a str)> {
+    ) -> Option<(usize, &'a [u8])> {
         let last = &self.last;
         let template = last.template?;
         if last.namespace.as_deref() != own.namespace {
@@ -364,10 +368,7 @@ impl SharedParts {
         {
             return None;
         }
-        let node = match node {
-            Some(n) => std::str::from_utf8(n).ok()?,
-            None => "",
-        };
+        let node = node.unwrap_or_default();
         #[cfg(test)]
         {
             self.matched += 1;
@@ -394,7 +395,7 @@ impl SharedParts {
         own: &Own<'_>,
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<&'a str> {
+    ) -> Option<&'a [u8]> {
         let key = &mut self.template_key;
         key.clear();
         if let Some(ns) = own.namespace {
@@ -411,10 +412,7 @@ impl SharedParts {
             project(key, status, &STATUS, &mut None)?;
             encode_key(3, WireType::EndGroup, key);
         }
-        match node {
-            Some(n) => std::str::from_utf8(n).ok(),
-            None => Some(""),
-        }
+        Some(node.unwrap_or_default())
     }
 
     /// The pod's label set: the last pod's when its label fields are the same bytes (equal
@@ -916,6 +914,37 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
+/// What a decoding thread keeps from page to page.
+#[derive(Default)]
+pub(super) struct Kept {
+    parts: TemplateParts,
+    node_names: NodeNames,
+}
+
+/// The node names pods are bound to, each read as text once and then shared by every pod
+/// that names it: a cluster has thousands of nodes for a hundred thousand pods, and checking
+/// and copying each pod's node name was about 1% of decoding a page.
+#[derive(Default)]
+struct NodeNames(FastMap<Box<[u8]>, Arc<str>>);
+
+impl NodeNames {
+    /// More names than any cluster has nodes: past it the names are read again.
+    const MAX: usize = 1 << 16;
+
+    /// The name for `bytes`; `None` when they are not UTF-8 (prost then says so).
+    fn get(&mut self, bytes: &[u8]) -> Option<Arc<str>> {
+        if let Some(name) = self.0.get(bytes) {
+            return Some(name.clone());
+        }
+        let name: Arc<str> = Arc::from(std::str::from_utf8(bytes).ok()?);
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        self.0.insert(bytes.into(), name.clone());
+        Some(name)
+    }
+}
+
 /// The fields of a pod's metadata that are its own.
 struct Own<'a> {
     name: &'a str,
@@ -931,7 +960,7 @@ struct Own<'a> {
 fn replica(
     t: &Pod,
     name: &str,
-    node_name: &str,
+    node_name: Arc<str>,
     terminating: bool,
     labels: Arc<Labels>,
     controller: Option<Arc<ControllerRef>>,
@@ -944,7 +973,7 @@ fn replica(
             name: name.to_string(),
         }),
         labels,
-        node_name: Arc::from(node_name),
+        node_name,
         terminating,
         controller,
         template: t.template.clone(),
