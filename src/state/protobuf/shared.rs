@@ -894,7 +894,8 @@ fn lay_out(
     Some((msg, holds_own))
 }
 
-/// How many bytes `a` and `b` have equal from their start, 16 at a time.
+/// How many bytes `a` and `b` have equal from their start, 16 at a time, then 8, then one
+/// at a time.
 #[inline]
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
@@ -907,6 +908,14 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
             return i + (x.trailing_zeros() / 8) as usize;
         }
         i += 16;
+    }
+    if i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
     }
     while i < n && a[i] == b[i] {
         i += 1;
