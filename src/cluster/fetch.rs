@@ -1163,10 +1163,11 @@ impl<T> Decode<T> {
     }
 }
 
-/// Pages downloading or decoding at once, besides the one being asked for. Two kept both
-/// cores busy on average, but a page that decodes slowly then held up the requests behind
-/// it: at 150,000 pods six took 3% off the wall time in two batches of 30 same-minute runs
-/// in random order (session 33), for about 3 MB more at the peak (a page is ~1.5 MB).
+/// Pages downloading or decoding at once, besides the one being asked for. Two were enough
+/// to keep both cores busy on average (three were no faster in session 17's runs), but at
+/// 150,000 pods six took 3% off the wall time for the same CPU time in two batches of 30
+/// same-minute rounds in random order (session 33): more pages downloaded ahead even out
+/// the pages that decode slowly. The peak grew by about 3 MB (a page is ~1.5 MB).
 const PAGES_IN_FLIGHT: usize = 6;
 
 /// An answer's body as it arrived, in frames.
