@@ -1052,6 +1052,24 @@ mod tests {
         assert!(!Arc::ptr_eq(&bad, &again));
     }
 
+    /// The memo is bounded: past `KEPT` distinct request sets the kept ones are dropped,
+    /// and every pod still gets its own requests.
+    #[test]
+    fn the_resources_memo_stays_bounded_and_right() {
+        let mut memo = ResourcesMemo::default();
+        for m in 1..=ResourcesMemo::KEPT as i64 + 1 {
+            let p = SlimPod::from(
+                serde_json::from_value::<core::Pod>(json!({
+                    "metadata": {"name": "p"},
+                    "spec": {"containers": [c("a", json!({"cpu": format!("{m}m")}))]},
+                }))
+                .expect("pod"),
+            );
+            assert_eq!(memo.resources(&p).usage.milli_cpu, m, "pod {m}");
+            assert!(memo.computed.len() <= ResourcesMemo::KEPT, "after pod {m}");
+        }
+    }
+
     #[test]
     fn bad_quantities_name_the_field() {
         let r = pod(json!({"containers": [c("a", json!({"cpu": "lots"}))]}));

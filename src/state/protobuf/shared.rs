@@ -1531,6 +1531,24 @@ mod tests {
         assert_ne!(built[4].labels, built[0].labels);
     }
 
+    /// The node names are bounded: past `MAX` distinct names the kept ones are dropped, and
+    /// every name handed out, before and after, is the one its bytes say; the same bytes
+    /// give the same copy while it is kept.
+    #[test]
+    fn node_names_stay_bounded_and_right() {
+        let mut names = NodeNames::default();
+        let first = names.get(b"node-0").expect("text");
+        assert!(Arc::ptr_eq(&first, &names.get(b"node-0").expect("text")));
+        for i in 0..=NodeNames::MAX {
+            let bytes = format!("node-{i}");
+            let name = names.get(bytes.as_bytes()).expect("text");
+            assert_eq!(&*name, bytes, "name {i}");
+            assert!(names.0.len() <= NodeNames::MAX, "after name {i}");
+        }
+        assert_eq!(&*names.get(b"node-0").expect("text"), "node-0");
+        assert_eq!(names.get(&[0xff]), None, "not UTF-8");
+    }
+
     /// The owner references' controller is read as prost and `controller_of` read it: the
     /// first reference marked controller, the last value of a field given twice, any
     /// non-zero varint true, a key written long; and text that is not UTF-8 (in the uid
