@@ -354,6 +354,17 @@ impl Pod {
         Pod::build(p, Some(parts))
     }
 
+    /// [`Pod::from_slim`] of a template whose resources and tolerations were built for an
+    /// earlier template from the same bytes (see `protobuf::shared`): `p` holds neither its
+    /// containers nor its tolerations, and its status only its phase.
+    pub(crate) fn from_slim_parts(
+        p: SlimPod,
+        resources: Arc<PodResources>,
+        tolerations: Arc<[Toleration]>,
+    ) -> Pod {
+        Pod::assemble(p, resources, |_| tolerations)
+    }
+
     fn build(p: SlimPod, parts: Option<&mut TemplateParts>) -> Pod {
         let (resources, last_tolerations) = match parts {
             Some(parts) => (
@@ -362,6 +373,19 @@ impl Pod {
             ),
             None => (Arc::new(PodResources::from_slim(&p)), None),
         };
+        Pod::assemble(p, resources, |written| match last_tolerations {
+            Some(last) => last.take(written),
+            None => tolerations(&written),
+        })
+    }
+
+    /// The pod, its resources computed and its tolerations built by `tolerations` from
+    /// those written.
+    fn assemble(
+        p: SlimPod,
+        resources: Arc<PodResources>,
+        tolerations: impl FnOnce(Vec<core::Toleration>) -> Arc<[Toleration]>,
+    ) -> Pod {
         let SlimPod {
             metadata,
             spec,
@@ -396,10 +420,7 @@ impl Pod {
                     }),
                 node_selector: spec.node_selector.map(Arc::new),
                 node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
-                tolerations: match last_tolerations {
-                    Some(last) => last.take(spec.tolerations.unwrap_or_default()),
-                    None => tolerations(spec.tolerations.iter().flatten()),
-                },
+                tolerations: tolerations(spec.tolerations.take().unwrap_or_default()),
                 pod_affinity,
                 priority: spec.priority.unwrap_or(0),
                 preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
