@@ -331,7 +331,8 @@ fn protobuf_pages_are_smaller_than_json() {
 
 /// A page's replicas share the parts built from equal bytes (`protobuf::shared`). Pods that
 /// differ from a base pod in one field the build reads must each decode as they would alone;
-/// pods that differ only in per-pod fields nothing reads share the base's built parts.
+/// pods listed after it that differ only in per-pod fields nothing reads (its replicas)
+/// share the base's built parts.
 #[test]
 fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() {
     let base = json!({
@@ -449,8 +450,8 @@ fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() 
     ];
     let api = |v: &Value| -> core::Pod { serde_json::from_value(v.clone()).expect("pod") };
     let mut page = vec![("base".to_string(), base.clone())];
-    page.extend(read.iter().cloned());
     page.extend(unread.iter().cloned());
+    page.extend(read.iter().cloned());
     let pods: Vec<core::Pod> = page.iter().map(|(_, v)| api(v)).collect();
     let refs: Vec<&core::Pod> = pods.iter().collect();
     let decoded = decode_pod_page_protobuf(&protobuf_page(&refs, None), |_| {}).expect("page");
@@ -460,11 +461,11 @@ fn replicas_share_built_parts_and_differences_in_read_fields_are_never_shared() 
         assert_eq!(format!("{pb:?}"), expected, "{name}");
     }
     for (i, (name, _)) in read.iter().enumerate() {
-        let built = format!("{:?}", Pod::from_api(&pods[1 + i]));
+        let built = format!("{:?}", Pod::from_api(&pods[1 + unread.len() + i]));
         assert_ne!(built, base_built, "{name} changes nothing the pod holds");
     }
     for (i, (name, _)) in unread.iter().enumerate() {
-        let pb = &decoded[1 + read.len() + i];
+        let pb = &decoded[1 + i];
         // Its spec's parts: a replica holds the base's template, not a copy of its own.
         assert!(
             std::sync::Arc::ptr_eq(&pb.template, &decoded[0].template),

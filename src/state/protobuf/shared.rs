@@ -3,17 +3,17 @@
 //! A workload's replicas differ in their name, node, status times and the generated names of
 //! their token volumes; the fields the compact pod is built from are otherwise equal. So each
 //! pod is split, in place, into the fields that are its own (name, node, whether it is being
-//! deleted, its labels and owner references) and a template key: the bytes of every other
+//! deleted, its labels and owner references) and its template key: the bytes of every other
 //! field the build reads (its namespace, its spec but `nodeName`, the read parts of its
-//! containers, volumes and status), copied as they are written. Equal bytes decode to equal
-//! values, so the first pod of a page with a given key is decoded and built whole, and every
-//! later pod with the same key takes its built parts and its own fields; label sets and
+//! containers, volumes and status), as they are written. Equal bytes decode to equal values,
+//! so pods with equal keys take one built template and their own fields; label sets and
 //! owner lists are decoded once per page the same way.
 //!
-//! Making the key reads every field of the spec and the status one by one, so a pod is first
-//! matched against the last pod whose key was made (a [`Pattern`]): replicas are listed one
-//! after the other, and where a pod's bytes are that pod's but for the fields the key leaves
-//! out, its key is that pod's too. Only the fields where the bytes part are read. Its label
+//! Replicas are listed one after the other, so each pod is matched against the last pod whose
+//! template was built (a [`Pattern`]): where a pod's bytes are that pod's but for the fields
+//! the key leaves out, its key is that pod's too. Only the fields where the bytes part are
+//! read, and the key itself is made only by the debug builds, to check the matches. A pod
+//! that does not match becomes the pattern, and its template is built. Its label
 //! fields and owner references are likewise compared with the last pod's, and when they are
 //! the same bytes that pod's label set and controller are taken without a lookup.
 //!
@@ -183,16 +183,11 @@ const CONTAINER_STATUS: Projection = Projection::new(
 /// equal label sets across pages anyway.
 #[derive(Default)]
 pub(super) struct SharedParts {
-    /// Template key -> index in `built`: one lookup per pod not matched to the last pattern,
-    /// whether it is the first.
-    templates: FastMap<Box<[u8]>, usize>,
-    built: Vec<Pod>,
     /// What is kept across pages: the parts templates share (their resources, their
     /// tolerations) and the node names read.
     kept: Kept,
     labels: FastMap<Box<[u8]>, Arc<Labels>>,
     controllers: FastMap<Box<[u8]>, Option<Arc<ControllerRef>>>,
-    template_key: Vec<u8>,
     /// A new template's parts as [`SharedParts::split`] writes them.
     resources_key: Vec<u8>,
     tolerations_key: Vec<u8>,
@@ -200,7 +195,7 @@ pub(super) struct SharedParts {
     /// Templates built from parts kept from earlier ones (tests).
     #[cfg(test)]
     from_parts: usize,
-    /// The last pod whose template key was made, for the next ones to be matched against.
+    /// The last pod whose template was built, for the next ones to be matched against.
     last: Pattern,
     /// Pods matched to the last pod's pattern instead of having their key made.
     #[cfg(test)]
@@ -254,10 +249,10 @@ impl SharedParts {
         let own = self.metadata(metadata.unwrap_or_default())?;
         let labels = self.labels()?;
         let controller = self.controller()?;
-        let (template, node) = self.template(bytes, &own, spec, status)?;
+        let node = self.template(bytes, &own, spec, status)?;
         let node_name = self.kept.node_names.get(node)?;
         Some(replica(
-            &self.built[template],
+            self.last.template.as_ref()?,
             own.name,
             node_name,
             own.terminating,
@@ -305,36 +300,40 @@ impl SharedParts {
         Some(own)
     }
 
-    /// The index of the pod built whole from the page's first pod with the same template
-    /// key (the caller replaces its own fields), and the pod's node.
+    /// The pod's node, its template (the pod built whole but for its own fields, which the
+    /// caller replaces) left in the last pattern: the last pod's when the pod matches it,
+    /// else built from this pod, which becomes the pattern.
+    ///
+    /// A template is not looked up among the page's earlier ones: replicas are listed one
+    /// after the other, so a pod that does not match the last pattern nearly always starts
+    /// a workload, and making, hashing and keeping its key for a look-up was a twentieth of
+    /// decoding a page (session 34). A workload listed in two runs (names that interleave)
+    /// has its template built twice, from the parts kept; equal templates read alike.
     fn template<'a>(
         &mut self,
         bytes: &[u8],
         own: &Own<'_>,
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<(usize, &'a [u8])> {
-        if let Some(found) = self.same_as_last(own, spec, status) {
-            return Some(found);
+    ) -> Option<&'a [u8]> {
+        if let Some(node) = self.same_as_last(own, spec, status) {
+            return Some(node);
         }
-        // Another template: this pod becomes the pattern, and its key is made from it.
+        // Another template: this pod becomes the pattern.
         let node = match self.last.lay_out(own, spec, status)? {
             Some((start, end)) => spec?.get(start..end)?,
             None => &[],
         };
-        self.template_key.clear();
-        self.last.key(&mut self.template_key);
-        // Every debug build (the tests) checks the key against the projection's.
+        // Every debug build (the tests) checks the pattern's key against the projection's.
         #[cfg(debug_assertions)]
         {
-            let laid = self.template_key.clone();
-            let projected = self.key(own, spec, status);
-            debug_assert_eq!((&laid, Some(node)), (&self.template_key, projected));
+            let mut laid = Vec::new();
+            self.last.key(&mut laid);
+            debug_assert_eq!((laid, Some(node)), template_key(own, spec, status));
         }
-        let template = match self.templates.get(&self.template_key[..]) {
-            Some(&i) => i,
-            None => {
-                // Read as text here only: a pod matched to a template, or keyed to one, has
+        let template = {
+            {
+                // Read as text here only: a pod matched to a template has
                 // that template's namespace bytes, read when it was built.
                 let namespace = match own.namespace_value {
                     Some(ns) => Some(std::str::from_utf8(ns).ok()?.to_string()),
@@ -378,14 +377,11 @@ impl SharedParts {
                     };
                     debug_assert_eq!(taken(&pod), taken(&whole));
                 }
-                self.built.push(pod);
-                self.templates
-                    .insert(self.template_key[..].into(), self.built.len() - 1);
-                self.built.len() - 1
+                pod
             }
         };
         self.last.template = Some(template);
-        Some((template, node))
+        Some(node)
     }
 
     /// Splits a new template's spec into what its resources are computed from (into
@@ -512,16 +508,16 @@ impl SharedParts {
             .keep(&mut self.tolerations_key, t.tolerations.clone());
     }
 
-    /// The last pod's template, when this pod matches its pattern: then its key is the
-    /// last pod's (see [`Pattern`]), and making it is skipped.
+    /// The pod's node, when the pod matches the last pattern: then its key is the last
+    /// pod's (see [`Pattern`]), and so is its template.
     fn same_as_last<'a>(
         &mut self,
         own: &Own<'_>,
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
-    ) -> Option<(usize, &'a [u8])> {
+    ) -> Option<&'a [u8]> {
         let last = &self.last;
-        let template = last.template?;
+        last.template.as_ref()?;
         if last.namespace.as_deref() != own.namespace {
             return None;
         }
@@ -536,46 +532,18 @@ impl SharedParts {
         {
             self.matched += 1;
         }
-        // Every debug build (the tests) checks the match against the key.
+        // Every debug build (the tests) checks the match against the keys.
         #[cfg(debug_assertions)]
         {
-            let by_key = self.key(own, spec, status);
-            let found = self.templates.get(&self.template_key[..]).copied();
+            let mut laid = Vec::new();
+            self.last.key(&mut laid);
             debug_assert_eq!(
-                (found, by_key),
-                (Some(template), Some(node)),
+                (laid, Some(node)),
+                template_key(own, spec, status),
                 "a pattern matched a pod of another template"
             );
         }
-        Some((template, node))
-    }
-
-    /// Makes the pod's template key in `template_key` by projecting its fields, as
-    /// [`Pattern::key`] makes it from the pattern: the debug builds check the two agree.
-    #[cfg(debug_assertions)]
-    fn key<'a>(
-        &mut self,
-        own: &Own<'_>,
-        spec: Option<&'a [u8]>,
-        status: Option<&[u8]>,
-    ) -> Option<&'a [u8]> {
-        let key = &mut self.template_key;
-        key.clear();
-        if let Some(ns) = own.namespace {
-            key.extend_from_slice(ns);
-        }
-        let mut node = None;
-        if let Some(spec) = spec {
-            encode_key(2, WireType::StartGroup, key);
-            project(key, spec, &SPEC, &mut node)?;
-            encode_key(2, WireType::EndGroup, key);
-        }
-        if let Some(status) = status {
-            encode_key(3, WireType::StartGroup, key);
-            project(key, status, &STATUS, &mut None)?;
-            encode_key(3, WireType::EndGroup, key);
-        }
-        Some(node.unwrap_or_default())
+        Some(node)
     }
 
     /// The pod's label set: the last pod's when its label fields are the same bytes (equal
@@ -678,6 +646,36 @@ impl SharedParts {
             .insert(self.owners_key[..].into(), c.clone());
         Some(c)
     }
+}
+
+/// The pod's template key, made by projecting its fields (the debug builds check that a
+/// pattern's key, [`Pattern::key`], is this key of the pods it matches), and its node.
+#[cfg(debug_assertions)]
+fn template_key<'a>(
+    own: &Own<'_>,
+    spec: Option<&'a [u8]>,
+    status: Option<&[u8]>,
+) -> (Vec<u8>, Option<&'a [u8]>) {
+    let mut key = Vec::new();
+    if let Some(ns) = own.namespace {
+        key.extend_from_slice(ns);
+    }
+    let mut node = None;
+    if let Some(spec) = spec {
+        encode_key(2, WireType::StartGroup, &mut key);
+        if project(&mut key, spec, &SPEC, &mut node).is_none() {
+            return (key, None);
+        }
+        encode_key(2, WireType::EndGroup, &mut key);
+    }
+    if let Some(status) = status {
+        encode_key(3, WireType::StartGroup, &mut key);
+        if project(&mut key, status, &STATUS, &mut None).is_none() {
+            return (key, None);
+        }
+        encode_key(3, WireType::EndGroup, &mut key);
+    }
+    (key, Some(node.unwrap_or_default()))
 }
 
 /// The entries of a pod's label fields (`ObjectMeta` field 11, as [`SharedParts::metadata`]
@@ -791,10 +789,11 @@ impl<T: Clone> Last<T> {
     }
 }
 
-/// The spec and status of the last pod whose template key was made, laid out as fields, for
-/// the pods after it to be matched against instead of having their keys made. Replicas are
-/// listed one after the other and differ in few bytes, and making a key reads some 90 fields
-/// a pod one by one (session 18 measured it at half of decoding a replica).
+/// The spec and status of the last pod whose template was built, laid out as fields, for
+/// the pods after it to be matched against instead of having their keys made and looked
+/// up. Replicas are listed one after the other and differ in few bytes, and making a key
+/// reads some 90 fields a pod one by one (session 18 measured it at half of decoding a
+/// replica).
 ///
 /// A pod matches when its bytes are the pattern's but inside the fields the key leaves out
 /// (`Drop`, `Own`) and the bodies of `Empty` fields: then its key is the pattern's, since
@@ -804,11 +803,11 @@ impl<T: Clone> Last<T> {
 /// only the fields where the bytes part are read one by one: a pod's IP, a condition's time,
 /// a token volume's generated name. A pod that reads differently anywhere else (a field
 /// more, less or of another number or wire type; a kept field with other bytes) does not
-/// match, and has its key made.
+/// match, and becomes the pattern.
 #[derive(Default)]
 struct Pattern {
-    /// The template of the last pod; `None` before the first key is made.
-    template: Option<usize>,
+    /// The template built from the pattern; `None` before the first.
+    template: Option<Pod>,
     /// The `namespace` field as written (it is in the key).
     namespace: Option<Vec<u8>>,
     /// The pod's spec, then its status, as written.
@@ -896,8 +895,9 @@ impl Pattern {
         Some(node)
     }
 
-    /// Appends the pattern's template key to `out`: the same bytes as [`SharedParts::key`]
-    /// makes by projecting the pod (what is kept, in the same frames).
+    /// Appends the pattern's template key to `out`: the same bytes as [`template_key`] makes by
+    /// projecting the pod (what is kept, in the same frames).
+    #[cfg(debug_assertions)]
     fn key(&self, out: &mut Vec<u8>) {
         if let Some(ns) = &self.namespace {
             out.extend_from_slice(ns);
@@ -911,6 +911,7 @@ impl Pattern {
         }
     }
 
+    #[cfg(debug_assertions)]
     fn message_key(&self, m: Msg, out: &mut Vec<u8>) {
         for f in &self.fields[m.fields.0 as usize..m.fields.1 as usize] {
             match f.how {
@@ -1587,12 +1588,12 @@ mod tests {
         .encode_to_vec()
     }
 
-    /// Replicas are matched to the last keyed pod, not keyed, however their own values
-    /// differ (in length too); a pod that differs in a read field, or has a field more, is
-    /// keyed. Each pod is built as it is decoded whole (and every match is checked against
-    /// the key by the debug assertions).
+    /// Replicas are matched to the last pattern however their own values differ (in length
+    /// too); a pod that differs in a read field, or has a field more, becomes the pattern.
+    /// Each pod is built as it is decoded whole (and every match is checked against the key
+    /// by the debug assertions).
     #[test]
-    fn replicas_are_matched_to_the_last_keyed_pod_and_others_keyed() {
+    fn replicas_are_matched_to_the_last_pattern_and_others_laid_out() {
         let pods = [
             (replica("web-a", "n1", "10.0.0.1", 0, "100m"), false),
             // Another node, IP, token name, time, container id and restart count: matched.
@@ -1600,13 +1601,13 @@ mod tests {
                 replica("web-bb", "node-22", "10.0.100.200", 3, "100m"),
                 true,
             ),
-            // Matched to the pattern (web-a's) as well: it is replaced only by a keyed pod.
+            // Matched to the pattern (web-a's) as well: it is replaced only by a pod not matched.
             (replica("web-cc", "node-22", "10.0.0.3", 200, "100m"), true),
-            // A read field differs: keyed, a template of its own.
+            // A read field differs: the pattern, a template of its own.
             (replica("web-d", "n1", "10.0.0.4", 0, "200m"), false),
             // The same node as the pattern's (now web-d's): read where the bytes are equal.
             (replica("web-e", "n1", "10.0.0.5", 0, "200m"), true),
-            // Back to the first template: keyed, found by its key.
+            // Back to the first template: not matched, its template built again.
             (replica("web-f", "n1", "10.0.0.6", 0, "100m"), false),
         ];
         let mut parts = SharedParts::default();
@@ -1620,14 +1621,19 @@ mod tests {
             assert_eq!(parts.matched, matched, "pod {i}");
             built.push(pod);
         }
-        assert!(Arc::ptr_eq(&built[5].template, &built[0].template));
-        assert!(!Arc::ptr_eq(&built[3].template, &built[0].template));
-        // A dropped status field more (nominatedNodeName): keyed, the same template.
+        // Replicas matched share the template; a pod not matched has its own.
+        assert!(Arc::ptr_eq(&built[2].template, &built[0].template));
+        assert!(Arc::ptr_eq(&built[4].template, &built[3].template));
+        assert!(!Arc::ptr_eq(&built[5].template, &built[0].template));
+        let template = |i: usize| format!("{:?}", built[i].template);
+        assert_eq!(template(5), template(0));
+        assert_ne!(template(3), template(0));
+        // A dropped status field more (nominatedNodeName): not matched, an equal template.
         let with_extra =
             insert_status_field(&replica("web-g", "n1", "10.0.0.7", 0, "100m"), 11, b"n9");
         let pod = parts.pod(&with_extra).expect("read");
-        assert_eq!(parts.matched, matched, "a field more is keyed");
-        assert!(Arc::ptr_eq(&pod.template, &built[0].template));
+        assert_eq!(parts.matched, matched, "a field more is not matched");
+        assert_eq!(format!("{:?}", pod.template), template(0));
         // The token volume's projected source, of which only the presence is kept: other
         // contents match; contents that are not a message match nothing, and the pod is
         // left to the whole decode (which steps over a projected source unread).
@@ -1635,7 +1641,10 @@ mod tests {
         let mode = [0x10, 0xa4, 0x03]; // defaultMode (field 2) 420
         let other_mode = patched(&plain, &mode, &[0x10, 0x80, 0x03]);
         parts.pod(&plain).expect("read");
-        assert_eq!(parts.matched, matched, "without web-g's field more: keyed");
+        assert_eq!(
+            parts.matched, matched,
+            "without web-g's field more: not matched"
+        );
         let pod = parts.pod(&other_mode).expect("read");
         let alone = SlimPod::from(PbPod::decode(&other_mode[..]).expect("pod")).into_pod();
         assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
