@@ -67,22 +67,34 @@ struct Projection {
     others: Keep,
     /// Bit `t` set when field `t` (under 64) is listed: most fields read are not.
     mask: u64,
+    /// A field of the message, or of a message in it, is `Own`.
+    own: bool,
 }
 
 impl Projection {
     const fn new(listed: &'static [(u32, Keep)], others: Keep) -> Projection {
+        const fn own(k: &Keep) -> bool {
+            match k {
+                Keep::Own => true,
+                Keep::Only(p) => p.own,
+                Keep::Whole | Keep::Drop | Keep::Empty => false,
+            }
+        }
         let mut mask = 0u64;
+        let mut holds_own = own(&others);
         let mut i = 0;
         while i < listed.len() {
             if listed[i].0 < 64 {
                 mask |= 1 << listed[i].0;
             }
+            holds_own |= own(&listed[i].1);
             i += 1;
         }
         Projection {
             listed,
             others,
             mask,
+            own: holds_own,
         }
     }
 
@@ -326,11 +338,10 @@ impl SharedParts {
         };
         // Every debug build (the tests) checks the pattern's key against the projection's.
         #[cfg(debug_assertions)]
-        {
-            let mut laid = Vec::new();
-            self.last.key(&mut laid);
-            debug_assert_eq!((laid, Some(node)), template_key(own, spec, status));
-        }
+        debug_assert_eq!(
+            self.last.key().map(|k| (k, node)),
+            template_key(own, spec, status)
+        );
         let template = {
             {
                 // Read as text here only: a pod matched to a template has
@@ -516,15 +527,14 @@ impl SharedParts {
         spec: Option<&'a [u8]>,
         status: Option<&[u8]>,
     ) -> Option<&'a [u8]> {
-        let last = &self.last;
+        let last = &mut self.last;
         last.template.as_ref()?;
         if last.namespace.as_deref() != own.namespace {
             return None;
         }
         let mut node = None;
-        if !(last.matches(last.spec, spec, &mut node)
-            && last.matches(last.status, status, &mut None))
-        {
+        let (spec_m, status_m) = (last.spec, last.status);
+        if !(last.matches(spec_m, spec, &mut node) && last.matches(status_m, status, &mut None)) {
             return None;
         }
         let node = node.unwrap_or_default();
@@ -534,15 +544,11 @@ impl SharedParts {
         }
         // Every debug build (the tests) checks the match against the keys.
         #[cfg(debug_assertions)]
-        {
-            let mut laid = Vec::new();
-            self.last.key(&mut laid);
-            debug_assert_eq!(
-                (laid, Some(node)),
-                template_key(own, spec, status),
-                "a pattern matched a pod of another template"
-            );
-        }
+        debug_assert_eq!(
+            self.last.key().map(|k| (k, node)),
+            template_key(own, spec, status),
+            "a pattern matched a pod of another template"
+        );
         Some(node)
     }
 
@@ -655,7 +661,7 @@ fn template_key<'a>(
     own: &Own<'_>,
     spec: Option<&'a [u8]>,
     status: Option<&[u8]>,
-) -> (Vec<u8>, Option<&'a [u8]>) {
+) -> Option<(Vec<u8>, &'a [u8])> {
     let mut key = Vec::new();
     if let Some(ns) = own.namespace {
         key.extend_from_slice(ns);
@@ -663,19 +669,15 @@ fn template_key<'a>(
     let mut node = None;
     if let Some(spec) = spec {
         encode_key(2, WireType::StartGroup, &mut key);
-        if project(&mut key, spec, &SPEC, &mut node).is_none() {
-            return (key, None);
-        }
+        project(&mut key, spec, &SPEC, &mut node)?;
         encode_key(2, WireType::EndGroup, &mut key);
     }
     if let Some(status) = status {
         encode_key(3, WireType::StartGroup, &mut key);
-        if project(&mut key, status, &STATUS, &mut None).is_none() {
-            return (key, None);
-        }
+        project(&mut key, status, &STATUS, &mut None)?;
         encode_key(3, WireType::EndGroup, &mut key);
     }
-    (key, Some(node.unwrap_or_default()))
+    Some((key, node.unwrap_or_default()))
 }
 
 /// The entries of a pod's label fields (`ObjectMeta` field 11, as [`SharedParts::metadata`]
@@ -804,7 +806,7 @@ impl<T: Clone> Last<T> {
 /// a token volume's generated name. A pod that reads differently anywhere else (a field
 /// more, less or of another number or wire type; a kept field with other bytes) does not
 /// match, and becomes the pattern.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Pattern {
     /// The template built from the pattern; `None` before the first.
     template: Option<Pod>,
@@ -818,12 +820,24 @@ struct Pattern {
     status: Option<Msg>,
 }
 
-/// A message in [`Pattern::bytes`] and its fields in [`Pattern::fields`].
+/// A message in [`Pattern::bytes`] and its fields in [`Pattern::fields`], or
+/// [`Msg::NOT_LAID`] until they are laid out.
 #[derive(Clone, Copy)]
 struct Msg {
     start: u32,
     end: u32,
     fields: (u32, u32),
+}
+
+impl Msg {
+    /// The fields of a message inside a pattern's field, laid out only when a pod's bytes
+    /// part inside it: replicas are mostly equal there (conditions, containers), and laying
+    /// out every message of a new pattern was a tenth of decoding a page (session 34).
+    const NOT_LAID: (u32, u32) = (u32::MAX, u32::MAX);
+
+    fn is_laid(&self) -> bool {
+        self.fields != Msg::NOT_LAID
+    }
 }
 
 /// One field of a laid-out message: where it lies (key, length and body), and what the key
@@ -857,7 +871,8 @@ enum How {
 impl Pattern {
     /// Lays out a pod as the pattern (its template to be set by the caller): where its node
     /// lies in its spec, if it has one; `None`, and no pattern, for a pod [`project`] would
-    /// not read either.
+    /// not read either (as far as its messages are laid out: a message laid out later that
+    /// does not read matches no pod).
     fn lay_out(
         &mut self,
         own: &Own<'_>,
@@ -895,20 +910,49 @@ impl Pattern {
         Some(node)
     }
 
-    /// Appends the pattern's template key to `out`: the same bytes as [`template_key`] makes by
-    /// projecting the pod (what is kept, in the same frames).
+    /// The pattern's template key: the same bytes as [`template_key`] makes by projecting
+    /// the pod (what is kept, in the same frames).
+    /// `None` when a message in it does not read as [`project`] reads it (it has no key).
     #[cfg(debug_assertions)]
-    fn key(&self, out: &mut Vec<u8>) {
-        if let Some(ns) = &self.namespace {
+    fn key(&self) -> Option<Vec<u8>> {
+        // Every message laid out, in a copy.
+        let mut laid = self.clone();
+        let mut i = 0;
+        while i < laid.fields.len() {
+            if matches!(laid.fields[i].how, How::Only(..)) {
+                laid.lay_out_field(i)?;
+            }
+            i += 1;
+        }
+        let mut out = Vec::new();
+        if let Some(ns) = &laid.namespace {
             out.extend_from_slice(ns);
         }
-        for (tag, m) in [(2, self.spec), (3, self.status)] {
+        for (tag, m) in [(2, laid.spec), (3, laid.status)] {
             if let Some(m) = m {
-                encode_key(tag, WireType::StartGroup, out);
-                self.message_key(m, out);
-                encode_key(tag, WireType::EndGroup, out);
+                encode_key(tag, WireType::StartGroup, &mut out);
+                laid.message_key(m, &mut out);
+                encode_key(tag, WireType::EndGroup, &mut out);
             }
         }
+        Some(out)
+    }
+
+    /// The message in field `i`, its fields laid out if they were not yet (see
+    /// [`Msg::NOT_LAID`]); `None` when they do not read as [`project`] reads them (the pod
+    /// then does not match: it would have no key).
+    fn lay_out_field(&mut self, i: usize) -> Option<Msg> {
+        let How::Only(p, inner) = self.fields[i].how else {
+            return None;
+        };
+        if inner.is_laid() {
+            return Some(inner);
+        }
+        let (start, end) = (inner.start as usize, inner.end as usize);
+        // Messages holding an own field are laid out at once (see `lay_out`).
+        let (laid, _) = lay_out(&self.bytes, start, end, p, &mut self.fields, &mut None)?;
+        self.fields[i].how = How::Only(p, laid);
+        Some(laid)
     }
 
     #[cfg(debug_assertions)]
@@ -933,7 +977,7 @@ impl Pattern {
     /// Whether `pod` (a message, or its absence) matches the pattern's message `m`; the
     /// pod's own value goes to `own`.
     fn matches<'a>(
-        &self,
+        &mut self,
         m: Option<Msg>,
         pod: Option<&'a [u8]>,
         own: &mut Option<&'a [u8]>,
@@ -945,7 +989,7 @@ impl Pattern {
         }
     }
 
-    fn message<'a>(&self, m: Msg, mut pod: &'a [u8], own: &mut Option<&'a [u8]>) -> bool {
+    fn message<'a>(&mut self, m: Msg, mut pod: &'a [u8], own: &mut Option<&'a [u8]>) -> bool {
         let (mut i, end) = (m.fields.0 as usize, m.fields.1 as usize);
         // Where field `i` starts in the pattern; the pod is read from the same place on.
         let mut at = m.start as usize;
@@ -975,7 +1019,10 @@ impl Pattern {
                     true
                 }
                 How::Empty => skip_all(body).is_some(),
-                How::Only(_, inner) => self.message(inner, body, own),
+                How::Only(..) => match self.lay_out_field(i) {
+                    Some(inner) => self.message(inner, body, own),
+                    None => false,
+                },
             };
             if !read {
                 return false;
@@ -988,7 +1035,8 @@ impl Pattern {
 
 /// Lays out the fields of the message `bytes[start..end]` as `p` projects it (the same
 /// checks as [`project`]): the message, and whether it holds an own value, whose place (the
-/// last one's, as protobuf keeps it) goes to `node`.
+/// last one's, as protobuf keeps it) goes to `node`. The messages in its fields are laid
+/// out when a pod first needs them ([`Msg::NOT_LAID`]), but for those holding an own value.
 fn lay_out(
     bytes: &[u8],
     start: usize,
@@ -1008,7 +1056,7 @@ fn lay_out(
         let inner = Msg {
             start: body_start,
             end: body_end,
-            fields: (0, 0),
+            fields: Msg::NOT_LAID,
         };
         let (how, own) = match (p.keep(tag), wire) {
             (Keep::Whole, _) => (How::Whole, false),
@@ -1036,7 +1084,11 @@ fn lay_out(
     let last = fields.len();
     let mut holds_own = false;
     for i in first..last {
-        if let How::Only(inner_p, inner) = fields[i].how {
+        // A message holding an own field is laid out now: the own value is read from every
+        // pod, where the bytes are equal too.
+        if let How::Only(inner_p, inner) = fields[i].how
+            && inner_p.own
+        {
             let (laid, own) = lay_out(
                 bytes,
                 inner.start as usize,
@@ -1635,8 +1687,8 @@ mod tests {
         assert_eq!(parts.matched, matched, "a field more is not matched");
         assert_eq!(format!("{:?}", pod.template), template(0));
         // The token volume's projected source, of which only the presence is kept: other
-        // contents match; contents that are not a message match nothing, and the pod is
-        // left to the whole decode (which steps over a projected source unread).
+        // contents match; contents that are not a message match nothing, and the pod
+        // builds as it decodes whole (which steps over a projected source unread).
         let plain = replica("web-h", "n1", "10.0.0.8", 0, "100m");
         let mode = [0x10, 0xa4, 0x03]; // defaultMode (field 2) 420
         let other_mode = patched(&plain, &mode, &[0x10, 0x80, 0x03]);
@@ -1654,13 +1706,23 @@ mod tests {
             "other contents of a kept presence"
         );
         let broken = patched(&plain, &mode, &[0x17, 0x00, 0x00]); // wire type 7
-        assert!(parts.pod(&broken).is_none(), "left to the whole decode");
-        PbPod::decode(&broken[..]).expect("read whole");
+        let pod = parts.pod(&broken).expect("read");
+        let alone = SlimPod::from(PbPod::decode(&broken[..]).expect("read whole")).into_pod();
+        assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
         assert_eq!(
             parts.matched,
             matched + 1,
             "contents that are not a message"
         );
+        // It is the pattern now: its replica matches it where the bytes are equal, and one
+        // whose broken source differs does not (its source cannot be laid out).
+        parts.pod(&broken).expect("read");
+        assert_eq!(parts.matched, matched + 2, "the same bytes");
+        let broken_other = patched(&plain, &mode, &[0x17, 0x01, 0x00]);
+        let pod = parts.pod(&broken_other).expect("read");
+        let alone = SlimPod::from(PbPod::decode(&broken_other[..]).expect("whole")).into_pod();
+        assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
+        assert_eq!(parts.matched, matched + 2, "other broken contents");
     }
 
     /// A workload's first pod, its own container name and label, the image, cpu request
