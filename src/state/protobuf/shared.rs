@@ -342,56 +342,49 @@ impl SharedParts {
             self.last.key().map(|k| (k, node)),
             template_key(own, spec, status)
         );
-        let template = {
-            {
-                // Read as text here only: a pod matched to a template has
-                // that template's namespace bytes, read when it was built.
-                let namespace = match own.namespace_value {
-                    Some(ns) => Some(std::str::from_utf8(ns).ok()?.to_string()),
-                    None => None,
-                };
-                let mut metadata = Some(PbMeta {
-                    namespace,
-                    ..PbMeta::default()
-                });
-                let split = self.split(spec, status);
-                let pod = match split.and_then(|phase| self.built_from_parts(&mut metadata, phase))
-                {
-                    Some(pod) => pod,
-                    None => {
-                        // Only what the pods take from their template is built: the
-                        // metadata's name, labels and owners would be dropped for each
-                        // pod's own.
-                        let body = PbPodBody::decode(bytes).ok()?;
-                        let pod = Pod::from_slim_sharing(
-                            SlimPod::from(PbPod {
-                                metadata,
-                                spec: body.spec,
-                                status: body.status,
-                            }),
-                            &mut self.kept.parts,
-                        );
-                        if split.is_some() {
-                            self.keep_parts(&pod);
-                        }
-                        pod
-                    }
-                };
-                // Every debug build (the tests) checks that a pod takes from it what it
-                // would take from the pod decoded whole.
-                #[cfg(debug_assertions)]
-                {
-                    let whole = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
-                    let taken = |t: &Pod| {
-                        let pod = replica(t, "", Arc::from(""), false, Arc::default(), None);
-                        format!("{pod:?}")
-                    };
-                    debug_assert_eq!(taken(&pod), taken(&whole));
+        // Read as text here only: a pod matched to a template has that template's namespace
+        // bytes, read when it was built.
+        let namespace = match own.namespace_value {
+            Some(ns) => Some(std::str::from_utf8(ns).ok()?.to_string()),
+            None => None,
+        };
+        let mut metadata = Some(PbMeta {
+            namespace,
+            ..PbMeta::default()
+        });
+        let split = self.split(spec, status);
+        let pod = match split.and_then(|phase| self.built_from_parts(&mut metadata, phase)) {
+            Some(pod) => pod,
+            None => {
+                // Only what the pods take from their template is built: the metadata's name,
+                // labels and owners would be dropped for each pod's own.
+                let body = PbPodBody::decode(bytes).ok()?;
+                let pod = Pod::from_slim_sharing(
+                    SlimPod::from(PbPod {
+                        metadata,
+                        spec: body.spec,
+                        status: body.status,
+                    }),
+                    &mut self.kept.parts,
+                );
+                if split.is_some() {
+                    self.keep_parts(&pod);
                 }
                 pod
             }
         };
-        self.last.template = Some(template);
+        // Every debug build (the tests) checks that a pod takes from it what it would take
+        // from the pod decoded whole.
+        #[cfg(debug_assertions)]
+        {
+            let whole = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
+            let taken = |t: &Pod| {
+                let pod = replica(t, "", Arc::from(""), false, Arc::default(), None);
+                format!("{pod:?}")
+            };
+            debug_assert_eq!(taken(&pod), taken(&whole));
+        }
+        self.last.template = Some(pod);
         Some(node)
     }
 
@@ -1843,6 +1836,35 @@ mod tests {
         assert_eq!(parts.from_parts, 3);
         parts.pod(&good).expect("read");
         assert_eq!(parts.from_parts, 4);
+    }
+
+    /// The resources kept by their bytes are bounded, and a template whose entry was
+    /// cleared is built whole again, right.
+    #[test]
+    fn resources_kept_by_bytes_stay_bounded_and_right() {
+        let mut parts = SharedParts::default();
+        for i in 0..Kept::RESOURCES + 10 {
+            let image = format!("nginx:{i}");
+            let bytes = workload(&format!("w{i}"), &image, "100m", None, false);
+            let pod = parts.pod(&bytes).expect("read");
+            assert_eq!(pod.template.resources.images, [image]);
+            assert!(parts.kept.resources.len() <= Kept::RESOURCES);
+        }
+        assert_eq!(parts.from_parts, 0, "every image another");
+        let again = workload("again", "nginx:0", "100m", None, false);
+        let pod = parts.pod(&again).expect("read");
+        let alone = SlimPod::from(PbPod::decode(&again[..]).expect("pod")).into_pod();
+        assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
+        assert_eq!(parts.from_parts, 0, "cleared: built whole");
+        let last = workload(
+            "last",
+            &format!("nginx:{}", Kept::RESOURCES + 9),
+            "100m",
+            None,
+            false,
+        );
+        parts.pod(&last).expect("read");
+        assert_eq!(parts.from_parts, 1, "kept since the clearing");
     }
 
     /// Replicas repeat their label fields and owner references byte for byte: those are
