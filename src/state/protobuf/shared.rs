@@ -1559,6 +1559,31 @@ mod tests {
         // The node is the pod's own, read apart from the template.
         assert_eq!(dropped(&spec.encode_to_vec(), &SPEC), [10]);
     }
+    /// Only the spec holds an own value (its node), at its top level: the messages inside a
+    /// pattern's fields can be laid out lazily (`Msg::NOT_LAID`), and one that held an own
+    /// value would be laid out at once.
+    #[test]
+    fn only_the_spec_holds_an_own_value() {
+        assert!(SPEC.own);
+        for p in [
+            &VOLUME,
+            &CONTAINER,
+            &CONTAINER_RESOURCES,
+            &OWNER,
+            &STATUS,
+            &CONDITION,
+            &CONTAINER_STATUS,
+        ] {
+            assert!(!p.own);
+        }
+        static INNER: Projection = Projection::new(&[(3, Keep::Own)], Keep::Drop);
+        static OUTER: Projection = Projection::new(&[(1, Keep::Only(&INNER))], Keep::Whole);
+        assert!(
+            INNER.own && OUTER.own,
+            "an own field is seen through `Only`"
+        );
+    }
+
     /// A pod as an API server writes it, with its own values and one read value (`cpu`).
     fn replica(name: &str, node: &str, ip: &str, restarts: i32, cpu: &str) -> Vec<u8> {
         use k8s_pb::api::core::v1 as pb;
