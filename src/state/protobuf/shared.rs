@@ -190,6 +190,20 @@ const CONTAINER_STATUS: Projection = Projection::new(
     Keep::Drop,
 );
 
+// Only the spec holds an own value (its node), at its top level: the messages inside a
+// pattern's fields can then all be laid out lazily (`Msg::NOT_LAID`). A projection that put
+// an own field inside one would still be right (it is laid out at once), but slower.
+const _: () = assert!(
+    SPEC.own
+        && !VOLUME.own
+        && !CONTAINER.own
+        && !CONTAINER_RESOURCES.own
+        && !OWNER.own
+        && !STATUS.own
+        && !CONDITION.own
+        && !CONTAINER_STATUS.own
+);
+
 /// The parts of the pods of one page, by the bytes they were built from. Held for one page:
 /// replicas are listed next to each other (by namespace and name), and the state shares
 /// equal label sets across pages anyway.
@@ -1559,30 +1573,12 @@ mod tests {
         // The node is the pod's own, read apart from the template.
         assert_eq!(dropped(&spec.encode_to_vec(), &SPEC), [10]);
     }
-    /// Only the spec holds an own value (its node), at its top level: the messages inside a
-    /// pattern's fields can be laid out lazily (`Msg::NOT_LAID`), and one that held an own
-    /// value would be laid out at once.
-    #[test]
-    fn only_the_spec_holds_an_own_value() {
-        assert!(SPEC.own);
-        for p in [
-            &VOLUME,
-            &CONTAINER,
-            &CONTAINER_RESOURCES,
-            &OWNER,
-            &STATUS,
-            &CONDITION,
-            &CONTAINER_STATUS,
-        ] {
-            assert!(!p.own);
-        }
-        static INNER: Projection = Projection::new(&[(3, Keep::Own)], Keep::Drop);
-        static OUTER: Projection = Projection::new(&[(1, Keep::Only(&INNER))], Keep::Whole);
-        assert!(
-            INNER.own && OUTER.own,
-            "an own field is seen through `Only`"
-        );
-    }
+    // An own field is seen through `Only`, however deep (`Projection::own`).
+    const _: () = {
+        const INNER: Projection = Projection::new(&[(3, Keep::Own)], Keep::Drop);
+        const OUTER: Projection = Projection::new(&[(1, Keep::Only(&INNER))], Keep::Whole);
+        assert!(INNER.own && OUTER.own && !VOLUME.own);
+    };
 
     /// A pod as an API server writes it, with its own values and one read value (`cpu`).
     fn replica(name: &str, node: &str, ip: &str, restarts: i32, cpu: &str) -> Vec<u8> {
