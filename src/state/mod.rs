@@ -898,7 +898,13 @@ impl ClusterState {
         self.share_template(&mut pod.template);
         match self.node_index.get(&*pod.node_name) {
             Some(&n) if !pod.is_terminal() => {
-                pod.node_name = self.node_names[n].clone();
+                // A pod built on its own (from a file) holds its own copy of the name, which
+                // the node's replaces. One decoded from a page holds the decoding thread's,
+                // already shared by the pods of that node: swapping it updated two reference
+                // counts, one on another core's cache line, for every pod.
+                if Arc::strong_count(&pod.node_name) == 1 {
+                    pod.node_name = self.node_names[n].clone();
+                }
                 let index = self.pods.len();
                 self.index.add(
                     index,
@@ -923,19 +929,42 @@ impl ClusterState {
         if let Some((given, kept)) = &self.last_template
             && Arc::ptr_eq(given, template)
         {
-            *template = kept.clone();
+            // Kept as given (its parts were the kept ones already): nothing to swap, and
+            // no reference count of the decoding thread's to touch.
+            if !Arc::ptr_eq(given, kept) {
+                *template = kept.clone();
+            }
+            return;
+        }
+        // The kept copies of its parts, found before the template is touched: a page's
+        // templates mostly hold them already (the decoding threads keep the last tolerations
+        // built, and a workload's terms are its own), and are then kept as given, with no
+        // copy made and none swapped into each replica.
+        let mut tolerations = template.tolerations.clone();
+        self.shared_tolerations.share(&mut tolerations);
+        let mut terms = template.pod_affinity.clone();
+        if let Some(terms) = &mut terms {
+            self.index.share_terms(terms);
+        }
+        let same_terms = match (&terms, &template.pod_affinity) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        let shared = (Arc::strong_count(template) > 1).then(|| template.clone());
+        if Arc::ptr_eq(&tolerations, &template.tolerations) && same_terms {
+            if let Some(given) = shared {
+                self.last_template = Some((given.clone(), given));
+            }
             return;
         }
         // A template other pods still hold (a page's replicas) is copied, its parts being
         // reference counts, and they are mapped to the copy; one held by this pod alone (a
         // snapshot's pods are built one by one) is changed where it is.
-        let given = (Arc::strong_count(template) > 1).then(|| template.clone());
         let t = Arc::make_mut(template);
-        self.shared_tolerations.share(&mut t.tolerations);
-        if let Some(terms) = &mut t.pod_affinity {
-            self.index.share_terms(terms);
-        }
-        if let Some(given) = given {
+        t.tolerations = tolerations;
+        t.pod_affinity = terms;
+        if let Some(given) = shared {
             self.last_template = Some((given, template.clone()));
         }
     }
@@ -1049,7 +1078,10 @@ impl<T: std::hash::Hash + Eq + ?Sized> Shared<T> {
         if let Some((given, kept)) = &self.last
             && Arc::ptr_eq(given, value)
         {
-            *value = kept.clone();
+            // A copy kept as given needs no swap (nor the given one's count touched).
+            if !Arc::ptr_eq(given, kept) {
+                *value = kept.clone();
+            }
             return;
         }
         let given = value.clone();
@@ -1215,6 +1247,58 @@ mod tests {
         assert_eq!(groups.len(), 1);
         assert!(Arc::ptr_eq(&groups[0].terms, &terms(c)));
         assert_eq!(groups[0].pods, vec![0, 1, 2]);
+    }
+
+    /// Replicas whose template holds the kept parts already (the decoding threads keep the
+    /// last tolerations built, and a workload's terms are its own) keep it as given, and so
+    /// does a node name the replicas share: nothing is copied, and nothing is swapped into
+    /// each replica, whose reference counts the decoding thread still updates.
+    #[test]
+    fn replicas_holding_the_kept_parts_keep_their_template_and_node_name() {
+        let pod = |name: &str| {
+            Pod::from_api(
+                &serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": name, "namespace": "ns", "labels": {"app": "x"}},
+                    "spec": {"nodeName": "n1", "containers": [{"name": "c"}],
+                        "tolerations": [{"key": "k", "operator": "Exists"}],
+                        "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                            {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "zone"}]}}},
+                    "status": {"phase": "Running"}
+                }))
+                .expect("pod"),
+            )
+        };
+        let node = Node::from(
+            serde_json::from_value::<core::Node>(serde_json::json!({"metadata": {"name": "n1"}}))
+                .expect("node"),
+        );
+        let mut state = ClusterState::new(vec![node], vec![pod("a")], None);
+        // Another template (another Arc) holding the kept tolerations and the group's terms.
+        let given = Arc::new((*state.pods[0].template).clone());
+        let name: Arc<str> = Arc::from("n1");
+        for replica in ["b", "c"] {
+            let mut p = pod(replica);
+            p.template = given.clone();
+            p.node_name = name.clone();
+            state.add_pod(p);
+        }
+        for p in &state.pods[1..] {
+            assert!(Arc::ptr_eq(&p.template, &given), "kept as given");
+            assert!(Arc::ptr_eq(&p.node_name, &name), "the shared name kept");
+        }
+        assert_eq!(state.index.affinity_groups()[0].pods, vec![0, 1, 2]);
+        // A template whose parts are not the kept ones is still copied and given them.
+        let mut other = pod("d");
+        let alone = Arc::new((*other.template).clone());
+        other.template = alone.clone();
+        let keep_alive = alone.clone();
+        state.add_pod(other);
+        let d = &state.pods[3];
+        assert!(!Arc::ptr_eq(&d.template, &keep_alive), "copied");
+        assert!(Arc::ptr_eq(
+            &d.template.tolerations,
+            &state.pods[0].template.tolerations
+        ));
     }
 
     /// The same copy given twice in a row is replaced without a lookup, by what it was
