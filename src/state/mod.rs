@@ -1289,12 +1289,11 @@ mod tests {
         assert_eq!(state.index.affinity_groups()[0].pods, vec![0, 1, 2]);
         // A template whose parts are not the kept ones is still copied and given them.
         let mut other = pod("d");
-        let alone = Arc::new((*other.template).clone());
-        other.template = alone.clone();
-        let keep_alive = alone.clone();
+        let held = Arc::new((*other.template).clone());
+        other.template = held.clone();
         state.add_pod(other);
         let d = &state.pods[3];
-        assert!(!Arc::ptr_eq(&d.template, &keep_alive), "copied");
+        assert!(!Arc::ptr_eq(&d.template, &held), "copied");
         assert!(Arc::ptr_eq(
             &d.template.tolerations,
             &state.pods[0].template.tolerations
