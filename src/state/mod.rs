@@ -1194,28 +1194,34 @@ mod tests {
         assert_eq!(&*state.other_pods[0].node_name, "elsewhere");
     }
 
+    /// A replica of workload `x` on node `n1`, with a toleration and a pod anti-affinity term.
+    fn workload_pod(name: &str) -> Pod {
+        Pod::from_api(
+            &serde_json::from_value(serde_json::json!({
+                "metadata": {"name": name, "namespace": "ns", "labels": {"app": "x"}},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c"}],
+                    "tolerations": [{"key": "k", "operator": "Exists"}],
+                    "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "zone"}]}}},
+                "status": {"phase": "Running"}
+            }))
+            .expect("pod"),
+        )
+    }
+
+    fn node_n1() -> Node {
+        Node::from(
+            serde_json::from_value::<core::Node>(serde_json::json!({"metadata": {"name": "n1"}}))
+                .expect("node"),
+        )
+    }
+
     /// Replicas holding one template (as a page's decoder gives them) end up holding one
     /// copy of it, with the tolerations of an earlier pod that has equal ones and the terms
     /// of the index's group; the template of a pod alone is changed where it is.
     #[test]
     fn replicas_holding_one_template_share_its_kept_copy() {
-        let pod = |name: &str| {
-            Pod::from_api(
-                &serde_json::from_value(serde_json::json!({
-                    "metadata": {"name": name, "namespace": "ns", "labels": {"app": "x"}},
-                    "spec": {"nodeName": "n1", "containers": [{"name": "c"}],
-                        "tolerations": [{"key": "k", "operator": "Exists"}],
-                        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                            {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "zone"}]}}},
-                    "status": {"phase": "Running"}
-                }))
-                .expect("pod"),
-            )
-        };
-        let node = Node::from(
-            serde_json::from_value::<core::Node>(serde_json::json!({"metadata": {"name": "n1"}}))
-                .expect("node"),
-        );
+        let (pod, node) = (workload_pod, node_n1());
         let first = pod("a");
         let alone = Arc::as_ptr(&first.template);
         let replica = pod("b");
@@ -1255,23 +1261,7 @@ mod tests {
     /// each replica, whose reference counts the decoding thread still updates.
     #[test]
     fn replicas_holding_the_kept_parts_keep_their_template_and_node_name() {
-        let pod = |name: &str| {
-            Pod::from_api(
-                &serde_json::from_value(serde_json::json!({
-                    "metadata": {"name": name, "namespace": "ns", "labels": {"app": "x"}},
-                    "spec": {"nodeName": "n1", "containers": [{"name": "c"}],
-                        "tolerations": [{"key": "k", "operator": "Exists"}],
-                        "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                            {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "zone"}]}}},
-                    "status": {"phase": "Running"}
-                }))
-                .expect("pod"),
-            )
-        };
-        let node = Node::from(
-            serde_json::from_value::<core::Node>(serde_json::json!({"metadata": {"name": "n1"}}))
-                .expect("node"),
-        );
+        let (pod, node) = (workload_pod, node_n1());
         let mut state = ClusterState::new(vec![node], vec![pod("a")], None);
         // Another template (another Arc) holding the kept tolerations and the group's terms.
         let given = Arc::new((*state.pods[0].template).clone());
