@@ -1159,12 +1159,8 @@ mod tests {
                 .expect("pod"),
             )
         };
-        let node = Node::from(
-            serde_json::from_value::<core::Node>(serde_json::json!({"metadata": {"name": "n1"}}))
-                .expect("node"),
-        );
         let state = ClusterState::new(
-            vec![node],
+            vec![node_n1()],
             vec![
                 pod("a", "web", "n1"),
                 pod("b", "db", "n1"),
