@@ -179,6 +179,8 @@ impl PodIndex {
         }
     }
 
+    /// The hash `group_of` keys `terms` by, made with the map's own hasher: the map then
+    /// hashes only this integer, when it is looked up and when it grows.
     fn terms_hash(&self, terms: &PodAffinity) -> u64 {
         use std::hash::BuildHasher;
         self.group_of.hasher().hash_one(terms)
