@@ -12,9 +12,8 @@ use std::sync::Arc;
 
 use foldhash::HashMap as FastMap;
 use serde::Serialize;
-use smallvec::SmallVec;
 
-use super::{Node, PodAffinity, PodRef};
+use super::{Hashed, Node, PodAffinity, PodRef};
 use crate::scheduler::selector::{LabelSelector, Labels, Op};
 
 /// Existing pods by label value and by their pod (anti-)affinity terms.
@@ -38,14 +37,10 @@ pub struct PodIndex {
     /// Each existing pod's `namespace/name`, shared with the report (see [`PodList`]).
     ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
-    /// The groups by the hash of their terms (nearly always one a hash). Keyed by the hash,
-    /// not the terms, so that the map never hashes a set of terms (its selectors and
-    /// namespaces) again as it grows: at 150,000 pods those rehashes were a fifth of the
-    /// fold's hashing (perf).
-    group_of: FastMap<u64, SmallVec<[u32; 1]>>,
-    /// The group [`PodIndex::share_terms`] last gave its copy from: the pod it was called
-    /// for is then added without hashing its terms again.
-    last_shared: Option<usize>,
+    /// The groups by their terms, each kept with its hash so that the map never hashes a
+    /// set of terms (its selectors and namespaces) again as it grows: at 150,000 pods those
+    /// rehashes were a fifth of the fold's hashing (perf).
+    group_of: FastMap<Hashed<PodAffinity>, usize>,
     /// Namespace -> the groups (ascending) with a term naming it in `namespaces`.
     groups_naming: FastMap<String, Vec<u32>>,
     /// The groups (ascending) with a term that has a namespaceSelector.
@@ -140,24 +135,15 @@ impl PodIndex {
             self.groups[*g].pods.push(i);
             return;
         }
-        let shared = self
-            .last_shared
-            .filter(|&g| Arc::ptr_eq(&self.groups[g].terms, terms));
-        let found = shared.map(Ok).unwrap_or_else(|| {
-            let hash = self.terms_hash(terms);
-            self.group_with(hash, terms).ok_or(hash)
-        });
-        let g = match found {
-            Ok(g) => {
+        let key = self.key(terms);
+        let g = match self.group_of.get(&key) {
+            Some(&g) => {
                 self.groups[g].pods.push(i);
                 g
             }
-            Err(hash) => {
+            None => {
                 let g = self.groups.len();
-                self.group_of
-                    .entry(hash)
-                    .or_default()
-                    .push(u32::try_from(g).unwrap_or(u32::MAX));
+                self.group_of.insert(key, g);
                 self.index_namespaces(g, terms);
                 self.groups.push(AffinityGroup {
                     terms: terms.clone(),
@@ -170,29 +156,19 @@ impl PodIndex {
     }
 
     /// Replaces `terms` by the copy of the group of existing pods carrying an equal set, if
-    /// there is one, so that pods with equal terms hold one copy between them.
+    /// there is one, so that pods with equal terms hold one copy between them. The group is
+    /// then the last one found, and the pod is added to it without hashing its terms again.
     pub(super) fn share_terms(&mut self, terms: &mut Arc<PodAffinity>) {
-        let hash = self.terms_hash(terms);
-        if let Some(g) = self.group_with(hash, terms) {
+        if let Some(&g) = self.group_of.get(&self.key(terms)) {
             *terms = self.groups[g].terms.clone();
-            self.last_shared = Some(g);
+            self.last_terms = Some((terms.clone(), g));
         }
     }
 
-    /// The hash `group_of` keys `terms` by, made with the map's own hasher: the map then
-    /// hashes only this integer, when it is looked up and when it grows.
-    fn terms_hash(&self, terms: &PodAffinity) -> u64 {
+    /// `terms` as `group_of` keys them: with their hash, made by the map's own hasher.
+    fn key(&self, terms: &Arc<PodAffinity>) -> Hashed<PodAffinity> {
         use std::hash::BuildHasher;
-        self.group_of.hasher().hash_one(terms)
-    }
-
-    /// The group whose terms equal `terms`, of hash `hash`.
-    fn group_with(&self, hash: u64, terms: &PodAffinity) -> Option<usize> {
-        self.group_of
-            .get(&hash)?
-            .iter()
-            .map(|&g| g as usize)
-            .find(|&g| *self.groups[g].terms == *terms)
+        Hashed(self.group_of.hasher().hash_one(&**terms), terms.clone())
     }
 
     /// Every distinct set of terms carried by existing pods, in order of first appearance.

@@ -1029,7 +1029,7 @@ struct Shared<T: ?Sized> {
     last: Option<(Arc<T>, Arc<T>)>,
 }
 
-/// A kept copy and its hash (by the set's hasher).
+/// A kept copy and its hash (by the hasher of the set or map that keeps it).
 #[derive(Debug)]
 struct Hashed<T: ?Sized>(u64, Arc<T>);
 
