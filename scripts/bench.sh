@@ -3,14 +3,22 @@
 # of live and offline runs against generated clusters, each figure the median of REPEATS runs.
 # Every ratio compares runs made in the same loop, on the same machine, minutes apart.
 #
-#   scripts/bench.sh [small|large|all] [REPEATS]      (default: all 3)
+#   scripts/bench.sh [small|large|all] [REPEATS] [LIVE_REPEATS]    (default: all 3 15)
 #
 # small = 500 nodes / 15,000 pods, large = 5,000 nodes / 150,000 pods. Data goes to
 # target/bench/ (never committed). Needs curl, jq and kubectl on PATH.
+#
+# The live `explain` and the download it is compared with are measured in LIVE_REPEATS
+# rounds of their own, first, each round the two back to back (in turns, which goes
+# first): their ratio is the one target that sits near its bound, and with three rounds
+# interleaved with the offline runs its median moved by a third from one run to the next
+# (BENCHMARKS.md, session 38). The other runs (all-JSON download, kubectl, jq, offline
+# `whatif`) follow in REPEATS rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHICH=${1:-all}
 REPEATS=${2:-3}
+LIVE_REPEATS=${3:-15}
 [ -n "${SKIP_BUILD:-}" ] || cargo build --release --bins --examples --locked
 BIN=$PWD/target/release/kubectl-affinity
 GEN=$PWD/target/release/examples/gen_cluster
@@ -21,11 +29,15 @@ mkdir -p "$OUT"
 RESULTS=$OUT/results.txt
 : > "$RESULTS"
 
-# measure LABEL CMD...: one run; appends "LABEL WALL_S PEAK_KB" to $OUT/runs.txt
+# measure LABEL CMD...: one run; appends "LABEL WALL_S PEAK_KB" to $OUT/runs.txt. The wall
+# time is bash's clock around GNU time (in ms: GNU time's own is in hundredths, 5% of a 0.2 s
+# run), the peak is GNU time's.
 measure() {
   local label=$1; shift
-  if /usr/bin/time -f "%e %M" -o "$OUT/time.tmp" "$@" > /dev/null 2> "$OUT/err.tmp"; then
-    echo "$label $(tail -n 1 "$OUT/time.tmp")" >> "$OUT/runs.txt"
+  local start=$EPOCHREALTIME end
+  if /usr/bin/time -f "%M" -o "$OUT/time.tmp" "$@" > /dev/null 2> "$OUT/err.tmp"; then
+    end=$EPOCHREALTIME
+    echo "$label $(echo "$end - $start" | bc -l) $(tail -n 1 "$OUT/time.tmp")" >> "$OUT/runs.txt"
   else
     echo "FAILED: $label: $*" >&2; tail -n 5 "$OUT/err.tmp" >&2; exit 1
   fi
@@ -37,7 +49,27 @@ median() {
   local w m
   w=$(awk -v l="$label" '$1==l {print $2}' "$OUT/runs.txt" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   m=$(awk -v l="$label" '$1==l {print $3}' "$OUT/runs.txt" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-28s wall %8.2f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
+  printf '%-28s wall %8.3f s   peak %9.1f MB\n' "$label" "$w" "$(echo "$m / 1024" | bc -l)" | tee -a "$RESULTS"
+}
+
+# download NAME DIR: one run of what explain downloads: node and pod pages in protobuf, the
+# rest in JSON, each over one kept-alive connection, bodies discarded.
+download() {
+  local name=$1 dir=$2
+  measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null &&
+    curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-protobuf.txt') > /dev/null"
+}
+
+# ratios NAME: the live explain's wall over the download's, round by round (the two runs of a
+# round were back to back): the median, the range, and how many rounds were at or under 1.5x.
+ratios() {
+  local label=$1
+  paste <(awk -v l="$label:download" '$1==l {print $2}' "$OUT/runs.txt") \
+    <(awk -v l="$label:explain-live" '$1==l {print $2}' "$OUT/runs.txt") |
+    awk '$1 > 0 {print $2 / $1}' | sort -g |
+    awk -v l="$label" '{a[NR]=$1; if ($1 <= 1.5) u++}
+      END {if (NR) printf "%-28s by round: median %.2fx (%.2f-%.2fx), %d of %d rounds <= 1.5x\n",
+        l ":explain-live/download", a[int((NR+1)/2)], a[1], a[NR], u, NR}' | tee -a "$RESULTS"
 }
 
 # download_urls PORT NODES PODS json|protobuf: every page kubectl-affinity's explain of
@@ -77,23 +109,29 @@ run_size() {
   download_urls "$port" "$nodes" "$pods" protobuf > "$dir/urls-protobuf.txt"
   : > "$OUT/runs.txt"
   local r
+  for ((r = 0; r < LIVE_REPEATS; r++)); do
+    if ((r % 2 == 0)); then
+      download "$name" "$dir"
+      measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
+    else
+      measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
+      download "$name" "$dir"
+    fi
+  done
   for ((r = 0; r < REPEATS; r++)); do
-    # What explain downloads: node and pod pages in protobuf, the rest in JSON, each over one
-    # kept-alive connection, bodies discarded. `download-json` is the same pages all in JSON.
-    measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null &&
-      curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-protobuf.txt') > /dev/null"
+    # `download-json` is the pages explain downloads, all in JSON.
     measure "$name:download-json" sh -c "curl -s --fail \$(cat '$dir/urls.txt' '$dir/urls-protobuf.txt') > /dev/null"
-    measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
     if [ "$name" = small ]; then
       measure "$name:kubectl-get-pods" kubectl --kubeconfig "$dir/kubeconfig" get pods -A -o json
     fi
     measure "$name:jq-length" jq '.items | length' "$dir/cluster.json"
     measure "$name:whatif-offline" "$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.json"
   done
-  echo "== $name: $nodes nodes, $pods pods, medians of $REPEATS" | tee -a "$RESULTS"
+  echo "== $name: $nodes nodes, $pods pods, medians of $LIVE_REPEATS (download, explain-live) and $REPEATS (the others)" | tee -a "$RESULTS"
   for l in download download-json explain-live kubectl-get-pods jq-length whatif-offline; do
     grep -q "^$name:$l " "$OUT/runs.txt" && median "$name:$l"
   done
+  ratios "$name"
   cat "$OUT/runs.txt" >> "$OUT/all-runs.txt"
 }
 
