@@ -467,7 +467,9 @@ impl Live {
                 |ns: core::Namespace| {
                     (
                         ns.metadata.name.unwrap_or_default(),
-                        ns.metadata.labels.unwrap_or_default(),
+                        crate::scheduler::selector::Labels::from(
+                            ns.metadata.labels.unwrap_or_default(),
+                        ),
                     )
                 },
                 &mut |page| {

@@ -209,7 +209,7 @@ impl<'a> NodeAffinity<'a> {
             .flat_map(|s| s.iter())
             .map(|(k, v)| {
                 let domains = input.state.topology.domains(k);
-                (Arc::from(k.as_str()), Arc::from(v.as_str()), domains)
+                (Arc::from(k), Arc::from(v), domains)
             })
             .collect();
         let mut plugin = NodeAffinity {

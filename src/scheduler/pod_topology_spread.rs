@@ -214,7 +214,7 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     let mut set: BTreeMap<String, String> = BTreeMap::new();
     for sel in w.services.get(ns).into_iter().flatten() {
         if sel.iter().all(|(k, v)| pod.labels.get(k) == Some(v)) {
-            set.extend(sel.iter().map(|(k, v)| (k.clone(), v.clone())));
+            set.extend(sel.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         }
     }
     let from_set = |set: &BTreeMap<String, String>| -> Vec<Requirement> {
@@ -237,7 +237,7 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     match kind {
         OwnerKind::ReplicationController => {
             if let Some(rc) = w.replication_controllers.get(&key) {
-                set.extend(rc.iter().map(|(k, v)| (k.clone(), v.clone())));
+                set.extend(rc.iter().map(|(k, v)| (k.to_string(), v.to_string())));
                 selector = from_set(&set);
             }
         }
@@ -392,7 +392,7 @@ impl<'a> PodTopologySpread<'a> {
             }
             let mut selector = c.selector.clone()?;
             if self.gates.match_label_keys_in_pod_topology_spread() {
-                let extra: BTreeMap<&String, &String> = c
+                let extra: BTreeMap<&str, &str> = c
                     .match_label_keys
                     .iter()
                     .filter_map(|k| pod.labels.get_key_value(k))
@@ -402,8 +402,8 @@ impl<'a> PodTopologySpread<'a> {
                     let mut merged: Vec<Requirement> = extra
                         .into_iter()
                         .map(|(k, v)| Requirement {
-                            key: k.clone(),
-                            op: Op::Equals(v.clone()),
+                            key: k.to_string(),
+                            op: Op::Equals(v.to_string()),
                         })
                         .collect();
                     merged.extend(reqs.iter().cloned());
@@ -554,7 +554,7 @@ impl Plugin for PodTopologySpread<'_> {
                     continue;
                 };
                 let count = count_pods(&input, n, &c.selector, ns);
-                *counts[i].entry(value.clone()).or_insert(0) += count;
+                *counts[i].entry(value.to_string()).or_insert(0) += count;
                 counted[n][i] = true;
             }
         }
@@ -593,7 +593,7 @@ impl Plugin for PodTopologySpread<'_> {
         let mut status = None;
         let mut constraints = Vec::with_capacity(self.hard.len());
         for (i, c) in self.hard.iter().enumerate() {
-            let domain = n.labels.get(&c.topology_key).cloned();
+            let domain = n.labels.get(&c.topology_key).map(str::to_string);
             let (global_min, forced) = self.global_min(i);
             let self_match = c.selector.matches(pod_labels);
             let matching = domain
@@ -678,8 +678,8 @@ impl Plugin for PodTopologySpread<'_> {
                 let value = node
                     .labels
                     .get(&con.topology_key)
-                    .cloned()
-                    .unwrap_or_default();
+                    .unwrap_or_default()
+                    .to_string();
                 counts[i].entry(value).or_insert(0);
             }
         }
@@ -708,11 +708,7 @@ impl Plugin for PodTopologySpread<'_> {
                 if gate && !self.included(c, node) {
                     continue;
                 }
-                let value = node
-                    .labels
-                    .get(&c.topology_key)
-                    .map(String::as_str)
-                    .unwrap_or_default();
+                let value = node.labels.get(&c.topology_key).unwrap_or_default();
                 if !counts[i].contains_key(value) {
                     continue;
                 }
@@ -761,7 +757,7 @@ impl Plugin for PodTopologySpread<'_> {
         let mut parts = Vec::with_capacity(self.soft.len());
         for (i, c) in self.soft.iter().enumerate() {
             let weight = self.weights.get(i).copied().unwrap_or(0.0);
-            let domain = n.labels.get(&c.topology_key).cloned();
+            let domain = n.labels.get(&c.topology_key).map(str::to_string);
             let (matching, value) = match &domain {
                 Some(v) => {
                     let cnt = if c.topology_key == LABEL_HOSTNAME {

@@ -7,15 +7,14 @@
 //! attempt, and an invalid pod label selector fails PreFilter. Callers decide; this module only
 //! reports.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Serialize;
 
-/// Node and pod labels. A `BTreeMap` keeps iteration order stable for output.
-pub type Labels = BTreeMap<String, String>;
+/// Node and pod labels, in key order (stable output).
+pub use crate::state::labels::Labels;
 
 /// A label requirement operator after parsing. `Gt`/`Lt` carry their parsed bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -41,7 +40,7 @@ impl Requirement {
     /// `labels.Requirement.Matches`: NotIn and DoesNotExist hold for a missing label; Gt/Lt
     /// parse the node's value as a base-10 int64 and fail when it is missing or not a number.
     pub fn matches(&self, labels: &Labels) -> bool {
-        self.matches_value(labels.get(&self.key).map(String::as_str))
+        self.matches_value(labels.get(&self.key))
     }
 
     /// The same, given the label's value (`None` when absent) already looked up.
@@ -1123,8 +1122,7 @@ pub(crate) mod tests {
             let parsed = ParsedTerm::parse(t);
             for l in &nodes {
                 for name in ["n1", "n2", ""] {
-                    let check =
-                        parsed.explain_with(name, |_, k| l.get(k).map(|v| Arc::from(v.as_str())));
+                    let check = parsed.explain_with(name, |_, k| l.get(k).map(Arc::from));
                     assert_eq!(
                         check.matched,
                         parsed.matches(name, l),

@@ -107,16 +107,16 @@ impl PodIndex {
             _ => {
                 let mut lists = Vec::with_capacity(labels.len());
                 for (k, v) in labels.iter() {
-                    let by_value = match self.by_label.get_mut(k.as_str()) {
+                    let by_value = match self.by_label.get_mut(k) {
                         Some(m) => m,
-                        None => self.by_label.entry(k.clone()).or_default(),
+                        None => self.by_label.entry(k.to_string()).or_default(),
                     };
-                    let l = match by_value.get(v.as_str()) {
+                    let l = match by_value.get(v) {
                         Some(&l) => l,
                         None => {
                             let l = u32::try_from(self.label_lists.len()).unwrap_or(u32::MAX);
                             self.label_lists.push(Vec::new());
-                            by_value.insert(v.clone(), l);
+                            by_value.insert(v.to_string(), l);
                             l
                         }
                     };
@@ -398,16 +398,16 @@ impl Topology {
         let mut ids: FastMap<(&str, &str), u32> = FastMap::default();
         for (n, node) in nodes.iter().enumerate() {
             for (k, v) in &node.labels {
-                let d = match keys.get_mut(k.as_str()) {
+                let d = match keys.get_mut(k) {
                     Some(d) => d,
-                    None => keys.entry(k.clone()).or_insert_with(|| Domains {
+                    None => keys.entry(k.to_string()).or_insert_with(|| Domains {
                         values: Vec::new(),
                         sorted: Vec::new(),
                         of_node: vec![Domains::NONE; nodes.len()],
                     }),
                 };
-                let id = *ids.entry((k.as_str(), v.as_str())).or_insert_with(|| {
-                    d.values.push(Arc::from(v.as_str()));
+                let id = *ids.entry((k, v)).or_insert_with(|| {
+                    d.values.push(Arc::from(v));
                     u32::try_from(d.values.len() - 1).unwrap_or(Domains::NONE)
                 });
                 d.of_node[n] = id;
@@ -638,7 +638,7 @@ mod tests {
 
     /// Small label alphabets, so selectors and pods meet often.
     fn arb_labels() -> impl Strategy<Value = Labels> {
-        proptest::collection::btree_map("[ab]", "[xyz]", 0..3)
+        proptest::collection::btree_map("[ab]", "[xyz]", 0..3).prop_map(Labels::from)
     }
 
     fn arb_requirement() -> impl Strategy<Value = Requirement> {

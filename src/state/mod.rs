@@ -6,6 +6,7 @@
 //! unbound pods are set aside, so the evaluation never walks raw API objects again.
 
 mod index;
+pub mod labels;
 mod manifest;
 mod protobuf;
 pub mod quantity;
@@ -107,7 +108,7 @@ impl From<core::Node> for Node {
         let spec = n.spec.unwrap_or_default();
         Node {
             name: n.metadata.name.unwrap_or_default(),
-            labels: n.metadata.labels.unwrap_or_default(),
+            labels: Labels::from(n.metadata.labels.unwrap_or_default()),
             taints: spec
                 .taints
                 .into_iter()
@@ -405,7 +406,7 @@ impl Pod {
                 namespace: Arc::from(namespace),
                 name: metadata.name.unwrap_or_default(),
             }),
-            labels: Arc::new(metadata.labels.unwrap_or_default()),
+            labels: Arc::new(metadata.labels.unwrap_or_default().into()),
             node_name: spec.node_name.map(Arc::from).unwrap_or_default(),
             terminating: metadata.deletion_timestamp.is_some(),
             controller,
@@ -418,7 +419,7 @@ impl Pod {
                     .map_or(Cow::Borrowed(DEFAULT_SCHEDULER), |n| {
                         known(n, &[DEFAULT_SCHEDULER])
                     }),
-                node_selector: spec.node_selector.map(Arc::new),
+                node_selector: spec.node_selector.map(|s| Arc::new(s.into())),
                 node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
                 tolerations: tolerations(spec.tolerations.take().unwrap_or_default()),
                 pod_affinity,
@@ -1134,7 +1135,7 @@ mod tests {
             &b.template.tolerations
         ));
         assert!(!Arc::ptr_eq(&a.labels, &c.labels));
-        assert_eq!(c.labels.get("app").map(String::as_str), Some("y"));
+        assert_eq!(c.labels.get("app"), Some("y"));
         assert_eq!(b.template.tolerations[0].key, "k");
         assert!(c.template.tolerations.is_empty());
         let controller = |p: &Pod| p.controller.clone().expect("a controller");
@@ -1301,7 +1302,7 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &first) && Arc::ptr_eq(&b, &first));
         let mut other = labels("y");
         shared.share(&mut other);
-        assert_eq!(other.get("app").map(String::as_str), Some("y"));
+        assert_eq!(other.get("app"), Some("y"));
         let mut again = page.clone();
         shared.share(&mut again);
         assert!(Arc::ptr_eq(&again, &first));
@@ -1333,7 +1334,7 @@ mod tests {
         .expect("pod");
         let pod = Pod::from_owned(api);
         assert_eq!((&*pod.id.namespace, pod.id.name.as_str()), ("default", "p"));
-        assert_eq!(pod.labels.get("app").map(String::as_str), Some("x"));
+        assert_eq!(pod.labels.get("app"), Some("x"));
         assert_eq!(
             (&*pod.node_name, pod.template.phase.as_ref()),
             ("n1", "Running")

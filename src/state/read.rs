@@ -354,8 +354,8 @@ enum Decoded {
     Node(Box<Node>),
     Pod(Box<Pod>),
     Namespace(String, crate::scheduler::selector::Labels),
-    Service(String, Option<BTreeMap<String, String>>),
-    ReplicationController((String, String), Option<BTreeMap<String, String>>),
+    Service(String, Option<crate::scheduler::selector::Labels>),
+    ReplicationController((String, String), Option<crate::scheduler::selector::Labels>),
     /// A ReplicaSet (`false`) or StatefulSet (`true`).
     LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
 }
@@ -397,7 +397,7 @@ impl Decoded {
                 let ns: core::Namespace = obj.decode(path)?;
                 Decoded::Namespace(
                     ns.metadata.name.unwrap_or_default(),
-                    ns.metadata.labels.unwrap_or_default(),
+                    ns.metadata.labels.unwrap_or_default().into(),
                 )
             }
             _ => Decoded::Skip,

@@ -17,7 +17,7 @@ use prost::encoding::{WireType, decode_varint};
 use super::shared::{LD_BYTE, field};
 use super::{
     PbQuantityEntry, PbStringEntry, key, length_delimited, non_empty, quantity_map, skip,
-    some_strings, some_vec, string_entry, string_map,
+    some_strings, some_vec, string_entry,
 };
 use crate::state::Node;
 use crate::state::resources::ImageNames;
@@ -212,8 +212,9 @@ fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerIm
 }
 
 impl PbNode {
-    /// The node, with its labels as [`labels`] reads them (made a map as every protobuf map
-    /// is, by [`string_map`]) and its images as [`images`] keeps them.
+    /// The node, with its labels as [`labels`] reads them (made a set as every protobuf map is
+    /// made a map: a key given twice keeps its last value) and its images as [`images`] keeps
+    /// them.
     fn into_node(
         self,
         labels: Vec<PbStringEntry>,
@@ -228,7 +229,6 @@ impl PbNode {
         let node = core::Node {
             metadata: meta::ObjectMeta {
                 name: non_empty(meta.name),
-                labels: string_map(labels),
                 ..Default::default()
             },
             spec: Some(core::NodeSpec {
@@ -247,6 +247,9 @@ impl PbNode {
                 ..Default::default()
             }),
         };
-        Node::from(node)
+        // The labels straight into the node's set, not through a `BTreeMap` of strings.
+        let mut node = Node::from(node);
+        node.labels = labels.iter().map(|e| (&e.key, &e.value)).collect();
+        node
     }
 }

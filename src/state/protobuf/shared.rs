@@ -40,7 +40,7 @@ use prost::encoding::{WireType, encode_key, encode_varint};
 
 use super::{
     PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbStringEntry, PbTime, key, length_delimited,
-    owner_reference, short_varint, skip, string_entry, string_map,
+    owner_reference, short_varint, skip, string_entry,
 };
 use crate::scheduler::selector::Labels;
 use crate::state::resources::PodResources;
@@ -588,7 +588,9 @@ impl SharedParts {
                     }
                     None => prost()?,
                 };
-                let labels = Arc::new(string_map(entries).unwrap_or_default());
+                let labels = Arc::new(Labels::from_iter(
+                    entries.iter().map(|e| (&e.key, &e.value)),
+                ));
                 self.labels
                     .insert(self.labels_key[..].into(), labels.clone());
                 labels
