@@ -389,12 +389,13 @@ struct PbStringEntry {
     value: String,
 }
 
-/// One `map<string, string>` entry read from its bytes, each string copied out once: prost
-/// grows an empty string for each (about 240 instructions a string before its UTF-8 check).
-/// An entry without its key or value has the empty one, and a key or value given twice
-/// keeps the last, as prost reads it; `None` for anything an API server does not write
-/// (another wire type, text that is not UTF-8, a length past the end), for prost to read.
-fn string_entry(mut entry: &[u8]) -> Option<PbStringEntry> {
+/// One `map<string, string>` entry read where it lies in its bytes: prost grows an empty
+/// string for each (about 240 instructions a string before its UTF-8 check), and a label set
+/// copies its keys and values once, into its own text. An entry without its key or value
+/// has the empty one, and a key or value given twice keeps the last, as prost reads it;
+/// `None` for anything an API server does not write (another wire type, text that is not
+/// UTF-8, a length past the end), for prost to read.
+fn string_entry(mut entry: &[u8]) -> Option<(&str, &str)> {
     let (mut key, mut value) = ("", "");
     while !entry.is_empty() {
         let (tag, wire, body) = shared::field(&mut entry)?;
@@ -406,10 +407,7 @@ fn string_entry(mut entry: &[u8]) -> Option<PbStringEntry> {
         (wire == shared::LD_BYTE).then_some(())?;
         *slot = std::str::from_utf8(body).ok()?;
     }
-    Some(PbStringEntry {
-        key: key.to_string(),
-        value: value.to_string(),
-    })
+    Some((key, value))
 }
 
 /// An entry of a `map<string, Quantity>`, as [`PbStringEntry`].

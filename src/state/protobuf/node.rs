@@ -20,6 +20,7 @@ use super::{
     some_strings, some_vec, string_entry,
 };
 use crate::state::Node;
+use crate::state::labels::Labels;
 use crate::state::resources::ImageNames;
 
 #[derive(Clone, PartialEq, Message)]
@@ -115,13 +116,15 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
             images
         }
     };
-    let labels = match labels(bytes) {
-        Some(labels) => labels,
+    // Made a set as every protobuf map is made a map: a key given twice keeps its last value.
+    let labels: Labels = match labels(bytes) {
+        Some(labels) => labels.into_iter().collect(),
         None => {
-            PbNodeLabels::decode(bytes)?
+            let entries = PbNodeLabels::decode(bytes)?
                 .metadata
                 .unwrap_or_default()
-                .labels
+                .labels;
+            entries.iter().map(|e| (&e.key, &e.value)).collect()
         }
     };
     Ok(PbNode::decode(bytes)?.into_node(labels, images))
@@ -132,7 +135,7 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
 /// way), in the order written, as entries of every metadata message (protobuf merges a
 /// message given twice and appends the entries of a map). `None` where [`string_entry`]
 /// leaves the node to prost.
-fn labels(node: &[u8]) -> Option<Vec<PbStringEntry>> {
+fn labels(node: &[u8]) -> Option<Vec<(&str, &str)>> {
     let mut labels = Vec::new();
     each_nested(node, 1, 11, |entry| {
         labels.push(string_entry(entry)?);
@@ -212,14 +215,8 @@ fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerIm
 }
 
 impl PbNode {
-    /// The node, with its labels as [`labels`] reads them (made a set as every protobuf map is
-    /// made a map: a key given twice keeps its last value) and its images as [`images`] keeps
-    /// them.
-    fn into_node(
-        self,
-        labels: Vec<PbStringEntry>,
-        images: Option<Vec<core::ContainerImage>>,
-    ) -> Node {
+    /// The node, with its labels and its images as [`images`] keeps them.
+    fn into_node(self, labels: Labels, images: Option<Vec<core::ContainerImage>>) -> Node {
         let n = self;
         let (meta, spec, status) = (
             n.metadata.unwrap_or_default(),
@@ -249,7 +246,7 @@ impl PbNode {
         };
         // The labels straight into the node's set, not through a `BTreeMap` of strings.
         let mut node = Node::from(node);
-        node.labels = labels.iter().map(|e| (&e.key, &e.value)).collect();
+        node.labels = labels;
         node
     }
 }

@@ -39,8 +39,8 @@ use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 
 use super::{
-    PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbStringEntry, PbTime, key, length_delimited,
-    owner_reference, short_varint, skip, string_entry,
+    PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, key, length_delimited, owner_reference,
+    short_varint, skip, string_entry,
 };
 use crate::scheduler::selector::Labels;
 use crate::state::resources::PodResources;
@@ -580,17 +580,22 @@ impl SharedParts {
             None => {
                 // Read by [`string_entry`] (prost when it would not), as a node's labels.
                 let prost = || PbMeta::decode(&self.labels_key[..]).ok().map(|m| m.labels);
-                let entries = match label_entries(&self.labels_key) {
+                let labels: Arc<Labels> = Arc::new(match label_entries(&self.labels_key) {
                     Some(entries) => {
                         // Every debug build (the tests) checks they are prost's.
-                        debug_assert_eq!(Some(&entries), prost().as_ref());
-                        entries
+                        debug_assert_eq!(
+                            Some(
+                                entries
+                                    .iter()
+                                    .map(|&(k, v)| (k.to_string(), v.to_string()))
+                                    .collect::<Vec<_>>()
+                            ),
+                            prost().map(|p| p.into_iter().map(|e| (e.key, e.value)).collect())
+                        );
+                        entries.into_iter().collect()
                     }
-                    None => prost()?,
-                };
-                let labels = Arc::new(Labels::from_iter(
-                    entries.iter().map(|e| (&e.key, &e.value)),
-                ));
+                    None => prost()?.iter().map(|e| (&e.key, &e.value)).collect(),
+                });
                 self.labels
                     .insert(self.labels_key[..].into(), labels.clone());
                 labels
@@ -691,7 +696,7 @@ fn template_key<'a>(
 
 /// The entries of a pod's label fields (`ObjectMeta` field 11, as [`SharedParts::metadata`]
 /// gathers them), in the order written; `None` for anything [`string_entry`] leaves to prost.
-fn label_entries(mut fields: &[u8]) -> Option<Vec<PbStringEntry>> {
+fn label_entries(mut fields: &[u8]) -> Option<Vec<(&str, &str)>> {
     let mut entries = Vec::new();
     while !fields.is_empty() {
         let (tag, wire, body) = field(&mut fields)?;
