@@ -70,6 +70,15 @@ pub enum Candidates<'a> {
 }
 
 impl PodIndex {
+    /// Room for `pods` existing pods in the vectors with one entry a pod, as
+    /// `ClusterState::new` makes room in its own: grown by doubling, each copy wrote pages
+    /// afresh (page faults, BENCHMARKS.md session 38), and only the pages written are ever
+    /// resident.
+    pub(super) fn reserve(&mut self, pods: usize) {
+        self.pod_namespace.reserve(pods);
+        Arc::make_mut(&mut self.ids).reserve(pods);
+    }
+
     /// Indexes existing pod `index`; its terms are grouped with the pods carrying an equal
     /// set (given the group's copy by [`PodIndex::share_terms`] first, they are found by
     /// pointer).

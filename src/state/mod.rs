@@ -882,6 +882,7 @@ impl ClusterState {
             .max(pods.len());
         state.pods.reserve(room);
         state.pod_node.reserve(room);
+        state.index.reserve(room);
         for pod in pods {
             state.add_pod(pod);
         }
