@@ -88,7 +88,7 @@ fn completion_names(plan: &crate::complete::Plan) -> Result<Vec<String>, Error> 
                 state
                     .all_pods()
                     .filter(|p| *p.id.namespace == *ns)
-                    .map(|p| p.id.name.clone())
+                    .map(|p| p.id.name.to_string())
                     .collect()
             }
             _ => Vec::new(),
@@ -551,7 +551,7 @@ fn explain(
     let (mut state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
-        name: name.to_string(),
+        name: name.into(),
     };
     // The pod is evaluated as listed, and a live read keeps the node images of the pod as
     // got before the lists: one whose images changed in between is read again for them.

@@ -481,7 +481,7 @@ mod tests {
         let ctx = Context {
             pod: PodRef {
                 namespace: "default".into(),
-                name: "p".to_string(),
+                name: "p".into(),
             },
             scheduler: SchedulerInfo {
                 kubernetes_version: "v1.32",

@@ -1148,7 +1148,7 @@ mod tests {
             spec.node_name = None;
         }
         let me = Pod::from_api(&me);
-        let at = state.pods.iter().position(|p| p.id.name == "me");
+        let at = state.pods.iter().position(|p| &*p.id.name == "me");
         let profile = Profile::default_profile(FeatureGates::default());
         let raws = |exclude: Option<usize>| -> Vec<(String, Option<i64>)> {
             let input = Input {

@@ -455,7 +455,7 @@ mod tests {
     fn id(ns: &str, name: &str) -> Arc<PodRef> {
         Arc::new(PodRef {
             namespace: Arc::from(ns),
-            name: name.to_string(),
+            name: name.into(),
         })
     }
 

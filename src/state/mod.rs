@@ -53,7 +53,9 @@ pub struct PodRef {
     /// Shared by the pods of a template (which includes the namespace): a replica's
     /// identity then allocates only its name.
     pub namespace: Arc<str>,
-    pub name: String,
+    /// Boxed, not a `String`: the identity (shared behind an `Arc`) is then 48 bytes, not
+    /// 56, which the allocator rounds to 64 (2.4 MB at 150,000 pods).
+    pub name: Box<str>,
 }
 
 impl std::fmt::Display for PodRef {
@@ -404,7 +406,7 @@ impl Pod {
         Pod {
             id: Arc::new(PodRef {
                 namespace: Arc::from(namespace),
-                name: metadata.name.unwrap_or_default(),
+                name: metadata.name.unwrap_or_default().into(),
             }),
             labels: Arc::new(metadata.labels.unwrap_or_default().into()),
             node_name: spec.node_name.map(Arc::from).unwrap_or_default(),
@@ -1174,12 +1176,12 @@ mod tests {
         let find = |ns: &str, name: &str| {
             state.find_pod(&PodRef {
                 namespace: Arc::from(ns),
-                name: name.to_string(),
+                name: name.into(),
             })
         };
         assert!(matches!(find("b", "web"), Some(FoundPod::Existing(2))));
         assert!(matches!(find("a", "web"), Some(FoundPod::Existing(0))));
-        assert!(matches!(find("c", "web"), Some(FoundPod::Other(p)) if p.id.name == "web"));
+        assert!(matches!(find("c", "web"), Some(FoundPod::Other(p)) if &*p.id.name == "web"));
         assert!(find("a", "db").is_none());
         assert!(find("z", "web").is_none());
         // Existing pods hold their node's own name; the others keep theirs.
@@ -1226,7 +1228,7 @@ mod tests {
         let mut again = replica.clone();
         again.id = Arc::new(PodRef {
             namespace: replica.id.namespace.clone(),
-            name: "c".to_string(),
+            name: "c".into(),
         });
         let given = Arc::as_ptr(&replica.template);
         let state = ClusterState::new(vec![node], vec![first, replica, again], None);
@@ -1334,7 +1336,7 @@ mod tests {
         }))
         .expect("pod");
         let pod = Pod::from_owned(api);
-        assert_eq!((&*pod.id.namespace, pod.id.name.as_str()), ("default", "p"));
+        assert_eq!((&*pod.id.namespace, &*pod.id.name), ("default", "p"));
         assert_eq!(pod.labels.get("app"), Some("x"));
         assert_eq!(
             (&*pod.node_name, pod.template.phase.as_ref()),

@@ -1219,7 +1219,7 @@ fn replica(
     Pod {
         id: Arc::new(PodRef {
             namespace: t.id.namespace.clone(),
-            name: name.to_string(),
+            name: name.into(),
         }),
         labels,
         node_name,
