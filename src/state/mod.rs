@@ -944,8 +944,15 @@ impl ClusterState {
         // templates mostly hold them already (the decoding threads keep the last tolerations
         // built, and a workload's terms are its own), and are then kept as given, with no
         // copy made and none swapped into each replica.
+        // A set held by more than this template (the copy a decoding thread keeps for every
+        // template it builds with it) is kept as given: swapping it for the state's equal
+        // copy would copy the template and free nothing. A template's own set (a pod read
+        // from a file) is shared.
+        let own_tolerations = Arc::strong_count(&template.tolerations) == 1;
         let mut tolerations = template.tolerations.clone();
-        self.shared_tolerations.share(&mut tolerations);
+        if own_tolerations {
+            self.shared_tolerations.share(&mut tolerations);
+        }
         let mut terms = template.pod_affinity.clone();
         if let Some(terms) = &mut terms {
             self.index.share_terms(terms);

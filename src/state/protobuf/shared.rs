@@ -486,7 +486,11 @@ impl SharedParts {
         phase: Option<&str>,
     ) -> Option<Pod> {
         let resources = self.kept.resources.get(&self.resources_key[..])?.clone();
-        let tolerations = self.kept.tolerations.of(&self.tolerations_key)?;
+        let tolerations = self
+            .kept
+            .tolerations
+            .get(&self.tolerations_key[..])?
+            .clone();
         let spec = PbSpec::decode(&self.spec_rest[..]).ok()?;
         let status = PbPodStatus {
             phase: phase.map(str::to_string),
@@ -521,9 +525,18 @@ impl SharedParts {
                 .resources
                 .insert(self.resources_key[..].into(), t.resources.clone());
         }
-        self.kept
+        if !self
+            .kept
             .tolerations
-            .keep(&mut self.tolerations_key, t.tolerations.clone());
+            .contains_key(&self.tolerations_key[..])
+        {
+            if self.kept.tolerations.len() >= Kept::TOLERATIONS {
+                self.kept.tolerations.clear();
+            }
+            self.kept
+                .tolerations
+                .insert(self.tolerations_key[..].into(), t.tolerations.clone());
+        }
     }
 
     /// The pod's node, when the pod matches the last pattern: then its key is the last
@@ -1158,16 +1171,22 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 pub(super) struct Kept {
     parts: TemplateParts,
     node_names: NodeNames,
-    /// Templates' resources by the bytes they are computed from, and the last template's
-    /// tolerations as written (see [`SharedParts::split`]).
+    /// Templates' resources by the bytes they are computed from, and their tolerations by
+    /// the bytes as written (see [`SharedParts::split`]). Every toleration set read, not
+    /// only the last: workloads with and without a toleration of their own alternate, and
+    /// one copy a set per thread, held here for the run, is what the state keeps as given
+    /// (see `ClusterState::share_template`), where a copy per switch made the fold copy 93%
+    /// of the templates to swap theirs for its own (BENCHMARKS.md, session 38).
     resources: FastMap<Box<[u8]>, Arc<PodResources>>,
-    tolerations: Last<Arc<[Toleration]>>,
+    tolerations: FastMap<Box<[u8]>, Arc<[Toleration]>>,
 }
 
 impl Kept {
     /// Resources kept at most: a cluster whose every workload asks for other requests or
     /// images reads them again past it.
     const RESOURCES: usize = 1024;
+    /// Toleration sets kept at most, likewise.
+    const TOLERATIONS: usize = 1024;
 }
 
 /// The node names pods are bound to, each read as text once and then shared by every pod
