@@ -47,7 +47,12 @@ impl Labels {
         };
         let key_end = self.ends[2 * i] as usize;
         let end = self.ends[2 * i + 1] as usize;
-        (&self.text[start..key_end], &self.text[key_end..end])
+        // The ends are where whole strings were joined, so these are always there (and
+        // `get` checks no more than indexing would, without a way to panic).
+        (
+            self.text.get(start..key_end).unwrap_or_default(),
+            self.text.get(key_end..end).unwrap_or_default(),
+        )
     }
 
     /// Where `key` is, by binary search.
@@ -80,8 +85,11 @@ impl Labels {
     }
 
     /// Key and value of every label, in key order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
-        (0..self.len()).map(|i| self.entry(i))
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            labels: self,
+            at: 0..self.len(),
+        }
     }
 
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
@@ -116,12 +124,33 @@ fn offset(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }
 
+/// The labels of a set, in key order: see [`Labels::iter`].
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    labels: &'a Labels,
+    at: std::ops::Range<usize>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<(&'a str, &'a str)> {
+        self.at.next().map(|i| self.labels.entry(i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.at.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
 impl<'a> IntoIterator for &'a Labels {
     type Item = (&'a str, &'a str);
-    type IntoIter = Box<dyn ExactSizeIterator<Item = (&'a str, &'a str)> + 'a>;
+    type IntoIter = Iter<'a>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
     }
 }
 
