@@ -92,10 +92,6 @@ impl Labels {
         }
     }
 
-    pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        self.iter().map(|(k, _)| k)
-    }
-
     /// The set of `entries` already in strictly increasing key order (each key once).
     fn from_sorted<'a>(entries: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Labels {
         let (mut len, mut count) = (0, 0);
@@ -182,19 +178,6 @@ impl From<std::collections::BTreeMap<String, String>> for Labels {
     }
 }
 
-/// Entry by entry, as `BTreeMap`s compare.
-impl Ord for Labels {
-    fn cmp(&self, other: &Labels) -> std::cmp::Ordering {
-        self.iter().cmp(other.iter())
-    }
-}
-
-impl PartialOrd for Labels {
-    fn partial_cmp(&self, other: &Labels) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// As a map, like the `BTreeMap` it stands for.
 impl fmt::Debug for Labels {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -267,8 +250,6 @@ mod tests {
                 serde_json::to_string(&map).unwrap()
             );
             prop_assert_eq!(format!("{labels:?}"), format!("{map:?}"));
-            let other: BTreeMap<String, String> = entries.iter().rev().cloned().collect();
-            prop_assert_eq!(labels.cmp(&Labels::from(other.clone())), map.cmp(&other));
             let json = serde_json::to_string(&map).unwrap();
             prop_assert_eq!(serde_json::from_str::<Labels>(&json).unwrap(), labels);
         }
