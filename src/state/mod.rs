@@ -941,11 +941,10 @@ impl ClusterState {
             return;
         }
         // The kept copies of its parts, found before the template is touched: a page's
-        // templates mostly hold them already (the decoding threads keep the last tolerations
-        // built, and a workload's terms are its own), and are then kept as given, with no
-        // copy made and none swapped into each replica.
-        // A set held by more than this template (the copy a decoding thread keeps for every
-        // template it builds with it) is kept as given: swapping it for the state's equal
+        // templates mostly hold them already (a workload's terms are its own), and are then
+        // kept as given, with no copy made and none swapped into each replica. A toleration
+        // set held by more than this template (the copy a decoding thread keeps for every
+        // template it builds with it) is kept as given too: swapping it for the state's equal
         // copy would copy the template and free nothing. A template's own set (a pod read
         // from a file) is shared.
         let own_tolerations = Arc::strong_count(&template.tolerations) == 1;
@@ -1262,8 +1261,8 @@ mod tests {
         assert_eq!(groups[0].pods, vec![0, 1, 2]);
     }
 
-    /// Replicas whose template holds the kept parts already (the decoding threads keep the
-    /// last tolerations built, and a workload's terms are its own) keep it as given, and so
+    /// Replicas whose template holds the kept parts already (a workload's terms are its own)
+    /// or a toleration set held beyond it (a decoding thread's) keep it as given, and so
     /// does a node name the replicas share: nothing is copied, and nothing is swapped into
     /// each replica, whose reference counts the decoding thread still updates.
     #[test]
@@ -1295,6 +1294,17 @@ mod tests {
             &d.template.tolerations,
             &state.pods[0].template.tolerations
         ));
+        // The group's terms and an equal toleration set of its own that something else
+        // holds too (as a decoding thread holds the sets it built): kept as given, set and all.
+        let cache: Arc<[Toleration]> = Arc::from(state.pods[0].template.tolerations.to_vec());
+        let mut t = (*state.pods[0].template).clone();
+        t.tolerations = cache.clone();
+        let held = Arc::new(t);
+        let mut e = pod("e");
+        e.template = held.clone();
+        state.add_pod(e);
+        assert!(Arc::ptr_eq(&state.pods[4].template, &held), "kept as given");
+        assert!(Arc::ptr_eq(&state.pods[4].template.tolerations, &cache));
     }
 
     /// The same copy given twice in a row is replaced without a lookup, by what it was

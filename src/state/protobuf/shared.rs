@@ -21,8 +21,8 @@
 //! status are what most of its decoding was, and workloads repeat them (the bench cluster's
 //! fifty templates a page name two request sets and seven images, and nearly all the same
 //! default tolerations). So a template whose resources bytes an earlier template had, and
-//! whose tolerations are the last one's, takes their built parts and decodes only its other
-//! fields, with its status's phase (session 34: 12% fewer instructions for a page).
+//! whose tolerations bytes an earlier one had, takes their built parts and decodes only its
+//! other fields, with its status's phase (session 34: 12% fewer instructions for a page).
 //!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
@@ -1835,7 +1835,7 @@ mod tests {
     }
 
     /// A template whose containers (but their names), pod-level resources and overhead are
-    /// an earlier template's bytes, and whose tolerations are the last template's, takes
+    /// an earlier template's bytes, and whose tolerations are an earlier template's, takes
     /// their built resources and tolerations and decodes only its other fields; each pod is
     /// built as it is decoded whole. Containers resized in place are not shared, and a field
     /// left unread that prost would refuse is left to the whole decode.
@@ -1848,7 +1848,7 @@ mod tests {
             (workload("b", "nginx:1", "100m", None, false), 1),
             // Another image: built whole.
             (workload("c", "nginx:2", "100m", None, false), 1),
-            // Other tolerations than the last template's: built whole.
+            // Tolerations no template had: built whole.
             (workload("d", "nginx:1", "100m", Some("t"), false), 1),
             // a's resources (kept past c's), d's tolerations.
             (workload("e", "nginx:1", "100m", Some("t"), false), 2),
@@ -1883,6 +1883,13 @@ mod tests {
         assert_eq!(parts.from_parts, 3);
         parts.pod(&good).expect("read");
         assert_eq!(parts.from_parts, 4);
+        // Back to a's tolerations after five templates with others: every set read is kept,
+        // not only the last.
+        let back = parts
+            .pod(&workload("j", "nginx:1", "100m", None, false))
+            .expect("read");
+        assert_eq!(parts.from_parts, 5);
+        assert!(Arc::ptr_eq(&back.template.tolerations, tolerations(0)));
     }
 
     /// The resources kept by their bytes are bounded, and a template whose entry was
