@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 
 use cluster_gen::Size;
 use kubectl_affinity::app::{Placement, explain_pod};
-use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
+use kubectl_affinity::scheduler::config::FeatureGates;
+use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::scheduler::{Input, evaluate};
 use kubectl_affinity::state::{ClusterState, Pod, read_snapshot_str};
 

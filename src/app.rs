@@ -9,7 +9,8 @@ use crate::cli::{
 use crate::cluster::{EventLookup, KubeArgs, Live, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
-use crate::scheduler::profile::{FeatureGates, Profile, is_implemented};
+use crate::scheduler::config::FeatureGates;
+use crate::scheduler::profile::{Profile, is_implemented};
 use crate::scheduler::{Input, evaluate};
 use crate::state::{
     ClusterState, FoundPod, Pod, PodRef, SourceError, add_daemon_tolerations,

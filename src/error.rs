@@ -1,7 +1,7 @@
 //! The errors a run can end with. Every message names what failed and what to do next.
 
 use crate::cluster::ClusterError;
-use crate::scheduler::profile::ProfileError;
+use crate::scheduler::config::ProfileError;
 use crate::state::SourceError;
 
 /// Exit code for a runtime error.

@@ -15,7 +15,8 @@ mod common;
 
 use kubectl_affinity::app::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
-use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
+use kubectl_affinity::scheduler::config::FeatureGates;
+use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{Pod, read_pod_manifests_str, read_snapshot_str};
 use proptest::prelude::*;
 use serde_json::{Value, json as j};

@@ -7,7 +7,8 @@
 mod common;
 
 use common::{Case, check, extra_dir, load_cases, load_extra_cases, oracle_dir, write_inputs};
-use kubectl_affinity::scheduler::profile::{FeatureGates, Profile};
+use kubectl_affinity::scheduler::config::FeatureGates;
+use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{ClusterState, Pod};
 
 const EVALUATED: &[&str] = &[

@@ -21,8 +21,8 @@ use serde::de::DeserializeOwned;
 use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
-use crate::scheduler::image_locality::normalized_image_name;
-use crate::scheduler::pod_topology_spread::OwnerKind;
+use crate::state::OwnerKind;
+use crate::state::resources::normalized_image_name;
 use crate::state::{
     ClusterState, LabelSelectorObject, ListStart, MapSelectorObject, Node, Pod, ProtobufError,
     WorkloadSelectors, resources::ImageNames, to_yaml_string,
@@ -456,7 +456,7 @@ impl Live {
     /// Namespace labels by name; `None` when listing namespaces is forbidden.
     async fn namespaces(
         &self,
-    ) -> Result<Option<BTreeMap<String, crate::scheduler::selector::Labels>>, ClusterError> {
+    ) -> Result<Option<BTreeMap<String, crate::state::labels::Labels>>, ClusterError> {
         let api: Api<core::Namespace> = Api::all(self.client.clone());
         let mut all = BTreeMap::new();
         let result = self
@@ -467,9 +467,7 @@ impl Live {
                 |ns: core::Namespace| {
                     (
                         ns.metadata.name.unwrap_or_default(),
-                        crate::scheduler::selector::Labels::from(
-                            ns.metadata.labels.unwrap_or_default(),
-                        ),
+                        crate::state::labels::Labels::from(ns.metadata.labels.unwrap_or_default()),
                     )
                 },
                 &mut |page| {

@@ -9,8 +9,8 @@ use owo_colors::OwoColorize;
 use crate::report::{Explanation, NodeReport};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
-use crate::scheduler::selector::{RequirementCheck, SelectorCheck};
 use crate::scheduler::{FilterDetails, ScoreDetails, Verdict};
+use crate::state::selector::{RequirementCheck, SelectorCheck};
 
 /// How the table is drawn.
 #[derive(Debug, Clone, Default)]
@@ -918,13 +918,13 @@ fn selector_lines(
     }
     for (i, t) in sel.terms.iter().enumerate() {
         let problem = match &t.problem {
-            Some(crate::scheduler::selector::TermProblem::Empty) => {
+            Some(crate::state::selector::TermProblem::Empty) => {
                 " (empty term: never matches)".to_string()
             }
-            Some(crate::scheduler::selector::TermProblem::Invalid { errors }) => {
+            Some(crate::state::selector::TermProblem::Invalid { errors }) => {
                 format!(
                     " (invalid, so it never matches, as upstream: {})",
-                    crate::scheduler::selector::aggregate(errors)
+                    crate::state::selector::aggregate(errors)
                 )
             }
             None => String::new(),

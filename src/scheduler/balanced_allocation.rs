@@ -3,90 +3,14 @@
 //! are final (no NormalizeScore); a pod that requests none of the resources is skipped in
 //! PreScore so best-effort pods do not all land on one node.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::node_resources_fit::{
-    PerResource, ResourceSpec, ScoredResource, allocatable_and_requested, default_resources,
-};
-use super::profile::ProfileError;
+use super::config::BalancedAllocationArgs;
+use super::node_resources_fit::{PerResource, ScoredResource, allocatable_and_requested};
 use super::{
     FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
 };
-
-/// `NodeResourcesBalancedAllocationArgs` after defaulting, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BalancedAllocationArgs {
-    pub resources: Vec<ResourceSpec>,
-}
-
-impl Default for BalancedAllocationArgs {
-    fn default() -> Self {
-        BalancedAllocationArgs {
-            resources: default_resources(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ArgsConfig {
-    #[serde(default)]
-    resources: Vec<ResourceSpec>,
-    #[serde(default, rename = "apiVersion")]
-    _api_version: Option<String>,
-    #[serde(default, rename = "kind")]
-    _kind: Option<String>,
-}
-
-impl BalancedAllocationArgs {
-    /// Decodes, defaults and validates (`ValidateNodeResourcesBalancedAllocationArgs`: no
-    /// duplicates, every weight 1).
-    pub fn parse(
-        args: &serde_json::Value,
-        source: &str,
-    ) -> Result<BalancedAllocationArgs, ProfileError> {
-        let prefix = format!("{source}: pluginConfig NodeResourcesBalancedAllocation args");
-        let a: ArgsConfig = serde_path_to_error::deserialize(args)
-            .map_err(|e| ProfileError(format!("{prefix}: field {}: {}", e.path(), e.inner())))?;
-        if a.resources.is_empty() {
-            return Ok(BalancedAllocationArgs::default());
-        }
-        let mut errors = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        let resources: Vec<ResourceSpec> = a
-            .resources
-            .into_iter()
-            .map(|mut r| {
-                if r.weight == 0 {
-                    r.weight = 1;
-                }
-                r
-            })
-            .collect();
-        for (i, r) in resources.iter().enumerate() {
-            if seen.contains(&&*r.name) {
-                errors.push(format!(
-                    "resources[{i}].name: Duplicate value: {:?}",
-                    r.name
-                ));
-            } else {
-                seen.push(&r.name);
-            }
-            if r.weight != 1 {
-                errors.push(format!(
-                    "resources[{i}].weight: Invalid value: {}: must be 1",
-                    r.weight
-                ));
-            }
-        }
-        if errors.is_empty() {
-            Ok(BalancedAllocationArgs { resources })
-        } else {
-            Err(ProfileError(format!("{prefix}: {}", errors.join("; "))))
-        }
-    }
-}
 
 /// One resource's utilisation after placing the pod.
 #[derive(Debug, Clone, Serialize)]

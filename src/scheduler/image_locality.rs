@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::state::ImageSpread;
+use crate::state::resources::normalized_image_name;
 use serde::Serialize;
 
 use super::{
@@ -18,17 +19,6 @@ const MB: i64 = 1024 * 1024;
 pub const MIN_THRESHOLD: i64 = 23 * MB;
 /// Per container; the sum is capped at this times the number of containers.
 pub const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
-
-/// `normalizedImageName`: an image without a tag gets `:latest`.
-pub fn normalized_image_name(name: &str) -> String {
-    let colon = name.rfind(':').map_or(-1, |i| i as i64);
-    let slash = name.rfind('/').map_or(-1, |i| i as i64);
-    if colon <= slash {
-        format!("{name}:latest")
-    } else {
-        name.to_string()
-    }
-}
 
 /// `scaledImageScore`: size × (nodes with the image / all nodes), truncated.
 pub fn scaled_image_score(size: i64, nodes_with_image: usize, total_nodes: usize) -> i64 {
@@ -271,7 +261,8 @@ mod tests {
     #[test]
     fn images_the_state_did_not_keep_leave_the_plugin_unevaluated() {
         use crate::scheduler::Input;
-        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::config::FeatureGates;
+        use crate::scheduler::profile::Profile;
         use crate::state::resources::ImageNames;
         use crate::state::{Pod, read_snapshot_str};
         use serde_json::json;

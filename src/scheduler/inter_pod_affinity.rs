@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::profile::InterPodAffinityArgs;
-use super::selector::{LabelSelector, Labels};
+use super::config::InterPodAffinityArgs;
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreFilterOutcome,
     PreScoreOutcome, ScoreDetails as AnyScoreDetails, Status,
 };
+use crate::state::labels::Labels;
+use crate::state::selector::LabelSelector;
 use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity, PodList, PodRef};
 
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
@@ -1119,7 +1120,8 @@ mod tests {
     /// the label index alone decides the term (one requirement, every namespace).
     #[test]
     fn the_explained_pod_is_left_out_of_a_term_the_index_decides() {
-        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::config::FeatureGates;
+        use crate::scheduler::profile::Profile;
         use crate::scheduler::{Input, evaluate};
         use crate::state::{Pod, read_snapshot_str};
         let node = |name: &str| {
@@ -1228,7 +1230,8 @@ mod tests {
     /// profile leaves InterPodAffinity's PreFilter out.
     #[test]
     fn an_unparsable_term_fails_prescore_with_upstreams_prefix() {
-        use crate::scheduler::profile::{FeatureGates, Profile};
+        use crate::scheduler::config::FeatureGates;
+        use crate::scheduler::profile::Profile;
         use crate::scheduler::testing::evaluate_with;
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",

@@ -7,6 +7,7 @@
 //! would record. Nothing here touches a client, a terminal or a clock.
 
 pub mod balanced_allocation;
+pub mod config;
 pub mod default_preemption;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -17,7 +18,6 @@ pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod pod_topology_spread;
 pub mod profile;
-pub mod selector;
 pub mod storage;
 pub mod taint_toleration;
 
@@ -1103,7 +1103,8 @@ pub fn default_normalize(scores: &mut [i64], reverse: bool) {
 #[cfg(test)]
 pub(crate) mod testing {
     use super::{Evaluation, Input, evaluate};
-    use crate::scheduler::profile::{FeatureGates, Profile};
+    use crate::scheduler::config::FeatureGates;
+    use crate::scheduler::profile::Profile;
     use crate::state::{Pod, read_snapshot_str};
     use serde_json::{Value, json};
 
@@ -1170,7 +1171,8 @@ mod tests {
     /// among the candidates, not among the nodes.
     #[test]
     fn entries_are_each_nodes_own_row_in_profile_order() {
-        use super::profile::{FeatureGates, Profile};
+        use super::config::FeatureGates;
+        use super::profile::Profile;
         use super::testing::evaluate_with;
         use super::{FilterDetails, ScoreDetails};
         use serde_json::json;
@@ -1223,7 +1225,8 @@ mod tests {
     /// in its place among each candidate's own rows; it adds nothing to the totals.
     #[test]
     fn a_failed_score_column_is_one_shared_entry() {
-        use super::profile::{FeatureGates, Profile};
+        use super::config::FeatureGates;
+        use super::profile::Profile;
         use super::testing::evaluate_with;
         use serde_json::json;
         let items = json!([cpu_node("a", "4"), cpu_node("c", "8")]);
@@ -1256,7 +1259,8 @@ mod tests {
     #[test]
     fn the_reported_status_is_the_first_failure_in_profile_order() {
         use super::Code;
-        use super::profile::{FeatureGates, Profile};
+        use super::config::FeatureGates;
+        use super::profile::Profile;
         use super::testing::evaluate_with;
         let mut cordoned = cpu_node("small-cordoned", "100m");
         cordoned["spec"] = serde_json::json!({"unschedulable": true});
@@ -1319,7 +1323,8 @@ mod tests {
     #[test]
     fn score_completeness_per_node() {
         use super::Verdict;
-        use super::profile::{FeatureGates, Profile};
+        use super::config::FeatureGates;
+        use super::profile::Profile;
         use super::testing::evaluate_with;
         use serde_json::json;
         let items = json!([cpu_node("big", "4"), cpu_node("small", "100m")]);

@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::profile::NodeAffinityArgs;
-use super::selector::{
-    NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
-};
+use super::config::NodeAffinityArgs;
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
 };
 use crate::state::Domains;
+use crate::state::selector::{
+    NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
+};
 
 pub const REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::profile::{FeatureGates, ProfileError};
+use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome,
     ScoreDetails as AnyScoreDetails, Status,
@@ -20,224 +20,6 @@ use crate::state::resources::{
 pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
 pub const REASON_SIDECARS_DISABLED: &str =
     "Pod has a restartable init container and the SidecarContainers feature is disabled";
-
-/// `config.MaxCustomPriorityScore`: shape scores are 0..10, scaled to 0..100.
-const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum StrategyType {
-    LeastAllocated,
-    MostAllocated,
-    RequestedToCapacityRatio,
-}
-
-/// A `ResourceSpec` of a scoring strategy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResourceSpec {
-    /// Shared with every node's score details.
-    pub name: Arc<str>,
-    #[serde(default)]
-    pub weight: i64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShapePoint {
-    pub utilization: i64,
-    pub score: i64,
-}
-
-/// `NodeResourcesFitArgs` after v1 defaulting, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FitArgs {
-    pub ignored_resources: Vec<String>,
-    pub ignored_resource_groups: Vec<String>,
-    pub strategy: StrategyType,
-    pub resources: Vec<ResourceSpec>,
-    /// RequestedToCapacityRatio only.
-    pub shape: Vec<ShapePoint>,
-}
-
-/// The default `cpu: 1, memory: 1` resource list of both resource-scoring plugins.
-pub fn default_resources() -> Vec<ResourceSpec> {
-    vec![
-        ResourceSpec {
-            name: CPU.into(),
-            weight: 1,
-        },
-        ResourceSpec {
-            name: MEMORY.into(),
-            weight: 1,
-        },
-    ]
-}
-
-impl Default for FitArgs {
-    fn default() -> Self {
-        FitArgs {
-            ignored_resources: Vec::new(),
-            ignored_resource_groups: Vec::new(),
-            strategy: StrategyType::LeastAllocated,
-            resources: default_resources(),
-            shape: Vec::new(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ShapeConfig {
-    #[serde(default)]
-    shape: Vec<ShapePoint>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StrategyConfig {
-    #[serde(default, rename = "type")]
-    type_: String,
-    #[serde(default)]
-    resources: Vec<ResourceSpec>,
-    #[serde(default)]
-    requested_to_capacity_ratio: Option<ShapeConfig>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct FitArgsConfig {
-    #[serde(default)]
-    ignored_resources: Vec<String>,
-    #[serde(default)]
-    ignored_resource_groups: Vec<String>,
-    #[serde(default)]
-    scoring_strategy: Option<StrategyConfig>,
-    #[serde(default, rename = "apiVersion")]
-    _api_version: Option<String>,
-    #[serde(default, rename = "kind")]
-    _kind: Option<String>,
-}
-
-/// `validateResources`: weights in (0, 100].
-pub(crate) fn validate_weights(resources: &[ResourceSpec], path: &str, errors: &mut Vec<String>) {
-    for (i, r) in resources.iter().enumerate() {
-        if r.weight <= 0 || r.weight > 100 {
-            errors.push(format!(
-                "{path}[{i}].weight: Invalid value: {}: resource weight of {} not in valid range (0, 100]",
-                r.weight, r.name
-            ));
-        }
-    }
-}
-
-impl FitArgs {
-    /// Decodes, defaults (`SetDefaults_NodeResourcesFitArgs`) and validates
-    /// (`ValidateNodeResourcesFitArgs`) the args, as kube-scheduler does at start-up.
-    pub fn parse(args: &serde_json::Value, source: &str) -> Result<FitArgs, ProfileError> {
-        let prefix = format!("{source}: pluginConfig NodeResourcesFit args");
-        let a: FitArgsConfig = serde_path_to_error::deserialize(args)
-            .map_err(|e| ProfileError(format!("{prefix}: field {}: {}", e.path(), e.inner())))?;
-        let mut errors = Vec::new();
-        for (i, r) in a.ignored_resources.iter().enumerate() {
-            if !crate::state::resources::is_qualified_name(r) {
-                errors.push(format!(
-                    "ignoredResources[{i}]: Invalid value: {r:?}: must be a qualified name"
-                ));
-            }
-        }
-        for (i, g) in a.ignored_resource_groups.iter().enumerate() {
-            if g.contains('/') {
-                errors.push(format!(
-                    "ignoredResourceGroups[{i}]: Invalid value: {g:?}: resource group name can't contain '/'"
-                ));
-            } else if !crate::state::resources::is_qualified_name(g) {
-                errors.push(format!(
-                    "ignoredResourceGroups[{i}]: Invalid value: {g:?}: must be a qualified name"
-                ));
-            }
-        }
-        let mut out = FitArgs {
-            ignored_resources: a.ignored_resources,
-            ignored_resource_groups: a.ignored_resource_groups,
-            ..FitArgs::default()
-        };
-        if let Some(s) = a.scoring_strategy {
-            out.strategy = match s.type_.as_str() {
-                "LeastAllocated" => StrategyType::LeastAllocated,
-                "MostAllocated" => StrategyType::MostAllocated,
-                "RequestedToCapacityRatio" => StrategyType::RequestedToCapacityRatio,
-                other => {
-                    errors.push(format!(
-                        "scoringStrategy.type: Unsupported value: {other:?}: supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\""
-                    ));
-                    StrategyType::LeastAllocated
-                }
-            };
-            if !s.resources.is_empty() {
-                out.resources = s
-                    .resources
-                    .into_iter()
-                    .map(|mut r| {
-                        if r.weight == 0 {
-                            r.weight = 1;
-                        }
-                        r
-                    })
-                    .collect();
-            }
-            validate_weights(&out.resources, "scoringStrategy.resources", &mut errors);
-            match s.requested_to_capacity_ratio {
-                Some(shape) => {
-                    validate_shape(&shape.shape, &mut errors);
-                    out.shape = shape.shape;
-                }
-                None if out.strategy == StrategyType::RequestedToCapacityRatio => errors.push(
-                    "scoringStrategy.requestedToCapacityRatio: Required value: the RequestedToCapacityRatio strategy needs a shape".to_string(),
-                ),
-                None => {}
-            }
-        }
-        if errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(ProfileError(format!("{prefix}: {}", errors.join("; "))))
-        }
-    }
-}
-
-/// `validateFunctionShape`.
-fn validate_shape(shape: &[ShapePoint], errors: &mut Vec<String>) {
-    let path = "scoringStrategy.shape";
-    if shape.is_empty() {
-        errors.push(format!(
-            "{path}: Required value: at least one point must be specified"
-        ));
-        return;
-    }
-    for i in 1..shape.len() {
-        if shape[i - 1].utilization >= shape[i].utilization {
-            errors.push(format!(
-                "{path}[{i}].utilization: Invalid value: {}: values must be sorted in increasing order",
-                shape[i].utilization
-            ));
-            break;
-        }
-    }
-    for (i, p) in shape.iter().enumerate() {
-        if !(0..=100).contains(&p.utilization) {
-            errors.push(format!(
-                "{path}[{i}].utilization: Invalid value: {}: not in valid range [0, 100]",
-                p.utilization
-            ));
-        }
-        if !(0..=MAX_CUSTOM_PRIORITY_SCORE).contains(&p.score) {
-            errors.push(format!(
-                "{path}[{i}].score: Invalid value: {}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]",
-                p.score
-            ));
-        }
-    }
-}
 
 /// The pod-count check.
 #[derive(Debug, Clone, Serialize)]
@@ -725,6 +507,7 @@ impl Plugin for NodeResourcesFit<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::config::ResourceSpec;
     use serde_json::json;
 
     fn args(strategy: StrategyType, shape: &[(i64, i64)]) -> FitArgs {

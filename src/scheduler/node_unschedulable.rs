@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::profile::FeatureGates;
+use super::config::FeatureGates;
 use super::taint_toleration::tolerated_by;
 use super::{Code, FilterDetails, Input, Plugin, Status};
 use crate::state::Taint;

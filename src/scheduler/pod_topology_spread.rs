@@ -19,14 +19,15 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::profile::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
-use super::selector::{LabelSelector, Labels, NodeSelector, Op, Requirement};
+use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
 use super::taint_toleration::tolerated_by;
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
     ScoreDetails as AnyScoreDetails, Status,
 };
-use crate::state::{ClusterState, ControllerRef, Node, Pod, SpreadConstraint, WorkloadSelectors};
+use crate::state::labels::Labels;
+use crate::state::selector::{LabelSelector, NodeSelector, Op, Requirement};
+use crate::state::{ClusterState, Node, OwnerKind, Pod, SpreadConstraint, WorkloadSelectors};
 
 /// `ErrReasonConstraintsNotMatch`: the skew would exceed maxSkew.
 pub const REASON_CONSTRAINTS_NOT_MATCH: &str =
@@ -253,35 +254,6 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
         }
     }
     selector
-}
-
-/// The controllers whose selector `helper.DefaultSelector` reads. The live client gets
-/// exactly the one a pod names, so it parses the reference here too: what it asks for and
-/// what the selector reads cannot drift apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OwnerKind {
-    ReplicationController,
-    ReplicaSet,
-    StatefulSet,
-}
-
-impl OwnerKind {
-    /// The kind of `owner` when default spreading reads it: its apiVersion must parse
-    /// (`schema.ParseGroupVersion`: "v1" is the core group, more than one '/' is an error)
-    /// and name core/v1 or apps/v1 exactly; any other owner adds nothing.
-    pub fn of(owner: &ControllerRef) -> Option<OwnerKind> {
-        let (group, version) = match owner.api_version.split('/').collect::<Vec<_>>().as_slice() {
-            [v] => ("", *v),
-            [g, v] => (*g, *v),
-            _ => return None,
-        };
-        match (group, version, owner.kind.as_str()) {
-            ("", "v1", "ReplicationController") => Some(OwnerKind::ReplicationController),
-            ("apps", "v1", "ReplicaSet") => Some(OwnerKind::ReplicaSet),
-            ("apps", "v1", "StatefulSet") => Some(OwnerKind::StatefulSet),
-            _ => None,
-        }
-    }
 }
 
 /// A note for the report when default spreading would apply but the cluster source held no

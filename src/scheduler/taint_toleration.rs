@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::profile::FeatureGates;
+use super::config::FeatureGates;
 use super::{
     Code, FilterDetails as AnyFilterDetails, Input, Plugin, ScoreDetails as AnyScoreDetails, Status,
 };

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use foldhash::HashMap as FastMap;
 use serde::Serialize;
 
+use super::labels::Labels;
+use super::selector::{LabelSelector, Op};
 use super::{Hashed, Node, PodAffinity, PodRef};
-use crate::scheduler::selector::{LabelSelector, Labels, Op};
 
 /// Existing pods by label value and by their pod (anti-)affinity terms.
 #[derive(Debug, Clone, Default)]
@@ -441,9 +442,9 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scheduler::selector::Requirement;
-    use crate::scheduler::selector::tests::labels;
     use crate::state::AffinityTerm;
+    use crate::state::selector::Requirement;
+    use crate::state::selector::tests::labels;
 
     fn req(key: &str, op: Op) -> Requirement {
         Requirement {

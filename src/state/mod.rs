@@ -12,6 +12,7 @@ mod protobuf;
 pub mod quantity;
 mod read;
 pub mod resources;
+pub mod selector;
 mod slim;
 pub mod validate;
 mod yaml;
@@ -43,9 +44,11 @@ use slim::SlimPod;
 pub use slim::{decode_list_page, decode_pod_page};
 pub use yaml::to_yaml_string;
 
-use crate::scheduler::image_locality::normalized_image_name;
-use crate::scheduler::selector::{LabelSelector, Labels, Requirement};
-use resources::{HostPort, ImageNames, NodeResources, PodResources, Resources};
+use labels::Labels;
+use resources::{
+    HostPort, ImageNames, NodeResources, PodResources, Resources, normalized_image_name,
+};
+use selector::{LabelSelector, Requirement};
 
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -226,6 +229,35 @@ pub struct ControllerRef {
     pub api_version: String,
     pub kind: String,
     pub name: String,
+}
+
+/// The controllers whose selector `helper.DefaultSelector` reads. The live client gets
+/// exactly the one a pod names, so it parses the reference here too: what it asks for and
+/// what the selector reads cannot drift apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OwnerKind {
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+}
+
+impl OwnerKind {
+    /// The kind of `owner` when default spreading reads it: its apiVersion must parse
+    /// (`schema.ParseGroupVersion`: "v1" is the core group, more than one '/' is an error)
+    /// and name core/v1 or apps/v1 exactly; any other owner adds nothing.
+    pub fn of(owner: &ControllerRef) -> Option<OwnerKind> {
+        let (group, version) = match owner.api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [v] => ("", *v),
+            [g, v] => (*g, *v),
+            _ => return None,
+        };
+        match (group, version, owner.kind.as_str()) {
+            ("", "v1", "ReplicationController") => Some(OwnerKind::ReplicationController),
+            ("apps", "v1", "ReplicaSet") => Some(OwnerKind::ReplicaSet),
+            ("apps", "v1", "StatefulSet") => Some(OwnerKind::StatefulSet),
+            _ => None,
+        }
+    }
 }
 
 /// A pod as the evaluation needs it. For the incoming pod the raw node affinity is kept;
@@ -631,7 +663,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str) -> PodAffinity {
         .filter_map(|(list, e)| e.map(|e| format!("{list}: {e}")))
         .collect();
     if !errs.is_empty() {
-        affinity.parse_error = Some(crate::scheduler::selector::aggregate(&errs));
+        affinity.parse_error = Some(selector::aggregate(&errs));
     }
     affinity
 }

@@ -343,7 +343,7 @@ fn snapshot_from_objects(
 struct SnapshotBuilder {
     nodes: Vec<Node>,
     pods: Vec<Pod>,
-    namespaces: Option<BTreeMap<String, crate::scheduler::selector::Labels>>,
+    namespaces: Option<BTreeMap<String, crate::state::labels::Labels>>,
     workloads: Option<WorkloadSelectors>,
 }
 
@@ -353,9 +353,9 @@ enum Decoded {
     Skip,
     Node(Box<Node>),
     Pod(Box<Pod>),
-    Namespace(String, crate::scheduler::selector::Labels),
-    Service(String, Option<crate::scheduler::selector::Labels>),
-    ReplicationController((String, String), Option<crate::scheduler::selector::Labels>),
+    Namespace(String, crate::state::labels::Labels),
+    Service(String, Option<crate::state::labels::Labels>),
+    ReplicationController((String, String), Option<crate::state::labels::Labels>),
     /// A ReplicaSet (`false`) or StatefulSet (`true`).
     LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
 }

@@ -189,6 +189,17 @@ impl Resources {
     }
 }
 
+/// `normalizedImageName`: an image without a tag gets `:latest`.
+pub fn normalized_image_name(name: &str) -> String {
+    let colon = name.rfind(':').map_or(-1, |i| i as i64);
+    let slash = name.rfind('/').map_or(-1, |i| i as i64);
+    if colon <= slash {
+        format!("{name}:latest")
+    } else {
+        name.to_string()
+    }
+}
+
 /// A host port a container binds, with upstream's defaults filled in (`0.0.0.0`, `TCP`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -19,7 +19,7 @@
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use crate::scheduler::selector::{label_key_errors, label_value_errors, validate_label_value};
+use super::selector::{label_key_errors, label_value_errors, validate_label_value};
 
 /// A finding about one field of a pod spec.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -42,7 +42,7 @@ use super::{
     PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, key, length_delimited, owner_reference,
     short_varint, skip, string_entry,
 };
-use crate::scheduler::selector::Labels;
+use crate::state::labels::Labels;
 use crate::state::resources::PodResources;
 use crate::state::slim::SlimPod;
 use crate::state::{ControllerRef, Pod, PodRef, TemplateParts, Toleration, controller_of};

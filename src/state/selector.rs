@@ -13,8 +13,7 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Serialize;
 
-/// Node and pod labels, in key order (stable output).
-pub use crate::state::labels::Labels;
+use super::labels::Labels;
 
 /// A label requirement operator after parsing. `Gt`/`Lt` carry their parsed bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
