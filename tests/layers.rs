@@ -1,0 +1,282 @@
+//! The source's layering, checked: imports point down only (main -> app -> cluster, render
+//! -> report -> scheduler -> state), and no two files import each other, directly or
+//! through others. A file's test module is left out: tests may reach anywhere.
+//!
+//! Paths are read from the text (`crate::a::b`, `super::x`, a child module's name), which is
+//! enough for this crate's style of imports; a file that names a module it does not import
+//! from is still counted, which errs on the side of reporting.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A module path (`["scheduler", "node_affinity"]`) for every source file.
+fn modules() -> BTreeMap<Vec<String>, PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(&root).expect("under src");
+            let mut segs: Vec<String> = rel
+                .iter()
+                .map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string())
+                .collect();
+            if matches!(
+                segs.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                segs.pop();
+            }
+            out.insert(segs, path);
+        }
+    }
+    out
+}
+
+/// The file's text without its `#[cfg(test)]` items and comments.
+fn production_text(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("read source");
+    let mut out = String::new();
+    let mut skip_depth: Option<i32> = None;
+    let mut pending_cfg_test = false;
+    let mut depth = 0i32;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        let opens = line.matches('{').count() as i32;
+        let closes = line.matches('}').count() as i32;
+        if let Some(start) = skip_depth {
+            depth += opens - closes;
+            if depth <= start {
+                skip_depth = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("#[cfg(test)]") {
+            pending_cfg_test = true;
+            continue;
+        }
+        if pending_cfg_test {
+            pending_cfg_test = false;
+            if opens > closes {
+                skip_depth = Some(depth);
+                depth += opens - closes;
+            }
+            // A one-line item (`mod x;`, `use ...;`) under cfg(test) is dropped too.
+            continue;
+        }
+        depth += opens - closes;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The modules a file refers to, resolved against the crate's files.
+fn imports(
+    me: &[String],
+    text: &str,
+    files: &BTreeMap<Vec<String>, PathBuf>,
+) -> BTreeSet<Vec<String>> {
+    let is_dir_module = files
+        .get(me)
+        .is_some_and(|p| matches!(p.file_stem().and_then(|s| s.to_str()), Some("mod" | "lib")));
+    // What `super` means here: a `foo/mod.rs` file's parent is `foo`'s parent.
+    let parent: Vec<String> = me[..me.len().saturating_sub(1)].to_vec();
+    let mut out = BTreeSet::new();
+    let bytes: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if !(c.is_alphanumeric() || c == '_') || (i > 0 && is_ident(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        // A path: identifiers joined by `::` (a `{` group ends it).
+        let mut segs = Vec::new();
+        let mut j = i;
+        loop {
+            let start = j;
+            while j < bytes.len() && is_ident(bytes[j]) {
+                j += 1;
+            }
+            segs.push(bytes[start..j].iter().collect::<String>());
+            if j + 2 < bytes.len()
+                && bytes[j] == ':'
+                && bytes[j + 1] == ':'
+                && is_ident(bytes[j + 2])
+            {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        i = j.max(i + 1);
+        if segs.len() < 2 {
+            continue;
+        }
+        let (mut base, rest): (Vec<String>, &[String]) = match segs[0].as_str() {
+            "crate" => (Vec::new(), &segs[1..]),
+            "super" => {
+                let mut b = if is_dir_module {
+                    parent.clone()
+                } else {
+                    me.to_vec()
+                };
+                b.pop();
+                let mut rest = &segs[1..];
+                while rest.first().is_some_and(|s| s == "super") {
+                    b.pop();
+                    rest = &rest[1..];
+                }
+                (b, rest)
+            }
+            "self" => (me.to_vec(), &segs[1..]),
+            first => {
+                let mut child = me.to_vec();
+                child.push(first.to_string());
+                if is_dir_module && files.contains_key(&child) {
+                    (me.to_vec(), &segs[..])
+                } else {
+                    continue;
+                }
+            }
+        };
+        // The longest prefix that is a file.
+        let mut best = if files.contains_key(&base) {
+            Some(base.clone())
+        } else {
+            None
+        };
+        for s in rest {
+            base.push(s.clone());
+            if files.contains_key(&base) {
+                best = Some(base.clone());
+            }
+        }
+        if let Some(m) = best
+            && m != me
+        {
+            out.insert(m);
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = modules();
+    files
+        .iter()
+        .map(|(m, p)| (m.clone(), imports(m, &production_text(p), &files)))
+        .collect()
+}
+
+fn name(m: &[String]) -> String {
+    if m.is_empty() {
+        "crate".into()
+    } else {
+        m.join("::")
+    }
+}
+
+/// What each top-level module may import besides itself: the layers below it. The cluster
+/// client reads the model and nothing of the evaluation (what it fetches is decided by the
+/// scheduler and handed to it as plain data).
+fn may_import(from: &[String], to: &[String]) -> bool {
+    let (from, to) = (top(from), top(to));
+    from == to
+        || match from {
+            "state" => false,
+            "scheduler" => to == "state",
+            "report" => matches!(to, "state" | "scheduler"),
+            "render" => matches!(to, "state" | "scheduler" | "report"),
+            "cluster" => to == "state",
+            // app, cli, error, complete, main and lib sit on top.
+            _ => !matches!(to, "main" | "crate"),
+        }
+}
+
+fn top(m: &[String]) -> &str {
+    m.first().map_or("crate", String::as_str)
+}
+
+#[test]
+fn imports_point_down_only() {
+    let mut upward = Vec::new();
+    for (from, tos) in graph() {
+        for to in tos {
+            if !may_import(&from, &to) {
+                upward.push(format!("{} -> {}", name(&from), name(&to)));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports pointing up a layer:\n{}",
+        upward.join("\n")
+    );
+}
+
+/// The cycles still to break, each once, from its smallest file. A cycle broken must leave
+/// this list; a new one fails the test.
+const KNOWN_CYCLES: &[&str] = &[
+    "scheduler -> scheduler::balanced_allocation -> scheduler::node_resources_fit",
+    "scheduler -> scheduler::inter_pod_affinity",
+    "scheduler -> scheduler::node_affinity",
+    "scheduler -> scheduler::node_resources_fit",
+    "scheduler -> scheduler::node_unschedulable -> scheduler::taint_toleration",
+    "scheduler -> scheduler::pod_topology_spread",
+    "scheduler -> scheduler::pod_topology_spread -> scheduler::taint_toleration",
+    "scheduler -> scheduler::storage",
+    "scheduler -> scheduler::taint_toleration",
+    "state -> state::resources -> state::slim",
+    "state -> state::slim",
+];
+
+#[test]
+fn no_file_imports_itself_through_others() {
+    let g = graph();
+    // Tarjan-free: a cycle exists when some file reaches itself.
+    let mut cycles = BTreeSet::new();
+    for start in g.keys() {
+        let mut stack: Vec<(Vec<String>, Vec<Vec<String>>)> =
+            vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((node, path)) = stack.pop() {
+            for next in g.get(&node).into_iter().flatten() {
+                if next == start {
+                    let mut cycle: Vec<String> = path.iter().map(|m| name(m)).collect();
+                    // One rotation per cycle: start at its smallest file.
+                    let min = cycle
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, n)| n.as_str())
+                        .map(|(i, _)| i)
+                        .unwrap_or(0);
+                    cycle.rotate_left(min);
+                    cycles.insert(cycle.join(" -> "));
+                } else if seen.insert(next.clone()) {
+                    let mut p = path.clone();
+                    p.push(next.clone());
+                    stack.push((next.clone(), p));
+                }
+            }
+        }
+    }
+    let found: Vec<&str> = cycles.iter().map(String::as_str).collect();
+    assert_eq!(found, KNOWN_CYCLES, "import cycles between files");
+}
