@@ -11,9 +11,8 @@
 # The live `explain` and the download it is compared with are measured in LIVE_REPEATS
 # rounds of their own, first, each round the two back to back (in turns, which goes
 # first): their ratio is the one target that sits near its bound, and with three rounds
-# interleaved with the offline runs its median moved by a third from one run to the next
-# (BENCHMARKS.md, session 38). The other runs (all-JSON download, kubectl, jq, offline
-# `whatif`) follow in REPEATS rounds.
+# interleaved with the offline runs its median moved by a third from one run to the next.
+# The other runs (all-JSON download, kubectl, jq, offline `whatif`) follow in REPEATS rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHICH=${1:-all}
