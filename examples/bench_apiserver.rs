@@ -1,5 +1,5 @@
 //! A fast local API server for whole-process benchmarks: it generates the cluster of
-//! `examples/support/cluster_gen.rs` in memory, serializes every object once, and answers
+//! `kubectl_affinity_testkit::cluster_gen` in memory, serializes every object once, and answers
 //! paged lists (limit/continue) by concatenating those bytes, so the server costs as little as
 //! possible next to the clients being measured (kubectl, kubectl-affinity, curl).
 //!
@@ -15,11 +15,6 @@
 //! pods is ignored: every generated pod is Running or Pending. Prints `ready` on stdout once
 //! listening.
 
-#[path = "support/cluster_gen.rs"]
-mod cluster_gen;
-#[path = "support/pb_encode.rs"]
-mod pb_encode;
-
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -30,6 +25,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use kubectl_affinity_testkit::{cluster_gen, pb_encode};
 use serde_json::{Value, json};
 
 const RESOURCES: &[(&str, &str, bool, &str)] = &[

@@ -1,13 +1,9 @@
 //! Pod and node lists in protobuf decode to the same compact pods and nodes as in JSON. The bytes
-//! come from `examples/support/pb_encode.rs`, which encodes through `k8s-pb` (generated from
+//! come from `kubectl_affinity_testkit::pb_encode`, which encodes through `k8s-pb` (generated from
 //! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
 //! The pods and nodes are every one of the oracle corpus and of a generated cluster.
 
-#[path = "../examples/support/cluster_gen.rs"]
-mod cluster_gen;
 mod common;
-#[path = "../examples/support/pb_encode.rs"]
-mod pb_encode;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
@@ -17,6 +13,7 @@ use kubectl_affinity::state::{
     decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
     list_start,
 };
+use kubectl_affinity_testkit::{cluster_gen, pb_encode};
 use prost::Message;
 use serde_json::{Value, json};
 

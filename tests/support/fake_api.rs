@@ -25,10 +25,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use kubectl_affinity_testkit::pb_encode;
 use serde_json::{Value, json};
-
-#[path = "../../examples/support/pb_encode.rs"]
-mod pb_encode;
 
 /// The token the fake's kubeconfig user presents (tests check it never shows in messages).
 pub const TOKEN: &str = "fake-token-Zx9qSECRET";
