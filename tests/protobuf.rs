@@ -3,7 +3,7 @@
 //! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
 //! The pods and nodes are every one of the oracle corpus and of a generated cluster.
 
-mod common;
+mod support;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
@@ -13,22 +13,22 @@ use kubectl_affinity::state::{
     decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
     list_start,
 };
-use kubectl_affinity_testkit::{cluster_gen, pb_encode};
 use prost::Message;
 use serde_json::{Value, json};
+use support::{cluster_gen, pb_encode};
 
 /// Every object of `kind` (`Pod` or `Node`) in the oracle corpus, each case's incoming pod
 /// first for pods, and in a 20-node generated cluster, named for the failure messages.
 fn corpus<T: serde::de::DeserializeOwned>(kind: &str, pods_per_node: usize) -> Vec<(String, T)> {
     let label = kind.to_lowercase();
     let mut out = Vec::new();
-    let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
+    let mut folders: Vec<_> = std::fs::read_dir(support::oracle::oracle_dir())
         .expect("oracle dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
         .collect();
     folders.sort();
     for folder in folders {
-        for case in common::load_cases(&folder) {
+        for case in support::oracle::load_cases(&folder) {
             let incoming = (kind == "Pod").then(|| case.doc["pod"].clone());
             let existing = case.snapshot()["items"]
                 .as_array()

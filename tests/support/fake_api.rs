@@ -11,6 +11,8 @@
 //! subprocess, reaching the fake through a kubeconfig file as a user reaches a cluster.
 
 #![allow(dead_code)]
+// A panic here is a test's failure report.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
