@@ -10,7 +10,6 @@
 //! It runs on its own tokio runtime, so tests stay synchronous and run the binary as a
 //! subprocess, reaching the fake through a kubeconfig file as a user reaches a cluster.
 
-#![allow(dead_code)]
 // A panic here is a test's failure report.
 #![allow(clippy::unwrap_used)]
 
@@ -27,8 +26,9 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use kubectl_affinity_testkit::pb_encode;
 use serde_json::{Value, json};
+
+use crate::pb_encode;
 
 /// The token the fake's kubeconfig user presents (tests check it never shows in messages).
 pub const TOKEN: &str = "fake-token-Zx9qSECRET";
@@ -115,13 +115,15 @@ impl FakeApi {
     /// Starts a fake serving the objects of a snapshot file (a v1 List or documents).
     pub fn start(snapshot: &Path) -> FakeApi {
         let text = std::fs::read_to_string(snapshot).expect("read snapshot");
-        let docs =
-            kubectl_affinity::state::parse_documents(&text, "snapshot").expect("parse snapshot");
+        // Not through the tool's own reader: the test kit does not depend on the library it
+        // tests.
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).expect("parse snapshot");
+        let docs = docs.into_iter().filter(|d| !d.is_null());
         let mut objects: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for (plural, _, _) in RESOURCES {
             objects.insert(plural.to_string(), Vec::new());
         }
-        let mut stack = docs;
+        let mut stack: Vec<Value> = docs.collect();
         while let Some(doc) = stack.pop() {
             if let Some(items) = doc.get("items").and_then(|i| i.as_array()) {
                 stack.extend(items.iter().cloned());
