@@ -10,19 +10,15 @@
 //!
 //! The live run at 150,000 pods is CPU-bound (see BENCHMARKS.md), so its time moves with
 //! these per-pod costs. The pages are those `examples/bench_apiserver.rs` serves for the
-//! 500-node cluster of `examples/support/cluster_gen.rs` (15,000 pods, 500 a page), built
+//! 500-node cluster of `kubectl_affinity_testkit::cluster_gen` (15,000 pods, 500 a page), built
 //! once in memory.
-
-#[path = "../examples/support/cluster_gen.rs"]
-mod cluster_gen;
-#[path = "../examples/support/pb_encode.rs"]
-mod pb_encode;
 
 use std::sync::OnceLock;
 
-use cluster_gen::Size;
 use k8s_openapi::api::core::v1 as core;
 use kubectl_affinity::state::{ClusterState, Node, Pod, decode_pod_page, decode_pod_page_protobuf};
+use kubectl_affinity_testkit::cluster_gen::{self, Size};
+use kubectl_affinity_testkit::pb_encode;
 
 /// The allocator the binary uses, so the figures are the binary's.
 #[global_allocator]

@@ -6,19 +6,17 @@
 //! cargo bench --bench evaluate
 //! ```
 //!
-//! The clusters come from `examples/support/cluster_gen.rs`, built once per size in memory.
-
-#[path = "../examples/support/cluster_gen.rs"]
-mod cluster_gen;
+//! The clusters come from `kubectl_affinity_testkit::cluster_gen`, built once per size in
+//! memory.
 
 use std::sync::OnceLock;
 
-use cluster_gen::Size;
 use kubectl_affinity::app::{Placement, explain_pod};
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::scheduler::{Input, evaluate};
 use kubectl_affinity::state::{ClusterState, Pod, read_snapshot_str};
+use kubectl_affinity_testkit::cluster_gen::{self, Size};
 
 /// The allocator the binary uses, so the figures are the binary's.
 #[global_allocator]

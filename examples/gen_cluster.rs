@@ -1,4 +1,5 @@
-//! Writes a deterministic, realistic cluster for benchmarks (see `examples/support/cluster_gen.rs`).
+//! Writes a deterministic, realistic cluster for benchmarks (see
+//! `kubectl_affinity_testkit::cluster_gen`).
 //!
 //! ```text
 //! cargo run --release --example gen_cluster -- NODES PODS_PER_NODE OUT_DIR
@@ -7,13 +8,10 @@
 //! writes `OUT_DIR/cluster.json` (a `v1 List`: namespaces, nodes, pods, Services,
 //! ReplicaSets) and `OUT_DIR/probe.json` (the pending pod `bench/probe` alone, for `whatif`).
 
-#[path = "support/cluster_gen.rs"]
-mod cluster_gen;
-
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use cluster_gen::Size;
+use kubectl_affinity_testkit::cluster_gen::{self, Size};
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,7 +38,7 @@ fn main() -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::cluster_gen::{Size, write_list};
+    use kubectl_affinity_testkit::cluster_gen::{Size, write_list};
 
     #[test]
     fn the_generator_is_deterministic_and_readable() {

@@ -11,7 +11,7 @@
 //! per property, a third of it for the YAML one; about ten seconds each) sets the run length;
 //! `.ci/run` uses the default.
 
-mod common;
+mod support;
 
 use kubectl_affinity::app::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
@@ -20,19 +20,20 @@ use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{Pod, read_pod_manifests_str, read_snapshot_str};
 use proptest::prelude::*;
 use serde_json::{Value, json as j};
+use support::oracle;
 
 /// The corpus, read once for the whole run.
-fn corpus() -> &'static [common::Case] {
-    static CORPUS: std::sync::OnceLock<Vec<common::Case>> = std::sync::OnceLock::new();
+fn corpus() -> &'static [oracle::Case] {
+    static CORPUS: std::sync::OnceLock<Vec<oracle::Case>> = std::sync::OnceLock::new();
     CORPUS.get_or_init(read_corpus)
 }
 
-fn read_corpus() -> Vec<common::Case> {
+fn read_corpus() -> Vec<oracle::Case> {
     let mut all = Vec::new();
-    for entry in std::fs::read_dir(common::oracle_dir()).expect("oracle dir") {
+    for entry in std::fs::read_dir(oracle::oracle_dir()).expect("oracle dir") {
         let entry = entry.expect("entry");
         if entry.path().is_dir() {
-            all.extend(common::load_cases(&entry.file_name().to_string_lossy()));
+            all.extend(oracle::load_cases(&entry.file_name().to_string_lossy()));
         }
     }
     all.sort_by_key(|c| c.name());

@@ -1,5 +1,6 @@
 //! The live path end to end: the binary, run as a user runs it, reaches the in-process fake API
-//! server (tests/support/fake_api.rs) through a kubeconfig file in a temporary directory.
+//! server (`kubectl_affinity_testkit::fake_api`) through a kubeconfig file in a temporary
+//! directory.
 
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]

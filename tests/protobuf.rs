@@ -1,13 +1,9 @@
 //! Pod and node lists in protobuf decode to the same compact pods and nodes as in JSON. The bytes
-//! come from `examples/support/pb_encode.rs`, which encodes through `k8s-pb` (generated from
+//! come from `kubectl_affinity_testkit::pb_encode`, which encodes through `k8s-pb` (generated from
 //! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
 //! The pods and nodes are every one of the oracle corpus and of a generated cluster.
 
-#[path = "../examples/support/cluster_gen.rs"]
-mod cluster_gen;
-mod common;
-#[path = "../examples/support/pb_encode.rs"]
-mod pb_encode;
+mod support;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
@@ -19,19 +15,20 @@ use kubectl_affinity::state::{
 };
 use prost::Message;
 use serde_json::{Value, json};
+use support::{cluster_gen, pb_encode};
 
 /// Every object of `kind` (`Pod` or `Node`) in the oracle corpus, each case's incoming pod
 /// first for pods, and in a 20-node generated cluster, named for the failure messages.
 fn corpus<T: serde::de::DeserializeOwned>(kind: &str, pods_per_node: usize) -> Vec<(String, T)> {
     let label = kind.to_lowercase();
     let mut out = Vec::new();
-    let mut folders: Vec<_> = std::fs::read_dir(common::oracle_dir())
+    let mut folders: Vec<_> = std::fs::read_dir(support::oracle::oracle_dir())
         .expect("oracle dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().to_string())
         .collect();
     folders.sort();
     for folder in folders {
-        for case in common::load_cases(&folder) {
+        for case in support::oracle::load_cases(&folder) {
             let incoming = (kind == "Pod").then(|| case.doc["pod"].clone());
             let existing = case.snapshot()["items"]
                 .as_array()

@@ -1530,16 +1530,11 @@ fn list_item(yaml: &str) -> String {
     out
 }
 
-/// The tests' protobuf encoder (through `k8s-pb`, independent of the tool's decoder).
-#[cfg(test)]
-#[path = "../../examples/support/pb_encode.rs"]
-mod pb_encode;
-
 #[cfg(test)]
 mod tests {
-    use super::pb_encode;
     use super::*;
     use k8s_pb::apimachinery::pkg::apis::meta::v1 as pb;
+    use kubectl_affinity_testkit::pb_encode;
     use prost::Message;
 
     fn body(status: pb::Status) -> Vec<u8> {

@@ -4,9 +4,8 @@
 //! token volume), about 4 KB of JSON each, spread over many namespaces and apps; a third of the
 //! apps with pod (anti-)affinity, some with node affinity; Services and ReplicaSets so default
 //! topology spreading has work to do; and one pending pod, `bench/probe`, carrying every rule
-//! kind. Shared by `examples/gen_cluster.rs`, `examples/bench_apiserver.rs` and `benches/`.
-
-#![allow(dead_code)]
+//! kind. Shared by `examples/gen_cluster.rs`, the fake API server's generated clusters and
+//! `benches/`.
 
 use std::io::{self, Write};
 
@@ -20,7 +19,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -28,10 +27,10 @@ impl Rng {
         z ^ (z >> 31)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
     fn hex(&mut self, len: usize) -> String {
-        let mut s = format!("{:016x}{:016x}", self.next(), self.next());
+        let mut s = format!("{:016x}{:016x}", self.next_u64(), self.next_u64());
         s.truncate(len);
         s
     }
@@ -442,6 +441,7 @@ pub fn objects(size: Size, mut sink: impl FnMut(&str, Value) -> io::Result<()>) 
 
 /// An object as an API server lists it: without its `kind` and `apiVersion` (the list
 /// carries them), with the namespace and name lists are sorted by (as etcd keys are).
+#[derive(Debug)]
 pub struct ListItem {
     pub namespace: String,
     pub name: String,

@@ -1,5 +1,5 @@
-//! Shared helpers for the integration tests: loading oracle cases and checking an explanation
-//! document (as JSON) against a case's expectations.
+//! The oracle corpus: loading its cases and checking an explanation document (as JSON)
+//! against a case's expectations.
 
 #![allow(dead_code)]
 

@@ -1,34 +1,54 @@
 //! An in-process fake Kubernetes API server, real enough for kube-rs and kubectl: discovery
 //! (/version, /api, /api/v1, /apis), get and paged list (limit/continue) of nodes, pods,
-//! namespaces and events, label and field selectors, server-side Tables for kubectl, and
-//! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401) are injected per resource.
-//! Objects come from a snapshot file such as examples/cluster.yaml. As a real API server, it
-//! answers a request that accepts `application/vnd.kubernetes.protobuf` with pod lists, node
-//! lists and errors in protobuf (through `k8s-pb`, independent of the tool's own decoder), unless
-//! [`FakeApi::json_only`] makes it a server that only speaks JSON.
+//! namespaces, events, Services, ReplicationControllers, ReplicaSets and StatefulSets, and
+//! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401, broken and slow bodies) are
+//! injected per resource. As a real API server, it answers a request that accepts
+//! `application/vnd.kubernetes.protobuf` with pod lists, node lists and errors in protobuf
+//! (through `k8s-pb`, independent of the tool's own decoder), unless [`FakeApi::json_only`]
+//! makes it a server that only speaks JSON.
+//!
+//! It serves one of two stores:
+//! - [`FakeApi::start`]: the objects of a snapshot file such as examples/cluster.yaml, for
+//!   tests: label and field selectors, server-side Tables for kubectl, objects that change
+//!   between a get and a list; every request needs the kubeconfig's [`TOKEN`] and is recorded
+//!   ([`FakeApi::seen`]).
+//! - [`FakeApi::generated`]: a cluster of [`cluster_gen`](crate::cluster_gen), for
+//!   whole-process benchmarks (`examples/bench_apiserver.rs`), which compare clients with a
+//!   download from this server, so it must cost little next to them at any size: every object
+//!   is serialized once and a page is its items' bytes concatenated. No selectors, Tables,
+//!   credentials or recording.
 //!
 //! It runs on its own tokio runtime, so tests stay synchronous and run the binary as a
 //! subprocess, reaching the fake through a kubeconfig file as a user reaches a cluster.
 
-#![allow(dead_code)]
+// A panic here is a test's failure report.
+#![allow(clippy::unwrap_used)]
+
+mod generated;
+mod snapshot;
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
+use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Either, Full};
 use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderMap, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-#[path = "../../examples/support/pb_encode.rs"]
-mod pb_encode;
+use crate::cluster_gen::Size;
+use crate::pb_encode;
+
+/// The media type of the Kubernetes API's protobuf encoding.
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
 /// The token the fake's kubeconfig user presents (tests check it never shows in messages).
 pub const TOKEN: &str = "fake-token-Zx9qSECRET";
@@ -82,24 +102,48 @@ struct Fault {
     continue_only: bool,
 }
 
+/// What the tests control and observe of every request, whatever the store.
 #[derive(Debug, Default)]
-struct Shared {
-    objects: BTreeMap<String, Vec<Value>>,
+struct Control {
+    /// Keep every request in `seen`.
+    record: bool,
     seen: Vec<Seen>,
     faults: Vec<Fault>,
     token: Option<String>,
     /// Answer in JSON even when protobuf is accepted.
     json_only: bool,
-    /// Objects that change once they have been got by name: (plural, namespace, name, the
-    /// object after).
-    changes: Vec<(String, String, String, Value)>,
+}
+
+#[derive(Debug)]
+enum Store {
+    Snapshot(Mutex<snapshot::Objects>),
+    Generated(generated::Cluster),
+}
+
+#[derive(Debug)]
+struct Server {
+    control: Mutex<Control>,
+    store: Store,
+}
+
+impl Server {
+    fn control(&self) -> MutexGuard<'_, Control> {
+        self.control.lock().unwrap()
+    }
+
+    fn objects(&self) -> MutexGuard<'_, snapshot::Objects> {
+        match &self.store {
+            Store::Snapshot(objects) => objects.lock().unwrap(),
+            Store::Generated(_) => panic!("a generated cluster is not changed"),
+        }
+    }
 }
 
 /// A running fake; it stops when dropped.
 #[derive(Debug)]
 pub struct FakeApi {
     pub addr: SocketAddr,
-    shared: Arc<Mutex<Shared>>,
+    server: Arc<Server>,
     rt: Option<tokio::runtime::Runtime>,
 }
 
@@ -112,41 +156,38 @@ impl Drop for FakeApi {
 }
 
 impl FakeApi {
-    /// Starts a fake serving the objects of a snapshot file (a v1 List or documents).
+    /// Starts a fake serving the objects of a snapshot file (YAML documents, `v1 List`s
+    /// among them) on a free port.
     pub fn start(snapshot: &Path) -> FakeApi {
-        let text = std::fs::read_to_string(snapshot).expect("read snapshot");
-        let docs =
-            kubectl_affinity::state::parse_documents(&text, "snapshot").expect("parse snapshot");
-        let mut objects: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-        for (plural, _, _) in RESOURCES {
-            objects.insert(plural.to_string(), Vec::new());
-        }
-        let mut stack = docs;
-        while let Some(doc) = stack.pop() {
-            if let Some(items) = doc.get("items").and_then(|i| i.as_array()) {
-                stack.extend(items.iter().cloned());
-                continue;
-            }
-            let kind = doc["kind"].as_str().unwrap_or_default();
-            if let Some((plural, _, _)) = RESOURCES.iter().find(|(_, k, _)| *k == kind) {
-                objects.get_mut(*plural).unwrap().push(doc);
-            }
-        }
-        let shared = Arc::new(Mutex::new(Shared {
-            objects,
+        let control = Control {
+            record: true,
             token: Some(TOKEN.to_string()),
             ..Default::default()
-        }));
+        };
+        let store = Store::Snapshot(Mutex::new(snapshot::read(snapshot)));
+        FakeApi::serve(store, control, 0).expect("start the fake API server")
+    }
+
+    /// Starts a fake serving the cluster [`cluster_gen`](crate::cluster_gen) generates at
+    /// `size`, on `port` (0: a free one), without credentials.
+    pub fn generated(size: Size, port: u16) -> io::Result<FakeApi> {
+        let store = Store::Generated(generated::Cluster::new(size)?);
+        FakeApi::serve(store, Control::default(), port)
+    }
+
+    fn serve(store: Store, control: Control, port: u16) -> io::Result<FakeApi> {
+        let server = Arc::new(Server {
+            control: Mutex::new(control),
+            store,
+        });
+        // One worker: a benchmark's clients, not the server, should have the other cores.
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
-            .build()
-            .expect("runtime");
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let s = shared.clone();
+            .build()?;
+        let listener = rt.block_on(tokio::net::TcpListener::bind(("127.0.0.1", port)))?;
+        let addr = listener.local_addr()?;
+        let s = server.clone();
         rt.spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
@@ -164,11 +205,11 @@ impl FakeApi {
                 });
             }
         });
-        FakeApi {
+        Ok(FakeApi {
             addr,
-            shared,
+            server,
             rt: Some(rt),
-        }
+        })
     }
 
     pub fn url(&self) -> String {
@@ -179,7 +220,7 @@ impl FakeApi {
     /// [`TRUNCATED_BODY`], [`INVALID_JSON_BODY`]: a broken 200; [`SLOW`]: a late 200;
     /// [`STALLED_BODY`]: a 200 whose second half trickles in).
     pub fn fail(&self, resource: &str, status: u16, times: usize) {
-        self.shared.lock().unwrap().faults.push(Fault {
+        self.server.control().faults.push(Fault {
             resource: resource.to_string(),
             status,
             remaining: times,
@@ -190,13 +231,13 @@ impl FakeApi {
     /// From now on the fake answers in JSON whatever the client accepts, as a server or proxy
     /// that does not speak protobuf.
     pub fn json_only(&self) {
-        self.shared.lock().unwrap().json_only = true;
+        self.server.control().json_only = true;
     }
 
     /// Serves requests without credentials too (kubectl sends no bearer token over plain
     /// HTTP).
     pub fn allow_anonymous(&self) {
-        self.shared.lock().unwrap().token = None;
+        self.server.control().token = None;
     }
 
     /// Every request on `resource` is forbidden.
@@ -212,7 +253,7 @@ impl FakeApi {
     /// As [`FakeApi::fail`], for the next `times` requests of `resource` that carry a
     /// continue token (the second page of a list and later ones).
     pub fn fail_pages(&self, resource: &str, status: u16, times: usize) {
-        self.shared.lock().unwrap().faults.push(Fault {
+        self.server.control().faults.push(Fault {
             resource: resource.to_string(),
             status,
             remaining: times,
@@ -222,9 +263,8 @@ impl FakeApi {
 
     /// Adds an object (e.g. an Event) under its plural resource name.
     pub fn add(&self, resource: &str, object: Value) {
-        self.shared
-            .lock()
-            .unwrap()
+        self.server
+            .objects()
             .objects
             .entry(resource.to_string())
             .or_default()
@@ -234,7 +274,7 @@ impl FakeApi {
     /// Once the namespaced object `plural` `namespace/name` has been got by name, it is
     /// replaced by `after` (as when it changes between a client's get and its list).
     pub fn change_after_get(&self, plural: &str, namespace: &str, name: &str, after: Value) {
-        self.shared.lock().unwrap().changes.push((
+        self.server.objects().changes.push((
             plural.to_string(),
             namespace.to_string(),
             name.to_string(),
@@ -242,13 +282,13 @@ impl FakeApi {
         ));
     }
 
-    /// Every request received so far.
+    /// Every request received so far (none for a generated cluster).
     pub fn seen(&self) -> Vec<Seen> {
-        self.shared.lock().unwrap().seen.clone()
+        self.server.control().seen.clone()
     }
 
     pub fn clear_seen(&self) {
-        self.shared.lock().unwrap().seen.clear();
+        self.server.control().seen.clear();
     }
 
     /// Writes a kubeconfig for this fake into `dir`, as a user's would be: one cluster, one
@@ -293,11 +333,52 @@ fn status(code: u16, reason: &str, message: &str) -> Response<Full<Bytes>> {
 }
 
 fn respond(code: u16, body: &Value) -> Response<Full<Bytes>> {
+    respond_json(code, serde_json::to_vec(body).unwrap())
+}
+
+/// An answer of already serialized JSON.
+fn respond_json(code: u16, body: Vec<u8>) -> Response<Full<Bytes>> {
     Response::builder()
         .status(StatusCode::from_u16(code).unwrap())
         .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(serde_json::to_vec(body).unwrap())))
+        .body(Full::new(Bytes::from(body)))
         .unwrap()
+}
+
+/// An answer already encoded in protobuf.
+fn respond_protobuf(body: Vec<u8>) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    resp.headers_mut()
+        .insert("content-type", HeaderValue::from_static(PROTOBUF));
+    resp
+}
+
+fn not_found() -> Response<Full<Bytes>> {
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
+}
+
+/// Where a list's page starts and how many items it holds at most, from the request's
+/// `continue` (`prefix` then the offset, as the store writes it) and `limit`; `None` for a
+/// token the fake never wrote.
+fn page(params: &BTreeMap<String, String>, prefix: &str) -> Option<(usize, usize)> {
+    let offset: usize = match params.get("continue").filter(|c| !c.is_empty()) {
+        Some(c) => c.strip_prefix(prefix)?.parse().ok()?,
+        None => 0,
+    };
+    let limit: usize = params
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .filter(|l| *l > 0)
+        .unwrap_or(usize::MAX);
+    Some((offset, limit))
+}
+
+fn invalid_continue() -> Response<Full<Bytes>> {
+    status(400, "BadRequest", "invalid continue token")
 }
 
 fn query_params(query: &str) -> BTreeMap<String, String> {
@@ -406,46 +487,50 @@ impl hyper::body::Body for Stalled {
 
 /// As a real API server: the answer in JSON, re-encoded in protobuf when the client accepts
 /// it and the fake can encode it (pod lists, node lists and Status errors).
-async fn handle(shared: &Mutex<Shared>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn handle(server: &Server, req: Request<Incoming>) -> Response<Full<Bytes>> {
     let protobuf = req
         .headers()
         .get_all("accept")
         .iter()
         .filter_map(|a| a.to_str().ok())
-        .any(|a| a.contains("application/vnd.kubernetes.protobuf"))
-        && !shared.lock().unwrap().json_only;
-    negotiate(answer(shared, req, protobuf).await, protobuf).await
+        .any(|a| a.contains(PROTOBUF))
+        && !server.control().json_only;
+    negotiate(answer(server, req, protobuf).await, protobuf).await
 }
 
-async fn answer(
-    shared: &Mutex<Shared>,
-    req: Request<Incoming>,
-    protobuf: bool,
-) -> Response<Full<Bytes>> {
+/// The last value of a header, as [`Seen::headers`] keeps it; "" when there is none.
+fn last_header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
+    headers
+        .get_all(name)
+        .iter()
+        .next_back()
+        .map_or("", |v| v.to_str().unwrap_or(""))
+}
+
+async fn answer(server: &Server, req: Request<Incoming>, protobuf: bool) -> Response<Full<Bytes>> {
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
-    let headers: BTreeMap<String, String> = req
-        .headers()
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
-        .collect();
     let params = query_params(&query);
-    let accept_table = headers
-        .get("accept")
-        .is_some_and(|a| a.contains("as=Table"));
+    let accept_table = last_header(req.headers(), "accept").contains("as=Table");
     let (token_ok, fault) = {
-        let mut s = shared.lock().unwrap();
-        s.seen.push(Seen {
-            method: method.clone(),
-            path: path.clone(),
-            query: query.clone(),
-            headers: headers.clone(),
-            at: std::time::Instant::now(),
-        });
+        let mut s = server.control();
+        if s.record {
+            s.seen.push(Seen {
+                method: method.clone(),
+                path: path.clone(),
+                query: query.clone(),
+                headers: req
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+                    .collect(),
+                at: std::time::Instant::now(),
+            });
+        }
         let token_ok = match &s.token {
             None => true,
-            Some(t) => headers.get("authorization") == Some(&format!("Bearer {t}")),
+            Some(t) => last_header(req.headers(), "authorization") == format!("Bearer {t}"),
         };
         let resource = resource_of(&path);
         let has_continue = params.get("continue").is_some_and(|c| !c.is_empty());
@@ -510,20 +595,28 @@ async fn answer(
                 "the server is currently unable to handle the request",
             ),
             TRUNCATED_BODY => {
-                let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
+                let whole = negotiate(
+                    route(server, &path, &params, accept_table, protobuf),
+                    protobuf,
+                )
+                .await;
                 let content_type = whole.headers()["content-type"].clone();
                 let bytes = bytes_of(whole.into_body()).await;
                 ok_body(content_type, bytes.slice(..bytes.len() / 2))
             }
             STALLED_BODY => {
-                let whole = negotiate(route(shared, &path, &params, accept_table), protobuf).await;
+                let whole = negotiate(
+                    route(server, &path, &params, accept_table, protobuf),
+                    protobuf,
+                )
+                .await;
                 let (parts, body) = whole.into_parts();
                 let mut resp = Response::from_parts(parts, Full::default());
                 resp.extensions_mut().insert(Stall(bytes_of(body).await));
                 resp
             }
             INVALID_PROTOBUF_BODY => ok_body(
-                "application/vnd.kubernetes.protobuf",
+                PROTOBUF,
                 Bytes::from_static(
                     b"k8s\x00\x0a\x0e\x0a\x02v1\x12\x08NodeList\x12\x1btoken=fake-token-Zx9qSECRET",
                 ),
@@ -534,22 +627,15 @@ async fn answer(
                     b"<html><body>Proxy login required. token=fake-token-Zx9qSECRET</body></html>",
                 ),
             ),
-            404 => status(
-                404,
-                "NotFound",
-                "the server could not find the requested resource",
-            ),
+            404 => not_found(),
             other => status(other, "Unknown", "injected fault"),
         };
     }
-    route(shared, &path, &params, accept_table)
+    route(server, &path, &params, accept_table, protobuf)
 }
 
 /// A 200 answer with this body, whatever it holds (the faults' malformed bodies).
-fn ok_body(
-    content_type: impl TryInto<hyper::header::HeaderValue>,
-    body: Bytes,
-) -> Response<Full<Bytes>> {
+fn ok_body(content_type: impl TryInto<HeaderValue>, body: Bytes) -> Response<Full<Bytes>> {
     let mut resp = Response::new(Full::new(body));
     if let Ok(t) = content_type.try_into() {
         resp.headers_mut().insert("content-type", t);
@@ -567,7 +653,12 @@ async fn bytes_of(body: Full<Bytes>) -> Bytes {
 
 /// A JSON answer re-encoded in protobuf, as `handle` says; anything else as it is.
 async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full<Bytes>> {
-    if !protobuf {
+    if !protobuf
+        || resp
+            .headers()
+            .get("content-type")
+            .is_some_and(|t| t == PROTOBUF)
+    {
         return resp;
     }
     let (parts, body) = resp.into_parts();
@@ -584,10 +675,8 @@ async fn negotiate(resp: Response<Full<Bytes>>, protobuf: bool) -> Response<Full
     match encoded {
         Some(pb) => {
             let mut resp = Response::from_parts(parts, Full::new(Bytes::from(pb)));
-            resp.headers_mut().insert(
-                "content-type",
-                hyper::header::HeaderValue::from_static("application/vnd.kubernetes.protobuf"),
-            );
+            resp.headers_mut()
+                .insert("content-type", HeaderValue::from_static(PROTOBUF));
             resp
         }
         None => Response::from_parts(parts, Full::new(bytes)),
@@ -658,11 +747,15 @@ pub const SLOW_BY: Duration = Duration::from_secs(2);
 pub const STALLED_BODY: u16 = 5;
 
 fn route(
-    shared: &Mutex<Shared>,
+    server: &Server,
     path: &str,
     params: &BTreeMap<String, String>,
     accept_table: bool,
+    protobuf: bool,
 ) -> Response<Full<Bytes>> {
+    let list = |plural: &str, namespace: Option<&str>| {
+        list(server, plural, namespace, params, accept_table, protobuf)
+    };
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
         ["version"] => respond(
@@ -685,32 +778,63 @@ fn route(
         ["api", "v1"] => respond(200, &discovery("")),
         ["apis", "apps", "v1"] => respond(200, &discovery("apps")),
         ["apis", "apps", "v1", "namespaces", ns, plural] if group_of(plural) == "apps" => {
-            list(shared, plural, Some(ns), params, accept_table)
+            list(plural, Some(ns))
         }
         ["apis", "apps", "v1", "namespaces", ns, plural, name] if group_of(plural) == "apps" => {
-            get(shared, plural, Some(ns), name)
+            get(server, plural, Some(ns), name)
         }
-        ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => {
-            list(shared, plural, None, params, accept_table)
-        }
+        ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => list(plural, None),
         ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
-            list(shared, plural, Some(ns), params, accept_table)
+            list(plural, Some(ns))
         }
         ["api", "v1", "namespaces", ns, plural, name] if group_of(plural).is_empty() => {
-            get(shared, plural, Some(ns), name)
+            get(server, plural, Some(ns), name)
         }
-        ["api", "v1", plural] if group_of(plural).is_empty() => {
-            list(shared, plural, None, params, accept_table)
-        }
+        ["api", "v1", plural] if group_of(plural).is_empty() => list(plural, None),
         ["api", "v1", plural, name] if group_of(plural).is_empty() => {
-            get(shared, plural, None, name)
+            get(server, plural, None, name)
         }
-        _ => status(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        ),
+        _ => not_found(),
     }
+}
+
+fn list(
+    server: &Server,
+    plural: &str,
+    namespace: Option<&str>,
+    params: &BTreeMap<String, String>,
+    table: bool,
+    protobuf: bool,
+) -> Response<Full<Bytes>> {
+    let Some(kind) = kind_of(plural) else {
+        return not_found();
+    };
+    match &server.store {
+        Store::Snapshot(objects) => snapshot::list(objects, plural, kind, namespace, params, table),
+        Store::Generated(cluster) => cluster.list(plural, kind, namespace, params, protobuf),
+    }
+}
+
+fn get(
+    server: &Server,
+    plural: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Response<Full<Bytes>> {
+    let Some(kind) = kind_of(plural) else {
+        return not_found();
+    };
+    match &server.store {
+        Store::Snapshot(objects) => snapshot::get(objects, plural, kind, namespace, name),
+        Store::Generated(cluster) => cluster.get(plural, kind, namespace, name),
+    }
+}
+
+fn kind_of(plural: &str) -> Option<&'static str> {
+    RESOURCES
+        .iter()
+        .find(|(p, _, _)| *p == plural)
+        .map(|(_, k, _)| *k)
 }
 
 /// The resource a path names, for fault matching.
@@ -746,238 +870,4 @@ fn discovery(group: &str) -> Value {
         format!("{group}/v1")
     };
     json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
-}
-
-fn field(obj: &Value, path: &str) -> String {
-    let mut cur = obj;
-    for part in path.split('.') {
-        cur = &cur[part];
-    }
-    match cur {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// Field selectors as the API server takes them: `path=value`, `path==value`, `path!=value`,
-/// comma-separated and ANDed.
-fn field_selector_matches(obj: &Value, selector: &str) -> bool {
-    selector.split(',').filter(|p| !p.is_empty()).all(|req| {
-        if let Some((k, v)) = req.split_once("!=") {
-            field(obj, k.trim()) != v.trim()
-        } else if let Some((k, v)) = req.split_once("==").or_else(|| req.split_once('=')) {
-            field(obj, k.trim()) == v.trim()
-        } else {
-            false
-        }
-    })
-}
-
-/// Label selectors: `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`.
-fn label_selector_matches(obj: &Value, selector: &str) -> bool {
-    let labels = obj["metadata"]["labels"].as_object();
-    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(|v| v.as_str());
-    // Split on commas outside parentheses.
-    let mut reqs = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in selector.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                reqs.push(&selector[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    reqs.push(&selector[start..]);
-    reqs.into_iter()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .all(|r| {
-            let set = |s: &str| -> Vec<String> {
-                s.trim()
-                    .trim_start_matches('(')
-                    .trim_end_matches(')')
-                    .split(',')
-                    .map(|v| v.trim().to_string())
-                    .collect()
-            };
-            if let Some((k, vs)) = r.split_once(" notin ") {
-                !get(k.trim()).is_some_and(|v| set(vs).iter().any(|x| x == v))
-            } else if let Some((k, vs)) = r.split_once(" in ") {
-                get(k.trim()).is_some_and(|v| set(vs).iter().any(|x| x == v))
-            } else if let Some((k, v)) = r.split_once("!=") {
-                get(k.trim()) != Some(v.trim())
-            } else if let Some((k, v)) = r.split_once("==").or_else(|| r.split_once('=')) {
-                get(k.trim()) == Some(v.trim())
-            } else if let Some(k) = r.strip_prefix('!') {
-                get(k.trim()).is_none()
-            } else {
-                get(r).is_some()
-            }
-        })
-}
-
-fn kind_of(plural: &str) -> Option<&'static str> {
-    RESOURCES
-        .iter()
-        .find(|(p, _, _)| *p == plural)
-        .map(|(_, k, _)| *k)
-}
-
-/// An item as a list carries it: without apiVersion and kind, as the API server sends them.
-fn as_item(obj: &Value) -> Value {
-    let mut o = obj.clone();
-    if let Some(m) = o.as_object_mut() {
-        m.remove("apiVersion");
-        m.remove("kind");
-    }
-    o
-}
-
-fn list(
-    shared: &Mutex<Shared>,
-    plural: &str,
-    namespace: Option<&str>,
-    params: &BTreeMap<String, String>,
-    table: bool,
-) -> Response<Full<Bytes>> {
-    let Some(kind) = kind_of(plural) else {
-        return status(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        );
-    };
-    let mut items: Vec<Value> = {
-        let s = shared.lock().unwrap();
-        s.objects.get(plural).cloned().unwrap_or_default()
-    };
-    items.retain(|o| {
-        namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))
-            && params
-                .get("fieldSelector")
-                .is_none_or(|f| field_selector_matches(o, f))
-            && params
-                .get("labelSelector")
-                .is_none_or(|l| label_selector_matches(o, l))
-    });
-    items.sort_by_key(|o| (field(o, "metadata.namespace"), field(o, "metadata.name")));
-    let offset: usize = match params.get("continue").filter(|c| !c.is_empty()) {
-        Some(c) => match c
-            .strip_prefix("fake-continue-")
-            .and_then(|n| n.parse().ok())
-        {
-            Some(n) => n,
-            None => return status(400, "BadRequest", "invalid continue token"),
-        },
-        None => 0,
-    };
-    let limit: usize = params
-        .get("limit")
-        .and_then(|l| l.parse().ok())
-        .filter(|l| *l > 0)
-        .unwrap_or(usize::MAX);
-    let total = items.len();
-    let page: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
-    let end = offset + page.len();
-    let mut metadata = json!({"resourceVersion": "1000"});
-    if end < total {
-        metadata["continue"] = json!(format!("fake-continue-{end}"));
-        metadata["remainingItemCount"] = json!(total - end);
-    }
-    if table {
-        return respond(200, &table_of(plural, &page, metadata));
-    }
-    respond(
-        200,
-        &json!({"kind": format!("{kind}List"), "apiVersion": api_version(plural), "metadata": metadata,
-                "items": page.iter().map(as_item).collect::<Vec<_>>()}),
-    )
-}
-
-/// A meta.k8s.io/v1 Table, the form kubectl asks for to print columns.
-fn table_of(plural: &str, page: &[Value], metadata: Value) -> Value {
-    let col = |name: &str, format: &str| json!({"name": name, "type": "string", "format": format, "description": name, "priority": 0});
-    type Cells = Box<dyn Fn(&Value) -> Vec<Value>>;
-    let (columns, cells): (Vec<Value>, Cells) = match plural {
-        "pods" => (
-            vec![col("Name", "name"), col("Status", ""), col("Node", "")],
-            Box::new(|o: &Value| {
-                vec![
-                    json!(field(o, "metadata.name")),
-                    json!(field(o, "status.phase")),
-                    json!(field(o, "spec.nodeName")),
-                ]
-            }),
-        ),
-        "nodes" => (
-            vec![col("Name", "name"), col("Status", "")],
-            Box::new(|o: &Value| {
-                let unsched = o["spec"]["unschedulable"].as_bool().unwrap_or(false);
-                vec![
-                    json!(field(o, "metadata.name")),
-                    json!(if unsched {
-                        "Ready,SchedulingDisabled"
-                    } else {
-                        "Ready"
-                    }),
-                ]
-            }),
-        ),
-        _ => (
-            vec![col("Name", "name")],
-            Box::new(|o: &Value| vec![json!(field(o, "metadata.name"))]),
-        ),
-    };
-    let rows: Vec<Value> = page
-        .iter()
-        .map(|o| {
-            json!({"cells": cells(o), "object": {"kind": "PartialObjectMetadata",
-                   "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]}})
-        })
-        .collect();
-    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata,
-           "columnDefinitions": columns, "rows": rows})
-}
-
-fn get(
-    shared: &Mutex<Shared>,
-    plural: &str,
-    namespace: Option<&str>,
-    name: &str,
-) -> Response<Full<Bytes>> {
-    let Some(kind) = kind_of(plural) else {
-        return status(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        );
-    };
-    let mut s = shared.lock().unwrap();
-    let s = &mut *s;
-    let found = s.objects.get_mut(plural).and_then(|l| {
-        l.iter_mut().find(|o| {
-            o["metadata"]["name"].as_str() == Some(name)
-                && namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))
-        })
-    });
-    match found {
-        Some(o) => {
-            let got = o.clone();
-            if let Some(i) = s.changes.iter().position(|(p, ns, n, _)| {
-                p == plural && Some(ns.as_str()) == namespace && n == name
-            }) {
-                *o = s.changes.remove(i).3;
-            }
-            let mut o = got;
-            o["apiVersion"] = json!(api_version(plural));
-            o["kind"] = json!(kind);
-            respond(200, &o)
-        }
-        None => status(404, "NotFound", &format!("{plural} \"{name}\" not found")),
-    }
 }

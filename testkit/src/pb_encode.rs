@@ -2,8 +2,7 @@
 //! bytes a kube-apiserver serves for `Accept: application/vnd.kubernetes.protobuf`, using `k8s-pb`
 //! types.
 //!
-//! Included with `#[path]` from examples, integration tests and benches; depends only on
-//! `k8s_openapi`, `k8s_pb`, `prost`, `serde_json` and `std`.
+//! Depends only on `k8s_openapi`, `k8s_pb`, `prost`, `serde_json` and `std`.
 //!
 //! Conversion is by reference through the [`Pb`] trait: each message type gets a `conv!` line
 //! listing its fields (`openapi_name => pb_name` where they differ; `pb_field: pb::Type { ... }`
@@ -11,7 +10,6 @@
 //! `Probe.handler`, `LocalObjectReference`). Every k8s-pb field is listed (only `PodSpec` ends in
 //! `..`, for `workloadRef`), so a k8s-pb field left unconverted is a compile error.
 //! Like k8s-pb, absent (`None`) values are left out; Go would write zero scalars.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 
