@@ -1,12 +1,10 @@
 //! A label set as the model keeps it: every key and value in one string, in key order.
 //!
-//! At 150,000 pods the state holds some 15,000 distinct pod label sets and 5,000 node label
-//! sets. As `BTreeMap<String, String>` each was a B-tree leaf (room for eleven entries, about
-//! 540 bytes) plus two allocations per label: a pod's three labels took about 700 bytes, a
-//! node's twelve about 2.5 KB, some 20 MB of the live run's peak, and every page first
-//! touched is a page fault on this project's bench machine (BENCHMARKS.md, session 38). Here
-//! a set is two allocations, its text and where each key and value ends: about 130 bytes for
-//! a pod's three labels. Label sets are read, never changed, once built, so a sorted list
+//! A large cluster's state holds tens of thousands of distinct label sets. As
+//! `BTreeMap<String, String>` each would be a B-tree leaf (room for eleven entries) plus two
+//! allocations per label, several times the text it holds, and every page of memory first
+//! touched costs a page fault. Here a set is two allocations: its text and where each key and
+//! value ends. Label sets are read, never changed, once built, so a sorted list
 //! is all a map needs to be; `get` is a binary search, iteration a walk along one string.
 
 use std::fmt;
