@@ -341,3 +341,19 @@ pub(super) fn auth_detail(e: &kube::client::AuthError, exec: Option<&str>) -> St
         _ => format!("{plugin} or the auth provider failed"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    /// A connector's error wrapping rustls's handshake error shows both kinds (an I/O
+    /// error's `source` alone would skip the inner one).
+    #[test]
+    fn io_kinds_reach_the_wrapped_error() {
+        let inner = Error::new(ErrorKind::InvalidData, "corrupt message");
+        let outer = Error::other(inner);
+        assert_eq!(io_kinds(&outer), [ErrorKind::Other, ErrorKind::InvalidData]);
+        assert!(io_kinds(&std::fmt::Error).is_empty());
+    }
+}
