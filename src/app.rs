@@ -10,8 +10,10 @@ use crate::cluster::{EventLookup, KubeArgs, Live, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
 use crate::scheduler::config::FeatureGates;
-use crate::scheduler::profile::{Profile, is_implemented};
+use crate::scheduler::needs::{needs, not_evaluated};
+use crate::scheduler::profile::Profile;
 use crate::scheduler::{Input, evaluate};
+use crate::state::needs::Needs;
 use crate::state::{
     ClusterState, FoundPod, Pod, PodRef, SourceError, add_daemon_tolerations,
     merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot,
@@ -170,13 +172,13 @@ impl Source {
     }
 }
 
-/// The cluster state from `source`, with notes on what could not be read. Live, namespaces
-/// are read only when a term of `incoming` or of an existing pod needs their labels.
-fn load_state(source: &Source, incoming: &[&Pod]) -> Result<(ClusterState, Vec<String>), Error> {
+/// The cluster state from `source`, with notes on what could not be read. Live, what is read
+/// besides nodes and pods is what `needs` says; a snapshot is read whole.
+fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<String>), Error> {
     match source {
         Source::Snapshot(path) => Ok((read_snapshot(path)?, Vec::new())),
         Source::Live(live) => {
-            let fetched = live.fetch_state(incoming)?;
+            let fetched = live.fetch_state(needs)?;
             Ok((fetched.state, fetched.notes))
         }
     }
@@ -248,56 +250,59 @@ fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Re
     Ok(0)
 }
 
-/// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
-pub fn load_profile(common: &CommonArgs, scheduler_name: &str) -> Result<Profile, Error> {
-    let gates = FeatureGates::parse(&common.feature_gates.join(","))?;
-    match &common.scheduler_config {
-        None => {
-            let p = Profile::default_profile(gates);
-            if scheduler_name != p.scheduler_name {
-                return Err(Error::Usage(format!(
-                    "the pod asks for scheduler {scheduler_name:?} (spec.schedulerName), not default-scheduler; \
-                     pass that scheduler's configuration with --scheduler-config FILE"
-                )));
+/// `--feature-gates` and `--scheduler-config`, read and checked before the cluster is: a typo
+/// fails before any list, not after 150,000 pods. The profile is chosen once the pod's
+/// scheduler is known.
+struct SchedulerFlags {
+    gates: FeatureGates,
+    /// The `KubeSchedulerConfiguration` document and the file it came from.
+    config: Option<(serde_json::Value, String)>,
+}
+
+impl SchedulerFlags {
+    fn read(common: &CommonArgs) -> Result<SchedulerFlags, Error> {
+        let gates = FeatureGates::parse(&common.feature_gates.join(","))?;
+        let config = match &common.scheduler_config {
+            None => None,
+            Some(path) => {
+                let source = path.display().to_string();
+                let config = read_objects(path)?
+                    .into_iter()
+                    .find(|o| o.kind() == "KubeSchedulerConfiguration")
+                    .ok_or_else(|| Error::Manifest {
+                        path: source.clone(),
+                        message: "no KubeSchedulerConfiguration document found (kind: KubeSchedulerConfiguration, apiVersion: kubescheduler.config.k8s.io/v1)".to_string(),
+                    })?;
+                Some((config.value, source))
             }
-            Ok(p)
-        }
-        Some(path) => {
-            let objects = read_objects(path)?;
-            let source = path.display().to_string();
-            let config = objects
-                .iter()
-                .find(|o| o.kind() == "KubeSchedulerConfiguration")
-                .ok_or_else(|| Error::Manifest {
-                    path: source.clone(),
-                    message: "no KubeSchedulerConfiguration document found (kind: KubeSchedulerConfiguration, apiVersion: kubescheduler.config.k8s.io/v1)".to_string(),
-                })?;
-            Ok(Profile::from_config(
-                &config.value,
-                scheduler_name,
-                gates,
-                &source,
-            )?)
+        };
+        Ok(SchedulerFlags { gates, config })
+    }
+
+    /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
+    fn profile(&self, scheduler_name: &str) -> Result<Profile, Error> {
+        let gates = self.gates.clone();
+        match &self.config {
+            None => {
+                let p = Profile::default_profile(gates);
+                if scheduler_name != p.scheduler_name {
+                    return Err(Error::Usage(format!(
+                        "the pod asks for scheduler {scheduler_name:?} (spec.schedulerName), not default-scheduler; \
+                         pass that scheduler's configuration with --scheduler-config FILE"
+                    )));
+                }
+                Ok(p)
+            }
+            Some((config, source)) => {
+                Ok(Profile::from_config(config, scheduler_name, gates, source)?)
+            }
         }
     }
 }
 
-/// A storage/DRA plugin whose PreFilter skips this pod is decided exactly (it passes).
-fn storage_skips(name: &str, pod: &Pod) -> bool {
-    crate::scheduler::storage::Kind::from_name(name).is_some_and(|k| k.relevant(pod).is_none())
-}
-
 fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
     let mut notes = Vec::new();
-    let mut missing: Vec<&str> = profile
-        .filter
-        .iter()
-        .chain(profile.score.iter().map(|(n, _)| n))
-        .map(String::as_str)
-        .filter(|n| !is_implemented(n) && !storage_skips(n, pod))
-        .collect();
-    missing.sort();
-    missing.dedup();
+    let missing = not_evaluated(pod, profile);
     if !missing.is_empty() {
         notes.push(format!(
             "not evaluated (shown as unknown, never as passed): {}",
@@ -444,6 +449,7 @@ fn whatif(
     if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
         return Err(e.into());
     }
+    let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let mut pods = Vec::new();
@@ -468,12 +474,18 @@ fn whatif(
             validation,
         ));
     }
-    let incoming: Vec<&Pod> = pods.iter().map(|(p, ..)| p).collect();
-    let (state, load_notes) = load_state(&source, &incoming)?;
+    let profiles = pods
+        .iter()
+        .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut need = Needs::default();
+    for ((pod, ..), profile) in pods.iter().zip(&profiles) {
+        need.add(needs(pod, profile));
+    }
+    let (state, load_notes) = load_state(&source, &need)?;
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for (pod, merged, origin, daemon, validation) in &pods {
-        let profile = load_profile(common, &pod.template.scheduler_name)?;
+    for ((pod, merged, origin, daemon, validation), profile) in pods.iter().zip(&profiles) {
         let mut notes = vec![format!("what-if for {} ({})", pod.id, origin)];
         notes.extend(load_notes.iter().cloned());
         notes.extend(validation.iter().cloned());
@@ -498,7 +510,7 @@ fn whatif(
             pod,
             &state,
             None,
-            &profile,
+            profile,
             notes,
             Placement {
                 current_node: None,
@@ -532,6 +544,7 @@ fn explain(
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
+    let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
     let not_found = |origin: String| Error::PodNotFound {
@@ -549,21 +562,23 @@ fn explain(
         Source::Snapshot(_) => None,
     };
     let fetched = api_pod.as_ref().map(Pod::from_api);
-    let (mut state, mut notes) = load_state(&source, &fetched.iter().collect::<Vec<_>>())?;
+    // Live, the profile is known from the pod got, before the lists: it says what they read.
+    let profile = fetched
+        .as_ref()
+        .map(|p| scheduler.profile(&p.template.scheduler_name))
+        .transpose()?;
+    let need = match (&fetched, &profile) {
+        (Some(pod), Some(profile)) => needs(pod, profile),
+        _ => Needs::default(),
+    };
+    // The pod is evaluated as listed. The nodes keep the images of the pod as got: one whose
+    // images changed in between has ImageLocality shown as not evaluated, not the cluster
+    // read twice.
+    let (state, mut notes) = load_state(&source, &need)?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.into(),
     };
-    // The pod is evaluated as listed, and a live read keeps the node images of the pod as
-    // got before the lists: one whose images changed in between is read again for them.
-    let listed = match state.find_pod(&id) {
-        Some(FoundPod::Existing(i)) => Some(&state.pods[i]),
-        Some(FoundPod::Other(p)) => Some(p),
-        None => None,
-    };
-    if let Some(listed) = listed.filter(|p| !state.keeps_images_of(p)).cloned() {
-        (state, notes) = load_state(&source, &[&listed])?;
-    }
     let (mut pod, exclude) = match (state.find_pod(&id), fetched) {
         (Some(FoundPod::Existing(i)), _) => (state.pods[i].clone(), Some(i)),
         (Some(FoundPod::Other(p)), _) => (p.clone(), None),
@@ -592,7 +607,10 @@ fn explain(
         },
         _ => None,
     };
-    let profile = load_profile(common, &pod.template.scheduler_name)?;
+    let profile = match profile {
+        Some(profile) => profile,
+        None => scheduler.profile(&pod.template.scheduler_name)?,
+    };
     let mut doc = explain_pod(
         &pod,
         &state,

@@ -188,11 +188,12 @@ fn live_answers_equal_the_snapshot_answers() {
 }
 
 /// A live read keeps the node images of the pod as got before the lists, and the pod is
-/// evaluated as listed: when its image changes in between, the cluster is read again for the
-/// listed image, and the answer is the one for the pod as listed, running or pending.
+/// evaluated as listed: when its image changes in between, the cluster is still read once,
+/// ImageLocality is shown as not evaluated (never scored against images the nodes were not
+/// read for), and every filter is the one for the pod as listed, running or pending.
 #[test]
-fn a_pod_whose_image_changes_between_get_and_list_is_read_again() {
-    // On 2 of the 7 nodes, so ImageLocality scores the feasible nodes apart.
+fn a_pod_whose_image_changes_between_get_and_list_is_read_once() {
+    // On 2 of the 7 nodes, so ImageLocality would score the feasible nodes apart.
     let image = "registry.k8s.io/coredns/coredns:v1.11.3";
     // A running pod (an existing pod of the lists) and a pending one (not an existing pod).
     for (namespace, name, scored) in [
@@ -226,27 +227,137 @@ fn a_pod_whose_image_changes_between_get_and_list_is_read_again() {
             .unwrap();
         assert!(out.status.success(), "{name}: {}", stderr(&out));
         let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
-        if scored {
-            let present: Vec<bool> = offline["nodes"]
+        let filters = |doc: &Value| -> Vec<(Value, Value)> {
+            let mut v: Vec<(Value, Value)> = doc["nodes"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .flat_map(|n| n["scores"].as_array().into_iter().flatten())
-                .filter(|s| s["plugin"] == "ImageLocality")
-                .map(|s| s["details"]["images"][0]["present"] == true)
+                .map(|n| (n["name"].clone(), n["filters"].clone()))
                 .collect();
+            v.sort_by_key(|(n, _)| n.to_string());
+            v
+        };
+        assert_eq!(filters(&live), filters(&offline), "{name}");
+        let image_scores: Vec<&Value> = live["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n["scores"].as_array().into_iter().flatten())
+            .filter(|s| s["plugin"] == "ImageLocality")
+            .collect();
+        assert_eq!(!image_scores.is_empty(), scored, "{name}: {image_scores:?}");
+        for s in image_scores {
+            assert_eq!(s["evaluated"], false, "{name}: {s}");
             assert!(
-                present.contains(&true) && present.contains(&false),
-                "the image is on some scored nodes, not all: {present:?}"
+                s["note"].as_str().unwrap().contains("images changed"),
+                "{name}: {s}"
             );
         }
-        assert_eq!(without_source(live), without_source(offline), "{name}");
-        assert_eq!(
-            env.lists_started("/api/v1/nodes"),
-            2,
-            "{name}: the nodes are read again"
-        );
+        for list in ["/api/v1/nodes", "/api/v1/pods"] {
+            assert_eq!(env.lists_started(list), 1, "{name}: {list} read once");
+        }
         env.assert_read_only();
+    }
+}
+
+/// Every list of a run is started once: the pod's own GET, then one pass over the cluster.
+#[test]
+fn each_list_is_requested_once() {
+    let env = setup();
+    let runs: [&[&str]; 3] = [
+        &["explain", "api-7d9c", "-n", "default"],
+        &["explain", "pending-gpu", "-n", "default"],
+        &["whatif", "-f", "examples/web-store.yaml"],
+    ];
+    for args in runs {
+        env.fake.clear_seen();
+        env.json(args);
+        let seen = env.fake.seen();
+        let mut started: Vec<&str> = seen
+            .iter()
+            .filter(|s| !s.query.contains("continue="))
+            .map(|s| s.path.as_str())
+            .collect();
+        assert!(started.contains(&"/api/v1/nodes"), "{args:?}: {started:?}");
+        started.sort();
+        let before = started.len();
+        started.dedup();
+        assert_eq!(before, started.len(), "{args:?}: a request was repeated");
+    }
+}
+
+/// The inputs are checked before the cluster is read: a bad `--scheduler-config` or
+/// `--feature-gates` fails with no list made (explain gets its pod first, to know which
+/// scheduler's profile applies; whatif reads nothing at all).
+#[test]
+fn bad_scheduler_inputs_fail_before_any_list() {
+    let env = setup();
+    let cfg = env.dir.path().join("sched.yaml");
+    std::fs::write(
+        &cfg,
+        "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let runs: [(&[&str], &str); 4] = [
+        (
+            &[
+                "whatif",
+                "-f",
+                "examples/web-store.yaml",
+                "--scheduler-config",
+                cfg,
+            ],
+            "is not supported",
+        ),
+        (
+            &[
+                "explain",
+                "api-7d9c",
+                "-n",
+                "default",
+                "--scheduler-config",
+                cfg,
+            ],
+            "is not supported",
+        ),
+        (
+            &[
+                "whatif",
+                "-f",
+                "examples/web-store.yaml",
+                "--feature-gates",
+                "Foo=maybe",
+            ],
+            "invalid value \"maybe\" for Foo",
+        ),
+        (
+            &[
+                "explain",
+                "api-7d9c",
+                "-n",
+                "default",
+                "--scheduler-config",
+                "missing.yaml",
+            ],
+            "missing.yaml",
+        ),
+    ];
+    for (args, message) in runs {
+        env.fake.clear_seen();
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        let seen = env.fake.seen();
+        let lists: Vec<&str> = seen
+            .iter()
+            .filter(|s| s.path != "/api/v1/namespaces/default/pods/api-7d9c")
+            .map(|s| s.path.as_str())
+            .collect();
+        assert!(lists.is_empty(), "{args:?}: {lists:?}");
+        if args[0] == "whatif" {
+            assert!(seen.is_empty(), "{args:?}: {seen:?}");
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
-use super::ClusterError;
+use super::error::ClusterError;
 
 /// Cluster access flags, named and defaulted as kubectl's; global, as kubectl's are (see
 /// `cli::GlobalArgs`).
@@ -300,7 +300,7 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
 /// still shared with a page's frames allocated a new 400-800 KiB one, a size the allocator
 /// serves from its arena and did not hand out again soon: at 150,000 pods the reads wrote
 /// 18-42 MB of fresh memory for 7 MB of frames alive at once, and on this project's bench
-/// machine every MB first written costs 1-3 ms of CPU (BENCHMARKS.md, session 28).
+/// machine every MB first written costs 1-3 ms of CPU (BENCHMARKS.md).
 const READ_BUFFER: usize = 64 * 1024;
 
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP

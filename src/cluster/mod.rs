@@ -4,12 +4,28 @@
 //! creates, patches or deletes, and `tests/live.rs` checks that the fake API server never
 //! sees another verb. Lists are read in pages and folded into the compact
 //! [`ClusterState`](crate::state::ClusterState) page by page, so memory follows the compact
-//! model, not the size of the API objects.
+//! model, not the size of the API objects. What is read besides nodes and pods is what the
+//! caller's [`Needs`](crate::state::needs::Needs) say, and nothing more.
+//!
+//! - `client`: the connection ([`Live`]), one pod by name, names for completion;
+//! - `config`: the kubeconfig, as kubectl reads it, and the HTTP client built from it;
+//! - `requests`: one request, its retries, and its failure as a [`ClusterError`];
+//! - `pager`: lists read in pages, in protobuf or JSON;
+//! - `fetch`: the cluster's state; `events`: the scheduler's last event for a pod;
+//! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, in words.
 
+mod client;
 mod config;
 mod error;
+mod events;
 mod fetch;
+mod notes;
+mod pager;
+mod requests;
+mod snapshot;
 
+pub use client::{Live, Names};
 pub use config::{KubeArgs, Timeout, context_namespace, parse_timeout};
 pub use error::ClusterError;
-pub use fetch::{EventLookup, Fetched, LastEvent, Live, NON_TERMINAL_PODS, Names};
+pub use events::{EventLookup, LastEvent};
+pub use fetch::Fetched;

@@ -11,6 +11,7 @@ pub mod config;
 pub mod default_preemption;
 pub mod image_locality;
 pub mod inter_pod_affinity;
+pub mod needs;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_ports;

@@ -8,6 +8,7 @@
 mod index;
 pub mod labels;
 mod manifest;
+pub mod needs;
 mod protobuf;
 pub mod quantity;
 mod read;

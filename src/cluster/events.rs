@@ -1,0 +1,105 @@
+//! The scheduler's last word on a pod: its latest FailedScheduling event.
+
+use k8s_openapi::api::core::v1 as core;
+use kube::api::Api;
+
+use super::client::Live;
+use super::error::ClusterError;
+use super::notes::Note;
+use super::pager::{Decode, Page};
+use super::requests::Request;
+
+/// What the scheduler last said about a pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastEvent {
+    pub message: String,
+    pub last_seen: Option<String>,
+    pub count: Option<i32>,
+    pub reported_by: Option<String>,
+}
+
+/// The outcome of looking for the scheduler's FailedScheduling event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventLookup {
+    Found(LastEvent),
+    NoEvent,
+    /// Events could not be read; the note says why and what it costs.
+    Unavailable(String),
+}
+
+impl Live {
+    /// The latest FailedScheduling event of the pod (matched by UID when the pod has one, so
+    /// a deleted namesake's events do not count).
+    pub fn scheduling_event(&self, pod: &core::Pod) -> Result<EventLookup, ClusterError> {
+        let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let uid = pod.metadata.uid.clone().filter(|u| !u.is_empty());
+        let api: Api<core::Event> = Api::namespaced(self.server.client.clone(), &namespace);
+        let selector =
+            format!("involvedObject.name={name},involvedObject.kind=Pod,reason=FailedScheduling");
+        let req = Request::new("list", "events", true).namespace(&namespace);
+        let mut latest: Option<(k8s_openapi::jiff::Timestamp, LastEvent)> = None;
+        let result = self.rt.block_on(self.server.list(
+            api.resource_url(),
+            &req,
+            Some(&selector),
+            Decode::items(std::convert::identity::<core::Event>),
+            &mut |page| {
+                match page {
+                    Page::Restart => latest = None,
+                    Page::Items(items) => {
+                        for e in items {
+                            let other = e.involved_object.uid.as_deref().filter(|u| !u.is_empty());
+                            if uid.as_deref().zip(other).is_some_and(|(a, b)| a != b) {
+                                continue;
+                            }
+                            let when = event_time(&e);
+                            if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
+                                continue;
+                            }
+                            let event = LastEvent {
+                                message: e.message.clone().unwrap_or_default(),
+                                last_seen: when.map(|t| t.to_string()),
+                                count: e.series.as_ref().and_then(|s| s.count).or(e.count),
+                                reported_by: e
+                                    .reporting_component
+                                    .clone()
+                                    .filter(|c| !c.is_empty())
+                                    .or_else(|| {
+                                        e.source.as_ref().and_then(|s| s.component.clone())
+                                    }),
+                            };
+                            latest = Some((when.unwrap_or_default(), event));
+                        }
+                    }
+                }
+                Ok(())
+            },
+        ));
+        match result {
+            Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
+            Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(
+                Note::EventsForbidden {
+                    namespace: &namespace,
+                }
+                .text(&self.server.target),
+            )),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn event_time(e: &core::Event) -> Option<k8s_openapi::jiff::Timestamp> {
+    [
+        e.series
+            .as_ref()
+            .and_then(|s| s.last_observed_time.as_ref())
+            .map(|t| t.0),
+        e.last_timestamp.as_ref().map(|t| t.0),
+        e.event_time.as_ref().map(|t| t.0),
+        e.metadata.creation_timestamp.as_ref().map(|t| t.0),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+}

@@ -1,0 +1,181 @@
+//! `kubectl affinity snapshot`: the cluster as one `v1 List` in YAML, as `kubectl get -o yaml`
+//! writes it, in the format `--snapshot` reads.
+//!
+//! The list is framed here by hand, each object written by the model's YAML writer: the
+//! objects arrive page by page, and serializing the whole list at once would hold every
+//! typed object of the cluster in memory.
+
+use std::fmt;
+use std::io::Write;
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use kube::api::Api;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::client::Live;
+use super::error::ClusterError;
+use super::fetch::NON_TERMINAL_PODS;
+use super::notes::Note;
+use super::pager::{Decode, Page};
+use super::requests::Request;
+use crate::state::to_yaml_string;
+
+impl Live {
+    /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
+    /// ReplicaSets and StatefulSets as one `v1 List` in YAML, page by page. Returns notes on
+    /// what was left out.
+    pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
+        self.rt.block_on(self.write_snapshot_async(out))
+    }
+
+    async fn write_snapshot_async(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
+        let mut notes = Vec::new();
+        writeln!(out, "apiVersion: v1")?;
+        writeln!(out, "items:")?;
+        let nodes: Api<core::Node> = Api::all(self.server.client.clone());
+        self.snapshot_resource(&nodes, Request::new("list", "nodes", false), None, out)
+            .await?;
+        let pods: Api<core::Pod> = Api::all(self.server.client.clone());
+        self.snapshot_resource(
+            &pods,
+            Request::new("list", "pods", true),
+            Some(NON_TERMINAL_PODS),
+            out,
+        )
+        .await?;
+        let namespaces: Api<core::Namespace> = Api::all(self.server.client.clone());
+        match self
+            .snapshot_resource(
+                &namespaces,
+                Request::new("list", "namespaces", false),
+                None,
+                out,
+            )
+            .await
+        {
+            Ok(()) => {}
+            Err(ClusterError::Forbidden(_)) => {
+                notes.push(Note::SnapshotWithoutNamespaces.text(&self.server.target))
+            }
+            Err(e) => return Err(e),
+        }
+        // What PodTopologySpread's default constraints select by.
+        let services: Api<core::Service> = Api::all(self.server.client.clone());
+        let rcs: Api<core::ReplicationController> = Api::all(self.server.client.clone());
+        let rss: Api<apps::ReplicaSet> = Api::all(self.server.client.clone());
+        let sss: Api<apps::StatefulSet> = Api::all(self.server.client.clone());
+        let results = [
+            (
+                "services",
+                self.snapshot_resource(
+                    &services,
+                    Request::new("list", "services", true),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+            (
+                "replicationcontrollers",
+                self.snapshot_resource(
+                    &rcs,
+                    Request::new("list", "replicationcontrollers", true),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+            (
+                "replicasets",
+                self.snapshot_resource(&rss, Request::new("list", "replicasets", true), None, out)
+                    .await,
+            ),
+            (
+                "statefulsets",
+                self.snapshot_resource(&sss, Request::new("list", "statefulsets", true), None, out)
+                    .await,
+            ),
+        ];
+        for (resource, r) in results {
+            match r {
+                Ok(()) => {}
+                Err(ClusterError::Forbidden(_)) => {
+                    notes.push(Note::SnapshotWithout { resource }.text(&self.server.target))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        writeln!(out, "kind: List")?;
+        writeln!(out, "metadata:")?;
+        writeln!(out, "  resourceVersion: \"\"")?;
+        for n in &notes {
+            writeln!(out, "# {n}")?;
+        }
+        Ok(notes)
+    }
+
+    /// Writes every object of one list as items of the `items:` sequence. A restarted list
+    /// would repeat objects already written, so they are collected first, in their YAML form
+    /// (compact next to the typed objects).
+    async fn snapshot_resource<K>(
+        &self,
+        api: &Api<K>,
+        req: Request,
+        fields: Option<&str>,
+        out: &mut dyn Write,
+    ) -> Result<(), ClusterError>
+    where
+        K: kube::Resource + Clone + DeserializeOwned + Serialize + fmt::Debug + Send + 'static,
+    {
+        let mut chunks: Vec<String> = Vec::new();
+        let mut failed: Option<String> = None;
+        self.server
+            .list(
+                api.resource_url(),
+                &req,
+                fields,
+                Decode::items(std::convert::identity),
+                &mut |page: Page<K>| {
+                    match page {
+                        Page::Restart => chunks.clear(),
+                        Page::Items(items) => {
+                            for mut item in items {
+                                // kubectl hides managedFields by default; they are large and unused.
+                                item.meta_mut().managed_fields = None;
+                                match to_yaml_string(&item) {
+                                    Ok(text) => chunks.push(list_item(&text)),
+                                    Err(e) => failed = Some(e),
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .await?;
+        if let Some(e) = failed {
+            return Err(ClusterError::Protocol {
+                request: req.to_string(),
+                server: self.server.target.server.clone(),
+                detail: format!("cannot write an object as YAML: {e}"),
+            });
+        }
+        for c in chunks {
+            out.write_all(c.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// A YAML document as an item of the `items:` sequence.
+fn list_item(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + 64);
+    for (i, line) in yaml.trim_start_matches("---\n").lines().enumerate() {
+        out.push_str(if i == 0 { "- " } else { "  " });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,200 @@
+//! What evaluating a pod under a profile needs from the cluster, decided from the facts the
+//! plugins themselves read, so that what is fetched and what is evaluated cannot drift apart.
+//! The live client reads exactly what [`needs`] says; what no source gives is
+//! [`not_evaluated`].
+
+use super::profile::{Profile, is_implemented};
+use super::storage;
+use crate::state::needs::{Controller, NamespaceLabels, Needs};
+use crate::state::resources::normalized_image_name;
+use crate::state::{OwnerKind, Pod};
+
+/// What evaluating `pod` under `profile` reads besides the nodes and pods.
+pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
+    let mut needs = Needs::default();
+    if runs(profile, "ImageLocality") {
+        needs.images = pod
+            .template
+            .resources
+            .images
+            .iter()
+            .map(|i| normalized_image_name(i))
+            .collect();
+    }
+    if runs(profile, "InterPodAffinity") {
+        // Existing pods' terms count too (their anti-affinity filters, their preferences
+        // score), and they are known only once the pods are read.
+        needs.namespace_labels = if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
+            NamespaceLabels::Yes
+        } else {
+            NamespaceLabels::ForExistingTerms
+        };
+    }
+    // `helper.DefaultSelector`: the Services of the pod's namespace and its controller, for
+    // a pod without constraints of its own when the profile has default constraints.
+    let default_spreading = runs(profile, "PodTopologySpread")
+        && pod.template.topology_spread.is_empty()
+        && !profile.pod_topology_spread.default_constraints.is_empty();
+    if default_spreading {
+        needs.services.insert(pod.id.namespace.to_string());
+        if let Some(owner) = pod.controller.as_deref()
+            && let Some(kind) = OwnerKind::of(owner)
+        {
+            needs.controllers.insert(Controller {
+                namespace: pod.id.namespace.to_string(),
+                kind,
+                name: owner.name.clone(),
+            });
+        }
+    }
+    needs
+}
+
+/// The Filter and Score plugins of `profile` shown as not evaluated for `pod`: those this
+/// version does not model, save the storage plugins whose PreFilter skips the pod (they pass,
+/// exactly, as `instantiate` decides from the same [`storage::Kind::relevant`]).
+pub fn not_evaluated<'a>(pod: &Pod, profile: &'a Profile) -> Vec<&'a str> {
+    let skips = |n: &str| storage::Kind::from_name(n).is_some_and(|k| k.relevant(pod).is_none());
+    let mut names: Vec<&str> = profile
+        .filter
+        .iter()
+        .chain(profile.score.iter().map(|(n, _)| n))
+        .map(String::as_str)
+        .filter(|n| !is_implemented(n) && !skips(n))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether the plugin runs at any extension point that reads the cluster.
+fn runs(profile: &Profile, plugin: &str) -> bool {
+    profile
+        .pre_filter
+        .iter()
+        .chain(&profile.filter)
+        .chain(&profile.pre_score)
+        .chain(profile.score.iter().map(|(n, _)| n))
+        .any(|n| n == plugin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduler::config::FeatureGates;
+    use serde_json::{Value, json};
+
+    fn pod(spec: Value, owner: Option<Value>) -> Pod {
+        let mut metadata = json!({"name": "p", "namespace": "shop"});
+        if let Some(o) = owner {
+            metadata["ownerReferences"] = json!([o]);
+        }
+        let p: k8s_openapi::api::core::v1::Pod =
+            serde_json::from_value(json!({"metadata": metadata, "spec": spec})).expect("pod");
+        Pod::from_api(&p)
+    }
+
+    fn profile(config: Value) -> Profile {
+        Profile::from_config(
+            &config,
+            "default-scheduler",
+            FeatureGates::default(),
+            "test",
+        )
+        .expect("profile")
+    }
+
+    fn without(plugin: &str) -> Profile {
+        profile(json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {"multiPoint": {"disabled": [{"name": plugin}]}}}]
+        }))
+    }
+
+    fn replica_set() -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "u",
+               "controller": true})
+    }
+
+    /// Under the default profile: the pod's images, namespaces only if an existing term
+    /// needs them, and the Services and controller default spreading selects by.
+    #[test]
+    fn the_default_profile_needs_images_workloads_and_maybe_namespaces() {
+        let p = pod(
+            json!({"containers": [{"name": "c", "image": "nginx"}]}),
+            Some(replica_set()),
+        );
+        let n = needs(&p, &Profile::default_profile(FeatureGates::default()));
+        assert_eq!(n.images.len(), 1);
+        assert_eq!(n.namespace_labels, NamespaceLabels::ForExistingTerms);
+        assert_eq!(n.services.iter().collect::<Vec<_>>(), ["shop"]);
+        assert_eq!(
+            n.controllers.iter().collect::<Vec<_>>(),
+            [&Controller {
+                namespace: "shop".into(),
+                kind: OwnerKind::ReplicaSet,
+                name: "web-1".into(),
+            }]
+        );
+    }
+
+    /// A plugin left out of the profile needs nothing read for it.
+    #[test]
+    fn a_disabled_plugin_needs_nothing() {
+        let p = pod(
+            json!({"containers": [{"name": "c", "image": "nginx"}]}),
+            Some(replica_set()),
+        );
+        assert!(needs(&p, &without("ImageLocality")).images.is_empty());
+        assert_eq!(
+            needs(&p, &without("InterPodAffinity")).namespace_labels,
+            NamespaceLabels::No
+        );
+        assert!(!needs(&p, &without("PodTopologySpread")).workloads());
+    }
+
+    /// Constraints of its own replace the defaults; a namespaceSelector needs the labels.
+    #[test]
+    fn own_constraints_and_namespace_selectors() {
+        let p = pod(
+            json!({
+                "containers": [{"name": "c", "image": "nginx"}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}],
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "zone", "labelSelector": {},
+                     "namespaceSelector": {"matchLabels": {"team": "a"}}}]}}
+            }),
+            Some(replica_set()),
+        );
+        let n = needs(&p, &Profile::default_profile(FeatureGates::default()));
+        assert!(!n.workloads());
+        assert_eq!(n.namespace_labels, NamespaceLabels::Yes);
+    }
+
+    /// Storage plugins are not evaluated for a pod with a claim, and pass for one without.
+    #[test]
+    fn storage_plugins_are_not_evaluated_only_when_their_prefilter_runs() {
+        let profile = Profile::default_profile(FeatureGates::default());
+        let plain = pod(
+            json!({"containers": [{"name": "c", "image": "nginx"}]}),
+            None,
+        );
+        assert!(not_evaluated(&plain, &profile).is_empty());
+        let claims = pod(
+            json!({"containers": [{"name": "c", "image": "nginx"}],
+                   "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}]}),
+            None,
+        );
+        assert_eq!(
+            not_evaluated(&claims, &profile),
+            [
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeRestrictions",
+                "VolumeZone"
+            ]
+        );
+    }
+}

@@ -1,0 +1,53 @@
+//! What an evaluation needs read from a cluster besides its nodes and pods. The scheduler
+//! decides it (`scheduler::needs`), the live client reads exactly that: plain data here, so
+//! that neither has to know the other.
+
+use std::collections::BTreeSet;
+
+use super::OwnerKind;
+
+/// What to read for the pods to evaluate, merged over them with [`Needs::add`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// Node image names to keep (normalized): ImageLocality looks up only these.
+    pub images: BTreeSet<String>,
+    pub namespace_labels: NamespaceLabels,
+    /// The namespaces whose Services default topology spreading selects by.
+    pub services: BTreeSet<String>,
+    /// The controllers default topology spreading selects by, got by name.
+    pub controllers: BTreeSet<Controller>,
+}
+
+/// A pod's controller, as default spreading reads it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Controller {
+    pub namespace: String,
+    pub kind: OwnerKind,
+    pub name: String,
+}
+
+/// Whether namespace labels are needed; ordered from the least to the most needed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NamespaceLabels {
+    #[default]
+    No,
+    /// When a term of an existing pod has a namespaceSelector: known once the pods are read.
+    ForExistingTerms,
+    /// A term of a pod to evaluate has a namespaceSelector.
+    Yes,
+}
+
+impl Needs {
+    /// Adds what `other` needs.
+    pub fn add(&mut self, other: Needs) {
+        self.images.extend(other.images);
+        self.namespace_labels = self.namespace_labels.max(other.namespace_labels);
+        self.services.extend(other.services);
+        self.controllers.extend(other.controllers);
+    }
+
+    /// Whether default spreading needs any Service or controller.
+    pub fn workloads(&self) -> bool {
+        !self.services.is_empty() || !self.controllers.is_empty()
+    }
+}
