@@ -2,8 +2,9 @@
 //! kube-scheduler's framework (PreFilter, Filter, PreScore, Score, NormalizeScore, PostFilter),
 //! one file per upstream plugin. Nothing here touches a client, a terminal or a clock.
 //!
-//! The plugins import only what a plugin sees ([`plugin`], [`status`]); the files that name
-//! every plugin (`details`, `registry`, [`framework`]) sit above them.
+//! A plugin imports what a plugin sees ([`plugin`], [`status`], [`config`], and a plugin it
+//! borrows from), never the files that name every plugin ([`details`], `registry`,
+//! [`framework`]): those sit above the plugins, so no import runs in a circle.
 
 pub mod balanced_allocation;
 pub mod config;
