@@ -3,14 +3,14 @@
 //! are final (no NormalizeScore); a pod that requests none of the resources is skipped in
 //! PreScore so best-effort pods do not all land on one node.
 
+use std::convert::Infallible;
+
 use serde::Serialize;
 
 use super::config::BalancedAllocationArgs;
 use super::node_resources_fit::{PerResource, ScoredResource, allocatable_and_requested};
-use super::{
-    FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreScoreOutcome,
-    ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::status::{PreScoreOutcome, Status};
 
 /// One resource's utilisation after placing the pod.
 #[derive(Debug, Clone, Serialize)]
@@ -75,7 +75,11 @@ impl<'a> BalancedAllocation<'a> {
 }
 
 impl Plugin for BalancedAllocation<'_> {
-    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    type FilterDetails = Infallible;
+    type ScoreDetails = ScoreDetails;
+    type Tables = Infallible;
+
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         (None, None)
     }
 
@@ -87,7 +91,7 @@ impl Plugin for BalancedAllocation<'_> {
         }
     }
 
-    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, ni: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         if self.args.resources.is_empty() {
             return Err("resources not found".to_string());
         }
@@ -118,13 +122,7 @@ impl Plugin for BalancedAllocation<'_> {
                     .then(|| (requested[i] as f64 / allocatable[i] as f64).min(1.0)),
             })
             .collect();
-        Ok((
-            score,
-            Some(AnyScoreDetails::BalancedAllocation(ScoreDetails {
-                fractions,
-                std_dev,
-            })),
-        ))
+        Ok((score, Some(ScoreDetails { fractions, std_dev })))
     }
 }
 

@@ -19,7 +19,9 @@
 
 use serde::Serialize;
 
-use super::{Code, Input, NodeResult, fit_error_message};
+use super::plugin::Input;
+use super::result::NodeResult;
+use super::status::{Code, fit_error_message};
 
 /// One PostFilter plugin's contribution.
 #[derive(Debug, Clone, Serialize)]

@@ -3,16 +3,15 @@
 //! ubiquitous image does not pull every pod to one node). Scores are final.
 
 use std::cell::RefCell;
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use crate::state::ImageSpread;
 use crate::state::resources::normalized_image_name;
 use serde::Serialize;
 
-use super::{
-    FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin,
-    ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::status::Status;
 
 const MB: i64 = 1024 * 1024;
 /// Below this sum every node scores 0.
@@ -133,6 +132,10 @@ impl<'a> ImageLocality<'a> {
 }
 
 impl Plugin for ImageLocality<'_> {
+    type FilterDetails = Infallible;
+    type ScoreDetails = Arc<ScoreDetails>;
+    type Tables = Infallible;
+
     /// A live read keeps the node images of the pods it was made for; a pod with others (its
     /// images changed while the cluster was read, twice) would score as if no node had them.
     fn unavailable(&self) -> Option<String> {
@@ -143,11 +146,11 @@ impl Plugin for ImageLocality<'_> {
         })
     }
 
-    fn filter(&self, _node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         (None, None)
     }
 
-    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, ni: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         let details = if self.images.len() <= 64 {
             let set = (0..self.images.len())
                 .filter(|&i| self.spread_on(i, ni).is_some())
@@ -161,7 +164,7 @@ impl Plugin for ImageLocality<'_> {
             Arc::new(self.details(ni))
         };
         let score = calculate_priority(details.sum, details.images.len());
-        Ok((score, Some(AnyScoreDetails::ImageLocality(details))))
+        Ok((score, Some(details)))
     }
 }
 

@@ -10,10 +10,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::config::InterPodAffinityArgs;
-use super::{
-    Code, FilterDetails as AnyFilterDetails, Input, MAX_NODE_SCORE, Plugin, PreFilterOutcome,
-    PreScoreOutcome, ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
+use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::labels::Labels;
 use crate::state::selector::LabelSelector;
 use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity, PodList, PodRef};
@@ -646,6 +644,10 @@ impl<'a> InterPodAffinity<'a> {
 }
 
 impl<'a> Plugin for InterPodAffinity<'a> {
+    type FilterDetails = Box<FilterDetails>;
+    type ScoreDetails = ScoreDetails;
+    type Tables = TermTables;
+
     fn unavailable(&self) -> Option<String> {
         namespaces_unknown(self.input)
     }
@@ -778,12 +780,12 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         PreFilterOutcome::Proceed(None)
     }
 
-    fn filter(&self, node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         if !self.pre_filtered {
             return (
                 Some(Status::new(
                     Code::Error,
-                    super::missing_cycle_state("PreFilter", "InterPodAffinity"),
+                    missing_cycle_state("PreFilter", "InterPodAffinity"),
                 )),
                 None,
             );
@@ -856,14 +858,12 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         };
         (
             status,
-            Some(AnyFilterDetails::InterPodAffinity(Box::new(
-                FilterDetails {
-                    affinity,
-                    first_pod_exception,
-                    anti_affinity,
-                    existing_anti_affinity: existing,
-                },
-            ))),
+            Some(Box::new(FilterDetails {
+                affinity,
+                first_pod_exception,
+                anti_affinity,
+                existing_anti_affinity: existing,
+            })),
         )
     }
 
@@ -1027,9 +1027,9 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         PreScoreOutcome::Proceed
     }
 
-    fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, node: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         if !self.pre_scored {
-            return Err(super::missing_cycle_state("PreScore", "InterPodAffinity"));
+            return Err(missing_cycle_state("PreScore", "InterPodAffinity"));
         }
         let mut raw = 0;
         let sources = self.source_names.len();
@@ -1065,12 +1065,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 });
             }
         }
-        Ok((
-            raw,
-            Some(AnyScoreDetails::InterPodAffinity(ScoreDetails {
-                contributions,
-            })),
-        ))
+        Ok((raw, Some(ScoreDetails { contributions })))
     }
 
     fn normalize(&self, scores: &mut [i64]) {
@@ -1092,7 +1087,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         }
     }
 
-    fn term_tables(&mut self) -> Option<TermTables> {
+    fn tables(&mut self) -> Option<TermTables> {
         self.finish_tables();
         let t = &self.tables;
         let empty = t.terms.is_empty()

@@ -2,15 +2,14 @@
 //! its required node affinity, the profile's `addedAffinity`, and the preferred terms' score.
 
 use std::collections::BTreeSet;
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::config::NodeAffinityArgs;
-use super::{
-    Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
-    ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, Plugin, default_normalize};
+use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::Domains;
 use crate::state::selector::{
     NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
@@ -294,6 +293,10 @@ impl<'a> NodeAffinity<'a> {
 }
 
 impl Plugin for NodeAffinity<'_> {
+    type FilterDetails = Arc<FilterDetails>;
+    type ScoreDetails = Arc<ScoreDetails>;
+    type Tables = Infallible;
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         let pod = self.input.pod;
         if self.required.is_none()
@@ -337,7 +340,7 @@ impl Plugin for NodeAffinity<'_> {
         }
     }
 
-    fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, ni: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         let details = match self.filter_shared.as_ref().and_then(|s| s.get(ni)) {
             Some(shared) => shared.clone(),
             None => Arc::new(self.filter_details(ni, &self.input.node(ni).name)),
@@ -354,7 +357,7 @@ impl Plugin for NodeAffinity<'_> {
         } else {
             None
         };
-        (status, Some(AnyFilterDetails::NodeAffinity(details)))
+        (status, Some(details))
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
@@ -379,7 +382,7 @@ impl Plugin for NodeAffinity<'_> {
         PreScoreOutcome::Proceed
     }
 
-    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, ni: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         self.preferred.as_ref().map_err(|e| e.clone())?;
         let details = match self.score_shared.as_ref().and_then(|s| s.get(ni)) {
             Some(shared) => shared.clone(),
@@ -392,11 +395,11 @@ impl Plugin for NodeAffinity<'_> {
             .filter(|t| t.term.matched)
             .map(|t| i64::from(t.weight))
             .sum();
-        Ok((raw, Some(AnyScoreDetails::NodeAffinity(details))))
+        Ok((raw, Some(details)))
     }
 
     fn normalize(&self, scores: &mut [i64]) {
-        super::default_normalize(scores, false);
+        default_normalize(scores, false);
     }
 }
 

@@ -1,11 +1,13 @@
 //! NodeName (`pkg/scheduler/framework/plugins/nodename`): a pod naming a node in
 //! `spec.nodeName` fits only that node.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{Code, FilterDetails, Input, Plugin, Status};
+use super::plugin::{Input, Plugin};
+use super::status::{Code, Status};
 
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 
@@ -35,14 +37,18 @@ impl<'a> NodeName<'a> {
 }
 
 impl Plugin for NodeName<'_> {
-    fn filter(&self, node: usize) -> (Option<Status>, Option<FilterDetails>) {
+    type FilterDetails = Details;
+    type ScoreDetails = Infallible;
+    type Tables = Infallible;
+
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         let wanted = &self.input.pod.node_name;
         let fits = wanted.is_empty() || **wanted == *self.input.node(node).name;
         (
             (!fits).then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_NODE_NAME)),
-            Some(FilterDetails::NodeName(Details {
+            Some(Details {
                 requested: self.requested.clone(),
-            })),
+            }),
         )
     }
 }

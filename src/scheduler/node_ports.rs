@@ -1,9 +1,12 @@
 //! NodePorts (`pkg/scheduler/framework/plugins/nodeports`): Filter rejects a node where a
 //! host port the pod wants (containers and sidecars) is already bound by a pod on it.
 
+use std::convert::Infallible;
+
 use serde::Serialize;
 
-use super::{Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, Status};
+use super::plugin::{Input, Plugin};
+use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::PodRef;
 use crate::state::resources::HostPort;
 
@@ -38,6 +41,10 @@ impl<'a> NodePorts<'a> {
 }
 
 impl Plugin for NodePorts<'_> {
+    type FilterDetails = Box<FilterDetails>;
+    type ScoreDetails = Infallible;
+    type Tables = Infallible;
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         if self.input.pod.template.resources.host_ports.is_empty() {
             PreFilterOutcome::Skip
@@ -46,7 +53,7 @@ impl Plugin for NodePorts<'_> {
         }
     }
 
-    fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, ni: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         let usage = self.input.node_usage(ni);
         let wanted = &self.input.pod.template.resources.host_ports;
         let mut conflicts = Vec::new();
@@ -64,10 +71,10 @@ impl Plugin for NodePorts<'_> {
         let status = (!conflicts.is_empty()).then(|| Status::new(Code::Unschedulable, REASON));
         (
             status,
-            Some(AnyFilterDetails::NodePorts(Box::new(FilterDetails {
+            Some(Box::new(FilterDetails {
                 wanted: wanted.clone(),
                 conflicts,
-            }))),
+            })),
         )
     }
 }

@@ -3,15 +3,14 @@
 //! requests, reporting every short resource; Score ranks by the configured strategy
 //! (LeastAllocated by default) over non-zero requests. There is no NormalizeScore.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
-use super::{
-    Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome,
-    ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::NodeUsage;
 use crate::state::resources::{
     CPU, EPHEMERAL_STORAGE, MEMORY, PodResources, Resources, is_extended, is_scalar,
@@ -261,7 +260,7 @@ pub(crate) fn strategy_score(
         .iter()
         .map(|p| ShapePoint {
             utilization: p.utilization,
-            score: p.score * (super::MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
+            score: p.score * (MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE),
         })
         .collect();
     for i in 0..requested.len() {
@@ -401,6 +400,10 @@ impl NodeResourcesFit<'_> {
 }
 
 impl Plugin for NodeResourcesFit<'_> {
+    type FilterDetails = Box<FilterDetails>;
+    type ScoreDetails = ScoreDetails;
+    type Tables = Infallible;
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         match self.sidecar_rejection() {
             Some(status) => PreFilterOutcome::Reject(status),
@@ -408,7 +411,7 @@ impl Plugin for NodeResourcesFit<'_> {
         }
     }
 
-    fn filter(&self, ni: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, ni: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         // Upstream never reaches Filter after that rejection; the verdict it records for
         // every node is the PreFilter status, so that is this plugin's verdict here too.
         if let Some(status) = self.sidecar_rejection() {
@@ -458,16 +461,14 @@ impl Plugin for NodeResourcesFit<'_> {
         });
         (
             status,
-            Some(AnyFilterDetails::NodeResourcesFit(Box::new(
-                FilterDetails {
-                    pods,
-                    resources: checks,
-                },
-            ))),
+            Some(Box::new(FilterDetails {
+                pods,
+                resources: checks,
+            })),
         )
     }
 
-    fn score(&self, ni: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, ni: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         if self.args.resources.is_empty() {
             return Err("resources not found".to_string());
         }
@@ -496,10 +497,10 @@ impl Plugin for NodeResourcesFit<'_> {
             .collect();
         Ok((
             score,
-            Some(AnyScoreDetails::NodeResourcesFit(ScoreDetails {
+            Some(ScoreDetails {
                 strategy: self.args.strategy,
                 resources,
-            })),
+            }),
         ))
     }
 }

@@ -1,11 +1,14 @@
 //! NodeUnschedulable (`pkg/scheduler/framework/plugins/nodeunschedulable`): a cordoned node
 //! takes only pods that tolerate the `node.kubernetes.io/unschedulable:NoSchedule` taint.
 
+use std::convert::Infallible;
+
 use serde::Serialize;
 
 use super::config::FeatureGates;
+use super::plugin::{Input, Plugin};
+use super::status::{Code, Status};
 use super::taint_toleration::tolerated_by;
-use super::{Code, FilterDetails, Input, Plugin, Status};
 use crate::state::Taint;
 
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
@@ -33,15 +36,19 @@ impl<'a> NodeUnschedulable<'a> {
 }
 
 impl Plugin for NodeUnschedulable<'_> {
-    fn filter(&self, node: usize) -> (Option<Status>, Option<FilterDetails>) {
+    type FilterDetails = Details;
+    type ScoreDetails = Infallible;
+    type Tables = Infallible;
+
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         let node = self.input.node(node);
         if !node.unschedulable {
             return (
                 None,
-                Some(FilterDetails::NodeUnschedulable(Details {
+                Some(Details {
                     unschedulable: false,
                     tolerated_by: None,
-                })),
+                }),
             );
         }
         let taint = Taint {
@@ -60,10 +67,10 @@ impl Plugin for NodeUnschedulable<'_> {
             .then(|| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNSCHEDULABLE));
         (
             status,
-            Some(FilterDetails::NodeUnschedulable(Details {
+            Some(Details {
                 unschedulable: true,
                 tolerated_by: by.and_then(|i| u32::try_from(i).ok()),
-            })),
+            }),
         )
     }
 }

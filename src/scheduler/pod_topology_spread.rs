@@ -20,11 +20,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
+use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
+use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use super::taint_toleration::tolerated_by;
-use super::{
-    Code, FilterDetails as AnyFilterDetails, Input, Plugin, PreFilterOutcome, PreScoreOutcome,
-    ScoreDetails as AnyScoreDetails, Status,
-};
 use crate::state::labels::Labels;
 use crate::state::selector::{LabelSelector, NodeSelector, Op, Requirement};
 use crate::state::{ClusterState, Node, OwnerKind, Pod, SpreadConstraint, WorkloadSelectors};
@@ -492,6 +490,10 @@ impl<'a> PodTopologySpread<'a> {
 }
 
 impl Plugin for PodTopologySpread<'_> {
+    type FilterDetails = Box<FilterDetails>;
+    type ScoreDetails = ScoreDetails;
+    type Tables = SpreadTables;
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         self.pre_filtered = true;
         let (hard, source) = match self.constraints(DO_NOT_SCHEDULE) {
@@ -550,12 +552,12 @@ impl Plugin for PodTopologySpread<'_> {
         PreFilterOutcome::Proceed(None)
     }
 
-    fn filter(&self, node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         if !self.pre_filtered {
             return (
                 Some(Status::new(
                     Code::Error,
-                    super::missing_cycle_state("PreFilter", "PodTopologySpread"),
+                    missing_cycle_state("PreFilter", "PodTopologySpread"),
                 )),
                 None,
             );
@@ -608,12 +610,7 @@ impl Plugin for PodTopologySpread<'_> {
                 satisfied,
             });
         }
-        (
-            status,
-            Some(AnyFilterDetails::PodTopologySpread(Box::new(
-                FilterDetails { constraints },
-            ))),
-        )
+        (status, Some(Box::new(FilterDetails { constraints })))
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
@@ -707,20 +704,20 @@ impl Plugin for PodTopologySpread<'_> {
         PreScoreOutcome::Proceed
     }
 
-    fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, node: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         if !self.pre_scored {
             return Err(format!(
                 "error {}",
-                super::missing_cycle_state("PreScore", "PodTopologySpread")
+                missing_cycle_state("PreScore", "PodTopologySpread")
             ));
         }
         if self.ignored.get(node).copied().unwrap_or(false) {
             return Ok((
                 0,
-                Some(AnyScoreDetails::PodTopologySpread(ScoreDetails {
+                Some(ScoreDetails {
                     ignored: true,
                     constraints: Vec::new(),
-                })),
+                }),
             ));
         }
         let input = self.input;
@@ -756,10 +753,10 @@ impl Plugin for PodTopologySpread<'_> {
         // Go's math.Round: half away from zero, like f64::round.
         Ok((
             score.round() as i64,
-            Some(AnyScoreDetails::PodTopologySpread(ScoreDetails {
+            Some(ScoreDetails {
                 ignored: false,
                 constraints: parts,
-            })),
+            }),
         ))
     }
 
@@ -787,15 +784,14 @@ impl Plugin for PodTopologySpread<'_> {
             if *s == INVALID {
                 *s = 0;
             } else if max == 0 {
-                *s = super::MAX_NODE_SCORE;
+                *s = MAX_NODE_SCORE;
             } else {
-                *s = super::MAX_NODE_SCORE.wrapping_mul(max.wrapping_add(min).wrapping_sub(*s))
-                    / max;
+                *s = MAX_NODE_SCORE.wrapping_mul(max.wrapping_add(min).wrapping_sub(*s)) / max;
             }
         }
     }
 
-    fn spread_tables(&self) -> Option<SpreadTables> {
+    fn tables(&mut self) -> Option<SpreadTables> {
         (!self.tables.constraints.is_empty()).then(|| self.tables.clone())
     }
 }
@@ -803,6 +799,7 @@ impl Plugin for PodTopologySpread<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::FilterDetails as AnyFilterDetails;
     use crate::scheduler::profile::Profile;
     use crate::scheduler::{Evaluation, evaluate};
     use crate::state::read_snapshot_str;

@@ -12,7 +12,10 @@
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
 
-use super::{Plugin, PreFilterOutcome, PreScoreOutcome, Status};
+use std::convert::Infallible;
+
+use super::plugin::Plugin;
+use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::Pod;
 
 /// Which storage plugin.
@@ -67,10 +70,14 @@ impl Kind {
 pub struct Skipped;
 
 impl Plugin for Skipped {
+    type FilterDetails = Infallible;
+    type ScoreDetails = Infallible;
+    type Tables = Infallible;
+
     fn pre_filter(&mut self) -> PreFilterOutcome {
         PreFilterOutcome::Skip
     }
-    fn filter(&self, _node: usize) -> (Option<Status>, Option<super::FilterDetails>) {
+    fn filter(&self, _node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         (None, None)
     }
     fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {

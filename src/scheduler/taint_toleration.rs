@@ -2,12 +2,13 @@
 //! with a NoSchedule/NoExecute taint no toleration tolerates; Score counts untolerated
 //! PreferNoSchedule taints (fewer is better, reversed normalization).
 
+use std::convert::Infallible;
+
 use serde::Serialize;
 
 use super::config::FeatureGates;
-use super::{
-    Code, FilterDetails as AnyFilterDetails, Input, Plugin, ScoreDetails as AnyScoreDetails, Status,
-};
+use super::plugin::{Input, Plugin, default_normalize};
+use super::status::{Code, Status};
 use crate::state::{Taint, Toleration};
 
 /// Upstream's reason (PR #134740, v1.35 and release-1.34): the taint itself is only logged.
@@ -151,7 +152,11 @@ impl<'a> TaintToleration<'a> {
 }
 
 impl Plugin for TaintToleration<'_> {
-    fn filter(&self, node: usize) -> (Option<Status>, Option<AnyFilterDetails>) {
+    type FilterDetails = FilterDetails;
+    type ScoreDetails = ScoreDetails;
+    type Tables = Infallible;
+
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
         let node = self.input.node(node);
         let taints: Vec<TaintCheck> = node
             .taints
@@ -165,10 +170,10 @@ impl Plugin for TaintToleration<'_> {
         let status = details
             .first_untolerated()
             .map(|_| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED));
-        (status, Some(AnyFilterDetails::TaintToleration(details)))
+        (status, Some(details))
     }
 
-    fn score(&self, node: usize) -> Result<(i64, Option<AnyScoreDetails>), String> {
+    fn score(&self, node: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         let node = self.input.node(node);
         let taints: Vec<TaintCheck> = node
             .taints
@@ -181,15 +186,15 @@ impl Plugin for TaintToleration<'_> {
             .count() as i64;
         Ok((
             count,
-            Some(AnyScoreDetails::TaintToleration(ScoreDetails {
+            Some(ScoreDetails {
                 taints,
                 untolerated_prefer_no_schedule: count,
-            })),
+            }),
         ))
     }
 
     fn normalize(&self, scores: &mut [i64]) {
-        super::default_normalize(scores, true);
+        default_normalize(scores, true);
     }
 }
 

@@ -1,0 +1,633 @@
+//! The scheduling cycle of one pod, as upstream's framework runs it
+//! (`pkg/scheduler/framework/runtime/framework.go`): PreFilter, Filter, PreScore, Score with
+//! NormalizeScore, and PostFilter when no node is left.
+//!
+//! Unlike the scheduler, every Filter plugin runs on every node, so a user sees all the
+//! reasons a node is rejected; the result still marks the one status the scheduler itself
+//! would record.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::state::ClusterState;
+
+use super::default_preemption::{self, PostFilterReport};
+use super::details::Tables;
+use super::inter_pod_affinity::TermTables;
+use super::plugin::Input;
+use super::pod_topology_spread::SpreadTables;
+use super::profile::Profile;
+use super::registry::{Plugins, Registered, plugin_name};
+use super::result::{Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Run, ScoreCell};
+use super::status::{Code, PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status, Verdict};
+
+/// A plugin's PreFilter outcome, for the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreFilterReport {
+    pub plugin: String,
+    /// "Success", "Skip", "Rejected" or "NotEvaluated".
+    pub result: &'static str,
+    /// Node names the plugin restricted the candidates to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+}
+
+/// A plugin's PreScore outcome, for the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreScoreReport {
+    pub plugin: String,
+    /// "Success", "Skip", "Error" or "NotEvaluated".
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The result of evaluating one pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluation {
+    pub pre_filter: Vec<PreFilterReport>,
+    pub pre_score: Vec<PreScoreReport>,
+    pub nodes: Vec<NodeResult>,
+    /// Pod-level problems (a PreScore error, an invalid term) in upstream's words.
+    pub errors: Vec<String>,
+    /// Pod (anti-)affinity terms with their matching pods per topology domain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_terms: Option<TermTables>,
+    /// PostFilter outcomes (only when no node can take the pod).
+    pub post_filter: Vec<PostFilterReport>,
+    /// Topology spread constraints with their per-domain counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_spread: Option<SpreadTables>,
+}
+
+/// Runs the scheduling cycle for `input.pod` under `profile`.
+pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
+    let mut plugins = Plugins::new(input, profile);
+    let pre_filter = run_pre_filter(&mut plugins, &profile.pre_filter);
+    let mut nodes = run_filter(&plugins, &profile.filter, &pre_filter, input.state);
+    // PreScore and Score run over the candidates: the nodes no evaluated plugin rejected.
+    let candidates: Vec<usize> = (0..nodes.len())
+        .filter(|&n| nodes[n].verdict != Verdict::Infeasible)
+        .collect();
+    let pre_score = run_pre_score(&mut plugins, &profile.pre_score, &candidates);
+    let skipped = &pre_score.skipped;
+    let score_errors = run_score(&plugins, &profile.score, skipped, &candidates, &mut nodes);
+    let (pod_terms, topology_spread) = tables(&mut plugins);
+    let post_filter = run_post_filter(input, &profile.post_filter, &nodes);
+    Evaluation {
+        pre_filter: pre_filter.reports,
+        pre_score: pre_score.reports,
+        nodes,
+        errors: [pre_score.errors, score_errors].concat(),
+        pod_terms,
+        post_filter,
+        topology_spread,
+    }
+}
+
+/// What PreFilter decided for the cycle (upstream's PreFilterResult, status and skipped
+/// plugins), with each plugin's outcome for the report.
+#[derive(Default)]
+struct PreFilterResult {
+    reports: Vec<PreFilterReport>,
+    /// The plugins whose PreFilter returned Skip: their Filter does not run.
+    skipped: BTreeSet<String>,
+    /// The status that rejects the pod before any Filter runs, and the plugin that gave it.
+    rejection: Option<(String, Status)>,
+    /// The only nodes worth filtering: those every PreFilter that named nodes named.
+    node_names: Option<BTreeSet<String>>,
+    /// The plugins that named nodes, sorted.
+    narrowed_by: Vec<String>,
+}
+
+impl PreFilterResult {
+    /// A rejection is kept unless an earlier one was UnschedulableAndUnresolvable.
+    fn reject(&mut self, plugin: &str, status: &Status) {
+        if self
+            .rejection
+            .as_ref()
+            .is_none_or(|(_, s)| s.code == Code::Unschedulable)
+        {
+            self.rejection = Some((plugin.to_string(), status.clone()));
+        }
+    }
+
+    /// Merges a plugin's node names into the others' (`PreFilterResult.Merge`); when no node
+    /// is left, the pod is rejected in upstream's words.
+    fn narrow(&mut self, plugin: &str, names: &BTreeSet<String>) {
+        self.narrowed_by.push(plugin.to_string());
+        let merged: BTreeSet<String> = match self.node_names.take() {
+            Some(prev) => prev.intersection(names).cloned().collect(),
+            None => names.clone(),
+        };
+        if merged.is_empty() && self.rejection.is_none() {
+            let mut by = self.narrowed_by.clone();
+            by.sort();
+            let msg = if by.len() == 1 {
+                format!("node(s) didn't satisfy plugin {}", by[0])
+            } else {
+                format!(
+                    "node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                    by.join(" ")
+                )
+            };
+            self.rejection = Some((
+                plugin.to_string(),
+                Status::new(Code::UnschedulableAndUnresolvable, msg),
+            ));
+        }
+        self.node_names = Some(merged);
+    }
+
+    /// What the framework records for a node when PreFilter already decided its fate.
+    fn reported(&self, node: &str) -> Option<ReportedStatus> {
+        if let Some((plugin, status)) = &self.rejection {
+            return Some(ReportedStatus {
+                plugin: plugin_name(plugin),
+                code: status.code,
+                reason: status.message(),
+                uncertain: false,
+            });
+        }
+        let allowed = self.node_names.as_ref()?;
+        (!allowed.contains(node)).then(|| ReportedStatus {
+            plugin: Cow::Owned(self.narrowed_by.join(",")),
+            code: Code::UnschedulableAndUnresolvable,
+            reason: format!(
+                "node(s) didn't satisfy plugin(s) [{}]",
+                self.narrowed_by.join(" ")
+            )
+            .into(),
+            uncertain: false,
+        })
+    }
+}
+
+/// `RunPreFilterPlugins`: each PreFilter in profile order. An UnschedulableAndUnresolvable
+/// rejection ends PreFilter (and the cycle); an Unschedulable one lets the rest run.
+fn run_pre_filter(plugins: &mut Plugins<'_>, names: &[String]) -> PreFilterResult {
+    let mut result = PreFilterResult::default();
+    for name in names {
+        if matches!(&result.rejection, Some((_, s)) if s.code != Code::Unschedulable) {
+            break;
+        }
+        let report = |outcome: &'static str, node_names, status| PreFilterReport {
+            plugin: name.clone(),
+            result: outcome,
+            node_names,
+            status,
+        };
+        let Some(plugin) = plugins.get_mut(name) else {
+            result.reports.push(report("NotEvaluated", None, None));
+            continue;
+        };
+        let entry = match plugin.pre_filter() {
+            PreFilterOutcome::Skip => {
+                result.skipped.insert(name.clone());
+                report("Skip", None, None)
+            }
+            PreFilterOutcome::Proceed(None) => report("Success", None, None),
+            PreFilterOutcome::Proceed(Some(set)) => {
+                result.narrow(name, &set);
+                report("Success", Some(set.into_iter().collect()), None)
+            }
+            PreFilterOutcome::Reject(status) => {
+                result.reject(name, &status);
+                report("Rejected", None, Some(status))
+            }
+        };
+        result.reports.push(entry);
+    }
+    result.narrowed_by.sort();
+    for (name, plugin) in plugins.iter_mut() {
+        if !names.iter().any(|n| n == name) {
+            plugin.pre_filter_disabled();
+        }
+    }
+    result
+}
+
+/// `RunFilterPlugins` on every node, with every plugin rather than up to the first failure.
+/// What does not depend on the node is decided once: each plugin's head (its name, whether
+/// it was skipped or not evaluated); each plugin that runs fills a column, a cell per node.
+fn run_filter(
+    plugins: &Plugins<'_>,
+    names: &[String],
+    pre_filter: &PreFilterResult,
+    state: &ClusterState,
+) -> Vec<NodeResult> {
+    let node_count = state.nodes.len();
+    let mut table = EntryTable::with_capacity(names.len());
+    for name in names {
+        let run = match plugins.get(name) {
+            None => Run::NotEvaluated(plugins.not_evaluated(name)),
+            Some(_) if pre_filter.skipped.contains(name) => Run::Skipped,
+            Some(plugin) => Run::Ran(plugin.filter_all(node_count)),
+        };
+        table.push(plugin_name(name), 0, run);
+    }
+    let table = Arc::new(table);
+    let first_failure = FirstFailure::new(&table);
+    let any_unevaluated = table.plugins().any(|(h, _)| h.not_evaluated.is_some());
+    let nodes = state.nodes.iter().enumerate().map(|(ni, node)| {
+        let reported = pre_filter
+            .reported(&node.name)
+            .or_else(|| first_failure.on(ni));
+        let verdict = if reported.is_some() {
+            Verdict::Infeasible
+        } else if any_unevaluated {
+            Verdict::Unknown
+        } else {
+            Verdict::Feasible
+        };
+        NodeResult {
+            name: state
+                .node_names
+                .get(ni)
+                .cloned()
+                .unwrap_or_else(|| Arc::from(node.name.as_str())),
+            name_rank: state.name_rank.get(ni).copied().unwrap_or(u32::MAX),
+            verdict,
+            reported,
+            filters: Entries::row(&table, ni),
+            scores: Entries::default(),
+            total: None,
+            score_complete: true,
+        }
+    });
+    nodes.collect()
+}
+
+/// The status the scheduler records for a node: its first failure in profile order,
+/// uncertain when a plugin before it was not evaluated. Which plugins those are is the same
+/// on every node, so it is worked out once.
+struct FirstFailure<'t> {
+    /// The plugins that ran, in profile order: head, column, and whether a plugin before
+    /// it was not evaluated.
+    ran: Vec<(&'t Head, &'t [FilterCell], bool)>,
+}
+
+impl<'t> FirstFailure<'t> {
+    fn new(table: &'t EntryTable<FilterCell>) -> Self {
+        let mut unevaluated_before = false;
+        let ran = table
+            .plugins()
+            .filter_map(|(head, column)| {
+                unevaluated_before |= head.not_evaluated.is_some();
+                Some((head, column?, unevaluated_before))
+            })
+            .collect();
+        FirstFailure { ran }
+    }
+
+    fn on(&self, node: usize) -> Option<ReportedStatus> {
+        self.ran.iter().find_map(|&(head, column, uncertain)| {
+            let s = column[node].status.as_deref()?;
+            Some(ReportedStatus {
+                plugin: head.plugin.clone(),
+                code: s.code,
+                reason: s.message(),
+                uncertain,
+            })
+        })
+    }
+}
+
+/// What PreScore decided, with each plugin's outcome for the report.
+#[derive(Default)]
+struct PreScoreResult {
+    reports: Vec<PreScoreReport>,
+    /// The plugins whose PreScore returned Skip: they add nothing to any score.
+    skipped: BTreeSet<String>,
+    /// The pod's errors, in upstream's words.
+    errors: Vec<String>,
+}
+
+/// `RunPreScorePlugins` over the candidates.
+fn run_pre_score(
+    plugins: &mut Plugins<'_>,
+    names: &[String],
+    candidates: &[usize],
+) -> PreScoreResult {
+    let mut result = PreScoreResult::default();
+    for name in names {
+        let report = |outcome: &'static str, error| PreScoreReport {
+            plugin: name.clone(),
+            result: outcome,
+            error,
+        };
+        let Some(plugin) = plugins.get_mut(name) else {
+            result.reports.push(report("NotEvaluated", None));
+            continue;
+        };
+        let entry = match plugin.pre_score(candidates) {
+            PreScoreOutcome::Skip => {
+                result.skipped.insert(name.clone());
+                report("Skip", None)
+            }
+            PreScoreOutcome::Proceed => report("Success", None),
+            PreScoreOutcome::Error(e) => {
+                let error = format!("running PreScore plugin {name:?}: {e}");
+                result.errors.push(error);
+                report("Error", Some(e))
+            }
+        };
+        result.reports.push(entry);
+    }
+    for (name, plugin) in plugins.iter_mut() {
+        if !names.iter().any(|n| n == name) {
+            plugin.pre_score_disabled();
+        }
+    }
+    result
+}
+
+/// `RunScorePlugins`: each plugin scores every candidate into a column, a cell per
+/// candidate, normalized by its NormalizeScore; a plugin not evaluated, skipped or failed has
+/// its head alone, the same entry on every candidate. Each candidate gets its row of the
+/// scores and its total, the weighted scores summed. Returns the pod's errors, in upstream's
+/// words.
+fn run_score(
+    plugins: &Plugins<'_>,
+    names: &[(String, i64)],
+    skipped: &BTreeSet<String>,
+    candidates: &[usize],
+    nodes: &mut [NodeResult],
+) -> Vec<String> {
+    let mut errors = Vec::new();
+    let mut table = EntryTable::with_capacity(names.len());
+    for (name, weight) in names {
+        let run = match plugins.get(name) {
+            None => Run::NotEvaluated(plugins.not_evaluated(name)),
+            Some(_) if skipped.contains(name) => Run::Skipped,
+            Some(plugin) => match score_column(plugin, candidates) {
+                Ok(column) => Run::Ran(column),
+                Err(e) => {
+                    errors.push(format!("running Score plugin {name:?}: {e}"));
+                    Run::NotEvaluated(e.into())
+                }
+            },
+        };
+        table.push(plugin_name(name), *weight, run);
+    }
+    let (totals, complete) = totals(&table, candidates.len());
+    let table = Arc::new(table);
+    for (row, (&c, total)) in candidates.iter().zip(totals).enumerate() {
+        nodes[c].total = Some(total);
+        nodes[c].scores = Entries::row(&table, row);
+        nodes[c].score_complete = complete;
+    }
+    errors
+}
+
+/// Each candidate's total, the weighted scores summed, and whether every plugin was
+/// evaluated: a plugin not evaluated makes every candidate's score incomplete, and the
+/// weighted scores of plugins without a column (0 when skipped) count in every total.
+fn totals(table: &EntryTable<ScoreCell>, candidates: usize) -> (Vec<i64>, bool) {
+    let alone = || {
+        table
+            .plugins()
+            .filter(|(_, column)| column.is_none())
+            .map(|(head, _)| ScoreCell::view(head, None))
+    };
+    let complete = alone().all(|e| e.evaluated());
+    let mut totals = vec![alone().filter_map(|e| e.weighted()).sum::<i64>(); candidates];
+    for (head, column) in table.plugins().filter_map(|(h, c)| Some((h, c?))) {
+        for (total, cell) in totals.iter_mut().zip(column) {
+            *total += cell.normalized * head.weight;
+        }
+    }
+    (totals, complete)
+}
+
+/// One plugin's Score on every candidate, then its NormalizeScore.
+fn score_column(plugin: &dyn Registered, candidates: &[usize]) -> Result<Vec<ScoreCell>, String> {
+    let mut column = plugin.score_all(candidates)?;
+    let mut scores: Vec<i64> = column.iter().map(|c| c.raw).collect();
+    plugin.normalize(&mut scores);
+    for (cell, normalized) in column.iter_mut().zip(scores) {
+        cell.normalized = normalized;
+    }
+    Ok(column)
+}
+
+/// The tables the plugins add beside the nodes' entries: pod-affinity terms and topology
+/// spread domains.
+fn tables(plugins: &mut Plugins<'_>) -> (Option<TermTables>, Option<SpreadTables>) {
+    let (mut pod_terms, mut topology_spread) = (None, None);
+    for (_, plugin) in plugins.iter_mut() {
+        match plugin.tables() {
+            Some(Tables::PodTerms(t)) => pod_terms = Some(t),
+            Some(Tables::TopologySpread(t)) => topology_spread = Some(t),
+            None => {}
+        }
+    }
+    (pod_terms, topology_spread)
+}
+
+/// `RunPostFilterPlugins`, when no node can take the pod.
+fn run_post_filter(
+    input: Input<'_>,
+    names: &[String],
+    nodes: &[NodeResult],
+) -> Vec<PostFilterReport> {
+    if nodes.iter().all(|n| n.verdict == Verdict::Infeasible) {
+        default_preemption::post_filter(input, names, nodes)
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scheduler::config::FeatureGates;
+    use crate::scheduler::profile::Profile;
+    use crate::scheduler::testing::evaluate_with;
+    use crate::scheduler::{Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Verdict};
+    use serde_json::json;
+
+    /// A node with `cpu` allocatable (8Gi memory, 110 pods) and no labels.
+    fn cpu_node(name: &str, cpu: &str) -> serde_json::Value {
+        serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+               "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+    }
+
+    /// A pod requesting one cpu.
+    fn one_cpu_pod() -> serde_json::Value {
+        serde_json::json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}]}})
+    }
+
+    /// Each node reads its own row of the entry tables, in profile order, with the shared
+    /// entries (skipped, not evaluated) in their places; a candidate's score row is its place
+    /// among the candidates, not among the nodes.
+    #[test]
+    fn entries_are_each_nodes_own_row_in_profile_order() {
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "100m"),
+            cpu_node("c", "8")
+        ]);
+        let pod = one_cpu_pod();
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        profile.filter.insert(2, "Coscheduling".to_string());
+        let eval = evaluate_with(items, pod, &profile);
+        let fit_cpu = |f: FilterResult| match f.details {
+            Some(FilterDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
+            _ => None,
+        };
+        let score_cpu = |s: ScoreResult| match s.details {
+            Some(ScoreDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
+            _ => None,
+        };
+        let mut seen = Vec::new();
+        for n in &eval.nodes {
+            let names: Vec<&str> = n.filters.iter().map(|f| f.plugin).collect();
+            assert_eq!(names, profile.filter, "{}", n.name);
+            assert_eq!(n.filters.len(), profile.filter.len());
+            let cosched = n.filters.iter().nth(2).expect("third entry");
+            assert!(
+                !cosched.evaluated() && cosched.pass.is_none(),
+                "{cosched:?}"
+            );
+            let volume = n.filters.iter().find(|f| f.plugin == "VolumeBinding");
+            assert!(volume.is_some_and(|f| f.skipped), "{volume:?}");
+            let cpu = n.filters.iter().find_map(fit_cpu);
+            let scores: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
+            let score = n.scores.iter().find_map(score_cpu);
+            seen.push((n.name.to_string(), cpu, scores.len(), score));
+        }
+        let all = profile.score.len();
+        assert_eq!(
+            seen,
+            vec![
+                ("a".to_string(), Some(4000), all, Some(4000)),
+                ("b".to_string(), Some(100), 0, None),
+                ("c".to_string(), Some(8000), all, Some(8000)),
+            ]
+        );
+    }
+
+    /// A Score plugin that fails has one shared entry, not evaluated, with upstream's error,
+    /// in its place among each candidate's own rows; it adds nothing to the totals.
+    #[test]
+    fn a_failed_score_column_is_one_shared_entry() {
+        let items = json!([cpu_node("a", "4"), cpu_node("c", "8")]);
+        let pod = one_cpu_pod();
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        profile.node_resources_fit.resources.clear();
+        let eval = evaluate_with(items, pod, &profile);
+        assert_eq!(
+            eval.errors,
+            ["running Score plugin \"NodeResourcesFit\": resources not found"]
+        );
+        for n in &eval.nodes {
+            let names: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
+            let wanted: Vec<&str> = profile.score.iter().map(|(p, _)| p.as_str()).collect();
+            assert_eq!(names, wanted, "{}", n.name);
+            let fit = n.scores.iter().find(|s| s.plugin == "NodeResourcesFit");
+            assert!(
+                fit.is_some_and(|s| s.note() == Some("resources not found") && s.raw.is_none()),
+                "{fit:?}"
+            );
+            let sum: i64 = n.scores.iter().filter_map(ScoreResult::weighted).sum();
+            assert_eq!(n.total, Some(sum), "{}", n.name);
+            assert!(!n.score_complete, "{}", n.name);
+        }
+    }
+
+    /// The status the scheduler records for a node is its first failure in profile order,
+    /// uncertain when a plugin that runs before it was not evaluated; each failing plugin
+    /// still has its own entry.
+    #[test]
+    fn the_reported_status_is_the_first_failure_in_profile_order() {
+        let mut cordoned = cpu_node("small-cordoned", "100m");
+        cordoned["spec"] = serde_json::json!({"unschedulable": true});
+        let items = serde_json::json!([cordoned, cpu_node("small", "100m")]);
+        let reported = |unknown_at: usize| {
+            let mut profile = Profile::default_profile(FeatureGates::default());
+            profile
+                .filter
+                .insert(unknown_at, "Coscheduling".to_string());
+            let eval = evaluate_with(items.clone(), one_cpu_pod(), &profile);
+            eval.nodes
+                .iter()
+                .map(|n| {
+                    let failed: Vec<String> = n
+                        .filters
+                        .iter()
+                        .filter(|f| f.pass == Some(false))
+                        .map(|f| f.plugin.to_string())
+                        .collect();
+                    let r = n.reported.as_ref().expect("rejected");
+                    let plugin = format!("{} {:?}", r.plugin, r.code);
+                    (n.name.to_string(), plugin, r.uncertain, failed)
+                })
+                .collect::<Vec<_>>()
+        };
+        let cordon_at = Profile::default_profile(FeatureGates::default())
+            .filter
+            .iter()
+            .position(|p| p == "NodeUnschedulable")
+            .expect("in the default profile");
+        let both = ["NodeUnschedulable", "NodeResourcesFit"];
+        let fit = ["NodeResourcesFit"];
+        // Both unresolvable: cordoned, and a request above the node's allocatable.
+        let unresolvable = format!("NodeUnschedulable {:?}", Code::UnschedulableAndUnresolvable);
+        let too_small = format!("NodeResourcesFit {:?}", Code::UnschedulableAndUnresolvable);
+        let row = |name: &str, plugin: &str, uncertain: bool, failed: &[&str]| {
+            let failed = failed.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+            (name.to_string(), plugin.to_string(), uncertain, failed)
+        };
+        // Not evaluated before every plugin: whatever fails first is uncertain.
+        assert_eq!(
+            reported(0),
+            [
+                row("small-cordoned", &unresolvable, true, &both),
+                row("small", &too_small, true, &fit)
+            ]
+        );
+        // Not evaluated after NodeUnschedulable, before NodeResourcesFit.
+        assert_eq!(
+            reported(cordon_at + 1),
+            [
+                row("small-cordoned", &unresolvable, false, &both),
+                row("small", &too_small, true, &fit)
+            ]
+        );
+    }
+
+    /// A score plugin that is not evaluated leaves every candidate's score incomplete; a
+    /// rejected node has no score to be incomplete.
+    #[test]
+    fn score_completeness_per_node() {
+        let items = json!([cpu_node("big", "4"), cpu_node("small", "100m")]);
+        let pod = one_cpu_pod();
+        let complete = |profile: &Profile| -> Vec<(String, Verdict, bool)> {
+            evaluate_with(items.clone(), pod.clone(), profile)
+                .nodes
+                .iter()
+                .map(|n| (n.name.to_string(), n.verdict, n.score_complete))
+                .collect()
+        };
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        let expected = |big: bool| {
+            vec![
+                ("big".to_string(), Verdict::Feasible, big),
+                ("small".to_string(), Verdict::Infeasible, true),
+            ]
+        };
+        assert_eq!(complete(&profile), expected(true));
+        profile.score.push(("Coscheduling".to_string(), 1));
+        assert_eq!(complete(&profile), expected(false));
+    }
+}

@@ -1,0 +1,140 @@
+//! What a plugin sees and implements: the pod and cluster it meets, and the extension points
+//! of upstream's framework (`PreFilterPlugin`, `FilterPlugin`, `PreScorePlugin`,
+//! `ScorePlugin` with its `ScoreExtensions`) as one trait whose defaults describe a plugin
+//! without that extension point.
+
+use std::borrow::Cow;
+
+use crate::state::{ClusterState, Node, NodeUsage, Pod};
+
+use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
+
+/// Upstream's `MaxNodeScore`.
+pub const MAX_NODE_SCORE: i64 = 100;
+
+/// The pod being placed and the cluster it meets.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub pod: &'a Pod,
+    pub state: &'a ClusterState,
+    /// An existing pod to leave out (the pod being explained, evaluated as if unscheduled).
+    pub exclude: Option<usize>,
+}
+
+impl<'a> Input<'a> {
+    /// The existing pods (index, pod, node index), minus the excluded one.
+    pub fn existing_pods(&self) -> impl Iterator<Item = (usize, &'a Pod, usize)> + 'a {
+        let exclude = self.exclude;
+        let state = self.state;
+        state
+            .pods
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Some(*i) != exclude)
+            .map(move |(i, p)| (i, p, state.pod_node[i]))
+    }
+
+    pub fn node(&self, i: usize) -> &'a Node {
+        &self.state.nodes[i]
+    }
+
+    /// What the existing pods of node `i` hold, without the excluded pod.
+    pub fn node_usage(&self, i: usize) -> Cow<'a, NodeUsage> {
+        let state = self.state;
+        let usage = &state.node_usage[i];
+        match self.exclude {
+            Some(x) if state.pod_node.get(x) == Some(&i) => {
+                let mut u = usage.clone();
+                u.apply(&state.pods[x].template.resources, x, -1);
+                Cow::Owned(u)
+            }
+            _ => Cow::Borrowed(usage),
+        }
+    }
+}
+
+/// The extension points every modelled plugin implements. A plugin tells more than a status
+/// or a score in its own types, named here without naming the plugin: what the framework
+/// keeps of them is converted by the registry (`Infallible` where a plugin tells nothing).
+pub(crate) trait Plugin {
+    /// What its Filter tells of a node beside the status.
+    type FilterDetails;
+    /// What its Score tells of a candidate beside the score.
+    type ScoreDetails;
+    /// Tables it adds to the evaluation beside the nodes' entries.
+    type Tables;
+
+    /// `Some(why)` when the plugin cannot be evaluated on this input (missing data): it is then
+    /// reported as not evaluated, never as passed.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+    fn pre_filter(&mut self) -> PreFilterOutcome {
+        PreFilterOutcome::Proceed(None)
+    }
+    /// Called instead of `pre_filter` when the profile does not enable this plugin's
+    /// PreFilter, so plugins that depend on it can behave as upstream does.
+    fn pre_filter_disabled(&mut self) {}
+    fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>);
+    fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
+        PreScoreOutcome::Proceed
+    }
+    fn pre_score_disabled(&mut self) {}
+    fn score(&self, _node: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
+        Ok((0, None))
+    }
+    fn normalize(&self, _scores: &mut [i64]) {}
+    /// Called once, after Score.
+    fn tables(&mut self) -> Option<Self::Tables> {
+        None
+    }
+}
+
+/// Upstream's error when a Filter or Score finds no state from its own PreFilter or PreScore
+/// (that extension point disabled in the profile while the later one runs).
+pub(crate) fn missing_cycle_state(point: &str, plugin: &str) -> String {
+    format!(
+        "reading \"{point}{plugin}\" from cycleState: not found ({plugin}'s {point} is disabled in the profile)"
+    )
+}
+
+/// `helper.DefaultNormalizeScore`: scale to 0..=100 by the maximum (integer division);
+/// reversed, subtract from 100. All-zero stays 0 (or becomes 100 when reversed).
+pub fn default_normalize(scores: &mut [i64], reverse: bool) {
+    let max = scores.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        if reverse {
+            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
+        }
+        return;
+    }
+    for s in scores.iter_mut() {
+        *s = MAX_NODE_SCORE * *s / max;
+        if reverse {
+            *s = MAX_NODE_SCORE - *s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_normalize;
+
+    #[test]
+    fn default_normalize_matches_upstream_examples() {
+        let cases: &[(&[i64], bool, &[i64])] = &[
+            (&[1, 2, 3, 4], false, &[25, 50, 75, 100]),
+            (&[1, 2, 3, 4], true, &[75, 50, 25, 0]),
+            (&[1000, 10, 20, 30], false, &[100, 1, 2, 3]),
+            (&[1000, 10, 20, 30], true, &[0, 99, 98, 97]),
+            (&[0, 0, 0, 0], false, &[0, 0, 0, 0]),
+            (&[0, 0, 0, 0], true, &[100, 100, 100, 100]),
+            (&[2, 11, 4], false, &[18, 100, 36]),
+        ];
+        for (input, reverse, want) in cases {
+            let mut s = input.to_vec();
+            default_normalize(&mut s, *reverse);
+            assert_eq!(&s, want, "{input:?} reverse={reverse}");
+        }
+    }
+}
