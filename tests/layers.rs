@@ -173,6 +173,60 @@ fn imports(
     out
 }
 
+/// `a::{b, c::{d, e}}` written out as `a::b a::c::d a::c::e`, so that every path in a
+/// group is read as a path of its own.
+fn expand_groups(text: &str) -> String {
+    let Some(open) = text.find("::{") else {
+        return text.to_string();
+    };
+    let start = text[..open]
+        .rfind(|c: char| !(is_ident(c) || c == ':'))
+        .map_or(0, |i| i + 1);
+    let prefix = &text[start..open];
+    let mut depth = 0;
+    let mut end = text.len();
+    for (i, c) in text[open + 2..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = open + 2 + i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = &text[(open + 3).min(end)..end];
+    let mut items = Vec::new();
+    let (mut level, mut from) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' => level -= 1,
+            ',' if level == 0 => {
+                items.push(&inner[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[from..]);
+    let written: Vec<String> = items
+        .iter()
+        .map(|item| item.trim())
+        .filter(|item| !item.is_empty())
+        .map(|item| expand_groups(&format!("{prefix}::{item}")))
+        .collect();
+    format!(
+        "{}{} {}",
+        &text[..start],
+        written.join(" "),
+        expand_groups(text.get(end + 1..).unwrap_or_default())
+    )
+}
+
 fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
@@ -181,7 +235,10 @@ fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let files = modules();
     files
         .iter()
-        .map(|(m, p)| (m.clone(), imports(m, &production_text(p), &files)))
+        .map(|(m, p)| {
+            let text = expand_groups(&production_text(p));
+            (m.clone(), imports(m, &text, &files))
+        })
         .collect()
 }
 
@@ -234,6 +291,15 @@ fn imports_point_down_only() {
 /// The cycles still to break, each once, from its smallest file. A cycle broken must leave
 /// this list; a new one fails the test.
 const KNOWN_CYCLES: &[&str] = &[
+    "state -> state::index",
+    "state -> state::manifest -> state::read",
+    "state -> state::manifest -> state::resources -> state::slim",
+    "state -> state::protobuf",
+    "state -> state::protobuf -> state::resources -> state::slim",
+    "state -> state::protobuf -> state::slim",
+    "state -> state::read",
+    "state -> state::read -> state::resources -> state::slim",
+    "state -> state::read -> state::slim",
     "state -> state::resources -> state::slim",
     "state -> state::slim",
 ];

@@ -510,8 +510,8 @@ fn protobuf_status(body: &[u8], http_status: u16) -> Option<Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kubectl_affinity_testkit::pb_encode;
     use k8s_pb::apimachinery::pkg::apis::meta::v1 as pb;
+    use kubectl_affinity_testkit::pb_encode;
     use prost::Message;
 
     fn body(status: pb::Status) -> Vec<u8> {
