@@ -34,14 +34,12 @@ fn main() -> ExitCode {
 
 /// Asks the kernel for base pages only. mimalloc marks its memory for transparent huge pages,
 /// and a huge page is backed and zeroed whole on first touch, used or not. On a VM that hands
-/// freed memory back to its host (free page reporting), that first touch is what costs: a live
-/// run at 150,000 pods started a few seconds after the last one spent 0.43 s in the kernel
-/// with huge pages and 0.17 s without, and peaked at 155 MB against 126 MB; back to back,
-/// the two take the same time (BENCHMARKS.md, session 29). Best effort: a kernel that
-/// refuses leaves the defaults. This comes after the allocations made before `main`, so
-/// mimalloc is also built without marking its memory for huge pages (its `no_thp` feature):
-/// marked, the first of those allocations backed a whole huge page, and the time from exec to
-/// the first request was 3-28 ms, against about 3 ms unmarked (BENCHMARKS.md, session 31).
+/// freed memory back to its host (free page reporting), that first touch is what costs: a
+/// run started a few seconds after the last one spends several times longer in the kernel
+/// with huge pages, and peaks higher. Best effort: a kernel that refuses leaves the defaults.
+/// This comes after the allocations made before `main`, so mimalloc is also built without
+/// marking its memory for huge pages (its `no_thp` feature): marked, the first of those
+/// allocations backed a whole huge page and delayed the first request.
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);

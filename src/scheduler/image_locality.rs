@@ -137,7 +137,7 @@ impl Plugin for ImageLocality<'_> {
     type Tables = Infallible;
 
     /// A live read keeps the node images of the pods it was made for; a pod with others (its
-    /// images changed while the cluster was read, twice) would score as if no node had them.
+    /// images changed between its get and the lists) would score as if no node had them.
     fn unavailable(&self) -> Option<String> {
         (!self.input.state.keeps_images_of(self.input.pod)).then(|| {
             "ImageLocality is not evaluated: the pod's images changed while the cluster was \

@@ -33,8 +33,8 @@ pub(crate) trait Registered {
     /// Filter on nodes `0..nodes`, a cell each. The loop is here, not in the caller, so that
     /// each plugin has its own copy with `filter` called directly and its result written in
     /// place: called through the trait object per node, each result went through the stack,
-    /// and reading it back stalled (over a quarter of `evaluate`'s own time in the profile at
-    /// 5,000 nodes).
+    /// and reading it back stalled, a large share of `evaluate`'s own time at thousands of
+    /// nodes.
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome;
     fn pre_score_disabled(&mut self);
