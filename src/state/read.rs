@@ -1,6 +1,13 @@
 //! Reading objects from files: `kubectl get -o yaml|json` output (a `v1 List` or single
 //! objects), several YAML documents, or JSON.
 
+mod stream;
+
+/// The benchmarks' cluster generator, for a snapshot larger than the fixtures.
+#[cfg(test)]
+#[path = "../../examples/support/cluster_gen.rs"]
+mod cluster_gen;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -280,8 +287,12 @@ pub(crate) fn check_quantities(
     }
 }
 
-/// Reads a cluster snapshot file.
+/// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
+/// from its whole text.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
+    if let Some(state) = stream_snapshot(path) {
+        return Ok(state);
+    }
     let name = source_name(path);
     let text = read_text(path)?;
     read_snapshot_str(&text, &name).map_err(|e| match e {
@@ -471,13 +482,6 @@ struct RawList<'a> {
 /// Every object that does not decode is decoded again the general way, so errors are the
 /// same, and the first one in input order is reported.
 fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceError> {
-    use super::slim::{ListItem, decode_list_item};
-    use std::sync::mpsc;
-
-    /// Items per unit of work: large enough that handing over costs nothing, small enough
-    /// that the decoded-but-not-added pods held at once stay few.
-    const CHUNK: usize = 1024;
-
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if !trimmed.starts_with('{') {
         return Ok(None);
@@ -491,71 +495,14 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     if !kind.ends_with("List") || items.is_empty() {
         return Ok(None);
     }
-    let located = |raw: &serde_json::value::RawValue| -> Result<Located, SourceError> {
-        serde_json::from_str(raw.get())
-            .map(|value| Located { document: 1, value })
-            .map_err(|e| SourceError::Syntax {
-                path: path.to_string(),
-                message: e.to_string(),
-            })
-    };
-    /// `None`: the item is not of the fast path's shape (the whole input goes the general way).
-    type Item = Option<Result<Decoded, SourceError>>;
-    let decode = |raw: &serde_json::value::RawValue| -> Item {
-        Some(match decode_list_item(raw.get()) {
-            ListItem::Unreadable => return None,
-            ListItem::Other(kind) if kind.ends_with("List") => return None,
-            ListItem::Pod(pod) if pod.template.resources.problems.is_empty() => {
-                Ok(Decoded::Pod(pod))
-            }
-            ListItem::Pod(pod) => located(raw).and_then(|obj| {
-                check_quantities(&obj, path, &pod.template.resources.problems)
-                    .map(|()| Decoded::Pod(pod))
-            }),
-            ListItem::Other(kind) => match kind.as_ref() {
-                "Node"
-                | "Namespace"
-                | "Service"
-                | "ReplicationController"
-                | "ReplicaSet"
-                | "StatefulSet" => located(raw).and_then(|obj| Decoded::of(&obj, path)),
-                _ => Ok(Decoded::Skip),
-            },
-            ListItem::PodRefused => located(raw).and_then(|obj| Decoded::of(&obj, path)),
-        })
-    };
-    let chunks: Vec<&[&serde_json::value::RawValue]> = items.chunks(CHUNK).collect();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
-        .min(chunks.len());
     let mut b = SnapshotBuilder::default();
     let mut first_error = None;
     let mut bail = false;
-    std::thread::scope(|scope| {
-        // Worker w decodes chunks w, w + workers, ...; the chunks are added in order.
-        let receivers: Vec<mpsc::Receiver<Vec<Item>>> = (0..workers)
-            .map(|w| {
-                let (tx, rx) = mpsc::sync_channel(1);
-                let (chunks, decode) = (&chunks, &decode);
-                scope.spawn(move || {
-                    for chunk in chunks.iter().skip(w).step_by(workers) {
-                        if tx
-                            .send(chunk.iter().map(|raw| decode(raw)).collect())
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                });
-                rx
-            })
-            .collect();
-        for i in 0..chunks.len() {
-            // A worker that stopped early panicked: the scope passes the panic on.
-            let Ok(decoded) = receivers[i % workers].recv() else {
-                return;
-            };
+    fold_in_order(
+        |chunk: &[&serde_json::value::RawValue]| {
+            chunk.iter().map(|raw| fast_item(raw.get(), path)).collect()
+        },
+        |decoded: Vec<FastItem>| {
             for d in decoded {
                 match d {
                     None => bail = true,
@@ -566,11 +513,16 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
                     Some(Ok(_)) => {}
                 }
             }
-            if bail {
-                return;
+            !bail
+        },
+        |sink| {
+            for chunk in items.chunks(CHUNK) {
+                if !sink(chunk) {
+                    return;
+                }
             }
-        }
-    });
+        },
+    );
     if bail {
         return Ok(None);
     }
@@ -579,6 +531,153 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     }
     b.finish(path, false).map(Some)
 }
+
+/// A snapshot file read as a stream, for the one shape that can be large: a JSON `List`
+/// (`kubectl get -o json`, `kubectl affinity snapshot`). Its items are decoded as the fast
+/// path decodes them, a chunk at a time as they are read, so neither the file's text nor the
+/// items' stays in memory. `None` for anything else, and for any problem (the file, its text,
+/// an item): the caller then reads the file the plain way, which names the problem.
+fn stream_snapshot(path: &Path) -> Option<ClusterState> {
+    use std::io::Read;
+
+    // Standard input and pipes cannot be read again for the error.
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    let limit = input_limit();
+    if !meta.is_file() || meta.len() > limit {
+        return None;
+    }
+    let name = source_name(path);
+    let mut input = file.take(limit.saturating_add(1));
+    let mut b = SnapshotBuilder::default();
+    let mut decoded_all = true;
+    let list = fold_in_order(
+        |chunk: stream::Chunk| {
+            chunk
+                .items()
+                .map(|item| item.and_then(|text| fast_item(text, &name)))
+                .collect()
+        },
+        |decoded: Vec<FastItem>| {
+            for d in decoded {
+                let Some(Ok(d)) = d else {
+                    decoded_all = false;
+                    break;
+                };
+                b.apply(d);
+            }
+            decoded_all
+        },
+        |sink| stream::list_items(&mut input, CHUNK, sink),
+    )?;
+    // The file grew past the limit while it was read.
+    let within_limit = input.limit() > 0;
+    if !decoded_all || !within_limit || !list.kind.ends_with("List") || list.items == 0 {
+        return None;
+    }
+    b.finish(&name, false).ok()
+}
+
+/// List items per unit of work: large enough that handing over costs nothing, small enough
+/// that the decoded-but-not-added objects held at once stay few.
+const CHUNK: usize = 1024;
+
+/// One list item as the fast paths read it: `None` when it is not of their shape (the whole
+/// input goes the general way).
+type FastItem = Option<Result<Decoded, SourceError>>;
+
+fn fast_item(text: &str, path: &str) -> FastItem {
+    use super::slim::{ListItem, decode_list_item};
+
+    let located = || -> Result<Located, SourceError> {
+        serde_json::from_str(text)
+            .map(|value| Located { document: 1, value })
+            .map_err(|e| SourceError::Syntax {
+                path: path.to_string(),
+                message: e.to_string(),
+            })
+    };
+    Some(match decode_list_item(text) {
+        ListItem::Unreadable => return None,
+        ListItem::Other(kind) if kind.ends_with("List") => return None,
+        ListItem::Pod(pod) if pod.template.resources.problems.is_empty() => Ok(Decoded::Pod(pod)),
+        ListItem::Pod(pod) => located().and_then(|obj| {
+            check_quantities(&obj, path, &pod.template.resources.problems)
+                .map(|()| Decoded::Pod(pod))
+        }),
+        ListItem::Other(kind) => match kind.as_ref() {
+            "Node"
+            | "Namespace"
+            | "Service"
+            | "ReplicationController"
+            | "ReplicaSet"
+            | "StatefulSet" => located().and_then(|obj| Decoded::of(&obj, path)),
+            _ => Ok(Decoded::Skip),
+        },
+        ListItem::PodRefused => located().and_then(|obj| Decoded::of(&obj, path)),
+    })
+}
+
+/// Runs `produce`, which hands chunks of work to its sink, while up to four threads `work`
+/// on them; `fold` takes the results in the order the chunks were given. Once `fold` returns
+/// `false` the sink does too, and `produce` should stop. A few chunks are in hand at a time,
+/// so memory stays bounded however many `produce` gives.
+fn fold_in_order<C: Send, T: Send, R>(
+    work: impl Fn(C) -> T + Sync,
+    mut fold: impl FnMut(T) -> bool,
+    produce: impl FnOnce(&mut dyn FnMut(C) -> bool) -> R,
+) -> R {
+    use std::sync::mpsc;
+
+    let max = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    std::thread::scope(|scope| {
+        let work = &work;
+        // Chunk i goes to worker i % max; a worker that stopped early panicked, and the
+        // scope passes the panic on.
+        let mut workers: Vec<(mpsc::SyncSender<C>, mpsc::Receiver<T>)> = Vec::new();
+        let oldest = |workers: &[(mpsc::SyncSender<C>, mpsc::Receiver<T>)], folded: usize| {
+            workers.get(folded % max).and_then(|(_, rx)| rx.recv().ok())
+        };
+        let (mut sent, mut folded, mut wanted) = (0, 0, true);
+        let result = produce(&mut |chunk| {
+            if !wanted {
+                return false;
+            }
+            if workers.len() < max {
+                let (in_tx, in_rx) = mpsc::sync_channel::<C>(1);
+                let (out_tx, out_rx) = mpsc::sync_channel(1);
+                scope.spawn(move || {
+                    for chunk in in_rx {
+                        if out_tx.send(work(chunk)).is_err() {
+                            return;
+                        }
+                    }
+                });
+                workers.push((in_tx, out_rx));
+            }
+            wanted = workers
+                .get(sent % max)
+                .is_some_and(|(tx, _)| tx.send(chunk).is_ok());
+            sent += 1;
+            if wanted && sent - folded > max {
+                wanted = oldest(&workers, folded).is_some_and(&mut fold);
+                folded += 1;
+            }
+            wanted
+        });
+        while wanted && folded < sent {
+            wanted = oldest(&workers, folded).is_some_and(&mut fold);
+            folded += 1;
+        }
+        result
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,6 +713,148 @@ items:
         assert_eq!(w.replica_sets[&key].len(), 2);
         // An invalid selector contributes no requirement, as upstream skips it.
         assert!(w.stateful_sets[&("shop".to_string(), "db".to_string())].is_empty());
+    }
+
+    /// What a state is built from, in a stable order (the state's own maps are hashed).
+    fn model(s: &ClusterState) -> String {
+        let workloads = s.workloads.as_ref().map(|w| {
+            (
+                w.services.iter().collect::<BTreeMap<_, _>>(),
+                w.replication_controllers.iter().collect::<BTreeMap<_, _>>(),
+                w.replica_sets.iter().collect::<BTreeMap<_, _>>(),
+                w.stateful_sets.iter().collect::<BTreeMap<_, _>>(),
+            )
+        });
+        format!(
+            "{:?}",
+            (&s.nodes, &s.pods, &s.other_pods, &s.namespaces, workloads)
+        )
+    }
+
+    /// Writes `text` to a file and reads it as a stream, which must take it, from its whole
+    /// text, and the general way: the three states must be the same.
+    fn streamed_as_read_whole(text: &str) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("snapshot.json");
+        std::fs::write(&file, text).expect("write");
+        let name = file.display().to_string();
+        let streamed = model(&stream_snapshot(&file).expect("read as a stream"));
+        let whole = read_snapshot_str(text, &name).expect("read whole");
+        assert_eq!(streamed, model(&whole));
+        let objects = objects_from_str(text, &name).expect("objects");
+        let general = snapshot_from_objects(&objects, &name, false).expect("read the general way");
+        assert_eq!(streamed, model(&general));
+    }
+
+    #[test]
+    fn the_demo_as_json_streams_to_the_same_state() {
+        let yaml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/cluster.yaml"
+        ))
+        .expect("demo");
+        let [list] = parse_documents(&yaml, "demo")
+            .expect("demo")
+            .try_into()
+            .expect("one list");
+        streamed_as_read_whole(&serde_json::to_string(&list).expect("json"));
+        streamed_as_read_whole(&serde_json::to_string_pretty(&list).expect("json"));
+    }
+
+    /// More items than one chunk, as `gen_cluster` writes them.
+    #[test]
+    fn a_generated_cluster_streams_to_the_same_state() {
+        let size = super::cluster_gen::Size {
+            nodes: 40,
+            pods_per_node: 30,
+        };
+        let mut text = Vec::new();
+        super::cluster_gen::write_list(size, &mut text).expect("generate");
+        let text = String::from_utf8(text).expect("UTF-8");
+        assert!(text.matches("\"kind\":\"Pod\"").count() > CHUNK);
+        streamed_as_read_whole(&text);
+    }
+
+    /// What the stream does not take is read whole, as before: malformed snapshots get the
+    /// whole read's messages, other shapes its state.
+    #[test]
+    fn what_the_stream_does_not_take_is_read_whole() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("snapshot.json");
+        let read = |text: &[u8]| {
+            std::fs::write(&file, text).expect("write");
+            assert!(
+                stream_snapshot(&file).is_none(),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            read_snapshot(&file)
+                .map(|state| model(&state))
+                .map_err(|e| e.to_string().replace(&file.display().to_string(), "FILE"))
+        };
+        let fix = "fix the field, or write the snapshot again with `kubectl affinity snapshot`";
+        let cases: [(&[u8], String); 6] = [
+            (
+                br#"{"kind": "List", "items": ["#,
+                "FILE: not valid YAML or JSON: EOF while parsing a list at line 1 column 27; fix \
+                 the text at that position, or write the file again with `kubectl get ... -o yaml`"
+                    .to_string(),
+            ),
+            (
+                br#"{"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"}},]}"#,
+                "FILE: not valid YAML or JSON: trailing comma at line 1 column 65; fix the text \
+                 at that position, or write the file again with `kubectl get ... -o yaml`"
+                    .to_string(),
+            ),
+            (
+                br#"{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"lots"}}}]}}]}"#,
+                format!(
+                    "FILE: document 1, Pod \"p\": field spec.containers[0].resources.requests[cpu]: \
+                     invalid quantity \"lots\": quantities must match the regular expression \
+                     '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; {fix}"
+                ),
+            ),
+            (
+                br#"{"kind":"List","items":[{"kind":"Node","metadata":{"name":3}}]}"#,
+                format!(
+                    "FILE: document 1, Node \"\": field metadata.name: invalid type: integer `3`, \
+                     expected a string; {fix}"
+                ),
+            ),
+            (
+                b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{\"a\":\"\xff\"}}}]}",
+                "FILE: not UTF-8 text (invalid byte at offset 77); give the YAML or JSON that \
+                 kubectl prints"
+                    .to_string(),
+            ),
+            (
+                br#"{"kind":"List","items":[{"kind":"Service","metadata":{"name":"s"}}]}"#,
+                "FILE: no Node, Pod or Namespace objects found; write a snapshot with `kubectl get \
+                 nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A \
+                 -o yaml > FILE` or `kubectl affinity snapshot`"
+                    .to_string(),
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(read(text), Err(expected));
+        }
+        let node = r#"{"kind":"Node","metadata":{"name":"n"}}"#;
+        for text in [
+            format!("\u{feff}{{\"kind\":\"List\",\"items\":[{node}]}}"),
+            format!(
+                r#"{{"kind":"List","items":[{node}]}} {{"kind":"Node","metadata":{{"name":"m"}}}}"#
+            ),
+            format!(r#"{{"kind":"List","items":[{{"kind":"NodeList","items":[{node}]}}]}}"#),
+            format!(r#"{{"kind":"List","items":[[{node}]]}}"#),
+            format!(r#"{{"kind":"Thing","items":[{node}]}}"#),
+            r#"{"kind":"List","items":[]}"#.to_string(),
+            format!("kind: List\nitems: [{node}]\n"),
+        ] {
+            let whole = read_snapshot_str(&text, "FILE")
+                .map(|state| model(&state))
+                .map_err(|e| e.to_string());
+            assert_eq!(read(text.as_bytes()), whole, "{text}");
+        }
     }
 
     #[test]
