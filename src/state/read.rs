@@ -3,11 +3,6 @@
 
 mod stream;
 
-/// The benchmarks' cluster generator, for a snapshot larger than the fixtures.
-#[cfg(test)]
-#[path = "../../examples/support/cluster_gen.rs"]
-mod cluster_gen;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -764,12 +759,12 @@ items:
     /// More items than one chunk, as `gen_cluster` writes them.
     #[test]
     fn a_generated_cluster_streams_to_the_same_state() {
-        let size = super::cluster_gen::Size {
+        let size = kubectl_affinity_testkit::cluster_gen::Size {
             nodes: 40,
             pods_per_node: 30,
         };
         let mut text = Vec::new();
-        super::cluster_gen::write_list(size, &mut text).expect("generate");
+        kubectl_affinity_testkit::cluster_gen::write_list(size, &mut text).expect("generate");
         let text = String::from_utf8(text).expect("UTF-8");
         assert!(text.matches("\"kind\":\"Pod\"").count() > CHUNK);
         streamed_as_read_whole(&text);
