@@ -243,8 +243,6 @@ const KNOWN_CYCLES: &[&str] = &[
     "scheduler -> scheduler::pod_topology_spread -> scheduler::taint_toleration",
     "scheduler -> scheduler::storage",
     "scheduler -> scheduler::taint_toleration",
-    "state -> state::resources -> state::slim",
-    "state -> state::slim",
 ];
 
 #[test]

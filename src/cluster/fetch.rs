@@ -22,10 +22,11 @@ use super::ClusterError;
 use super::config::{self, KubeArgs, Target, Timeout};
 use super::error::Forbidden;
 use crate::state::OwnerKind;
+use crate::state::decode::protobuf::{ListStart, ProtobufError};
 use crate::state::resources::normalized_image_name;
 use crate::state::{
-    ClusterState, LabelSelectorObject, ListStart, MapSelectorObject, Node, Pod, ProtobufError,
-    WorkloadSelectors, resources::ImageNames, to_yaml_string,
+    ClusterState, LabelSelectorObject, MapSelectorObject, Node, Pod, WorkloadSelectors,
+    resources::ImageNames, to_yaml_string,
 };
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -773,7 +774,7 @@ impl Live {
             let (body, _) = list_body(client, path, &lp, ACCEPT_JSON).await?;
             decoding(move |on_continue| {
                 let text = String::from_utf8(body.join()).map_err(kube::Error::FromUtf8)?;
-                crate::state::decode_list_page(&text, on_continue, convert)
+                crate::state::decode::json::list_page(&text, on_continue, convert)
                     .map_err(kube::Error::SerdeError)
             })
             .await
@@ -792,10 +793,10 @@ impl Live {
     ) -> Result<(), ClusterError> {
         let decode = Decode {
             protobuf: Arc::new(|frames: &[_], on_continue| {
-                crate::state::decode_pod_frames_protobuf(frames, on_continue)
+                crate::state::decode::protobuf::pod_frames(frames, on_continue)
             }),
             json: Arc::new(|text: &str, on_continue| {
-                crate::state::decode_pod_page(text, on_continue)
+                crate::state::decode::json::pod_page(text, on_continue)
             }),
         };
         self.list_compact(req, "/api/v1/pods", "PodList", fields, decode, on_page)
@@ -813,10 +814,10 @@ impl Live {
         let (pb_images, json_images) = (images.clone(), images);
         let decode = Decode {
             protobuf: Arc::new(move |frames: &[_], on_continue| {
-                crate::state::decode_node_frames_protobuf(frames, on_continue, &pb_images)
+                crate::state::decode::protobuf::node_frames(frames, on_continue, &pb_images)
             }),
             json: Arc::new(move |text: &str, on_continue| {
-                crate::state::decode_list_page(text, on_continue, |mut n: core::Node| {
+                crate::state::decode::json::list_page(text, on_continue, |mut n: core::Node| {
                     if let Some(status) = &mut n.status {
                         json_images.retain(&mut status.images);
                     }
@@ -1068,7 +1069,7 @@ impl Live {
         let unreadable = match &e {
             kube::Error::SerdeError(err) => Some((err.is_eof(), "JSON object", err.to_string())),
             kube::Error::Service(err) => err
-                .downcast_ref::<crate::state::ProtobufError>()
+                .downcast_ref::<ProtobufError>()
                 .map(|err| (err.is_truncated(), "protobuf list", err.to_string())),
             _ => None,
         };
@@ -1313,7 +1314,8 @@ async fn list_answer(
     let encoding = match res.headers().get(http::header::CONTENT_TYPE) {
         Some(t)
             if t.to_str().is_ok_and(|t| {
-                t.split(';').next().map(str::trim) == Some(crate::state::PROTOBUF_MEDIA_TYPE)
+                t.split(';').next().map(str::trim)
+                    == Some(crate::state::decode::protobuf::MEDIA_TYPE)
             }) =>
         {
             Encoding::Protobuf
@@ -1368,7 +1370,7 @@ async fn read_to_end(
 }
 
 /// Reads frames of a protobuf list until its continue token shows (see
-/// [`crate::state::list_start`]): `Some(token)` then, the frames read kept in `body`;
+/// [`crate::state::decode::protobuf::list_start`]): `Some(token)` then, the frames read kept in `body`;
 /// `None` when the body ended first or does not start as a list of `kind`, for the whole
 /// decode to read (and, if need be, refuse).
 async fn early_token(
@@ -1391,7 +1393,7 @@ async fn early_token(
                 &start[..]
             }
         };
-        match crate::state::list_start(prefix, kind) {
+        match crate::state::decode::protobuf::list_start(prefix, kind) {
             ListStart::Continue(token) => return Ok(Some(token)),
             ListStart::NeedMore => {}
             ListStart::Unknown => return Ok(None),
@@ -1404,7 +1406,7 @@ async fn early_token(
 /// one (the caller then reads it as text). A Status without a code takes the answer's HTTP
 /// status, as kube does for a text body.
 fn protobuf_status(body: &[u8], http_status: u16) -> Option<Status> {
-    let s = crate::state::decode_status(body).ok()?;
+    let s = crate::state::decode::protobuf::status(body).ok()?;
     let code = if s.code == 0 { http_status } else { s.code };
     let mut status = Status::failure(&s.message, &s.reason).with_code(code);
     if s.retry_after_seconds > 0 {

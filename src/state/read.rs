@@ -471,7 +471,7 @@ struct RawList<'a> {
 /// Every object that does not decode is decoded again the general way, so errors are the
 /// same, and the first one in input order is reported.
 fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceError> {
-    use super::slim::{ListItem, decode_list_item};
+    use super::decode::json::{ListItem, list_item};
     use std::sync::mpsc;
 
     /// Items per unit of work: large enough that handing over costs nothing, small enough
@@ -502,7 +502,7 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     /// `None`: the item is not of the fast path's shape (the whole input goes the general way).
     type Item = Option<Result<Decoded, SourceError>>;
     let decode = |raw: &serde_json::value::RawValue| -> Item {
-        Some(match decode_list_item(raw.get()) {
+        Some(match list_item(raw.get()) {
             ListItem::Unreadable => return None,
             ListItem::Other(kind) if kind.ends_with("List") => return None,
             ListItem::Pod(pod) if pod.template.resources.problems.is_empty() => {

