@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
-
 use crate::state::labels::Labels;
-use crate::state::parts::{self, PodParts};
+use crate::state::parts::{self, Owner, PodParts};
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
 use crate::state::{
@@ -121,7 +119,7 @@ impl Pod {
         };
         Pod::assemble(p, resources, |written| match kept {
             Some(last) => last.take(written),
-            None => tolerations(&written),
+            None => Arc::from(written),
         })
     }
 
@@ -130,7 +128,7 @@ impl Pod {
     fn assemble(
         p: PodParts,
         resources: Arc<PodResources>,
-        tolerations: impl FnOnce(Vec<core::Toleration>) -> Arc<[Toleration]>,
+        tolerations: impl FnOnce(Vec<Toleration>) -> Arc<[Toleration]>,
     ) -> Pod {
         let PodParts {
             metadata,
@@ -184,10 +182,6 @@ impl Pod {
     }
 }
 
-fn tolerations<'a>(list: impl IntoIterator<Item = &'a core::Toleration>) -> Arc<[Toleration]> {
-    list.into_iter().map(Toleration::from).collect()
-}
-
 /// Where a pod's derived parts (its resources and its tolerations, what building it costs
 /// most) come from.
 pub(crate) enum Derived<'a> {
@@ -208,38 +202,33 @@ pub(crate) struct TemplateParts {
     last_tolerations: LastTolerations,
 }
 
-/// The last template's tolerations as written and as built: nearly every pod carries the
-/// same default ones, so the next template usually takes that copy.
+/// The last template's tolerations: nearly every pod carries the same default ones, so the
+/// next template usually takes that copy.
 #[derive(Default)]
-struct LastTolerations(Option<(Vec<core::Toleration>, Arc<[Toleration]>)>);
+struct LastTolerations(Option<Arc<[Toleration]>>);
 
 impl LastTolerations {
-    fn take(&mut self, written: Vec<core::Toleration>) -> Arc<[Toleration]> {
-        if let Some((last, built)) = &self.0
-            && *last == written
+    fn take(&mut self, written: Vec<Toleration>) -> Arc<[Toleration]> {
+        if let Some(last) = &self.0
+            && **last == written[..]
         {
-            return built.clone();
+            return last.clone();
         }
-        let built = tolerations(&written);
-        self.0 = Some((written, built.clone()));
+        let built: Arc<[Toleration]> = Arc::from(written);
+        self.0 = Some(built.clone());
         built
     }
 }
 
 /// The owner reference marked as the controller (`metav1.GetControllerOf`: the first one).
-pub(crate) fn controller_of(
-    owners: impl IntoIterator<Item = meta::OwnerReference>,
-) -> Option<Arc<ControllerRef>> {
-    owners
-        .into_iter()
-        .find(|o| o.controller == Some(true))
-        .map(|o| {
-            Arc::new(ControllerRef {
-                api_version: o.api_version,
-                kind: o.kind,
-                name: o.name,
-            })
+pub(crate) fn controller_of(owners: impl IntoIterator<Item = Owner>) -> Option<Arc<ControllerRef>> {
+    owners.into_iter().find(|o| o.controller).map(|o| {
+        Arc::new(ControllerRef {
+            api_version: o.api_version,
+            kind: o.kind,
+            name: o.name,
         })
+    })
 }
 
 /// `what` names the term in an error; it is only formatted when there is one (150,000 pods'

@@ -10,11 +10,14 @@
 //! field reads as its default there too).
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+
+use crate::state::taints::Toleration;
 
 /// A pod, the fields the model is built from.
 #[derive(Deserialize)]
@@ -38,9 +41,9 @@ pub(crate) struct Meta {
     #[serde(default)]
     pub(crate) labels: Option<BTreeMap<String, String>>,
     #[serde(default)]
-    pub(crate) deletion_timestamp: Option<meta::Time>,
+    pub(crate) deletion_timestamp: Option<Checked<meta::Time>>,
     #[serde(default)]
-    pub(crate) owner_references: Option<Vec<meta::OwnerReference>>,
+    pub(crate) owner_references: Option<Vec<Owner>>,
 }
 
 /// `status`, the fields the resource plugins read.
@@ -100,13 +103,13 @@ pub(crate) struct Spec {
     #[serde(default)]
     pub(crate) priority: Option<i32>,
     #[serde(default)]
-    pub(crate) resource_claims: Option<Vec<core::PodResourceClaim>>,
+    pub(crate) resource_claims: Option<Vec<Checked<core::PodResourceClaim>>>,
     #[serde(default)]
     pub(crate) resources: Option<core::ResourceRequirements>,
     #[serde(default)]
     pub(crate) scheduler_name: Option<String>,
     #[serde(default)]
-    pub(crate) tolerations: Option<Vec<core::Toleration>>,
+    pub(crate) tolerations: Option<Vec<Toleration>>,
     #[serde(default)]
     pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
     #[serde(default)]
@@ -136,25 +139,160 @@ pub(crate) struct Container {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Volume {
     #[serde(default)]
-    pub(crate) persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
+    pub(crate) persistent_volume_claim: Option<Checked<core::PersistentVolumeClaimVolumeSource>>,
     #[serde(default)]
-    pub(crate) ephemeral: Option<core::EphemeralVolumeSource>,
+    pub(crate) ephemeral: Option<Checked<core::EphemeralVolumeSource>>,
     #[serde(default)]
-    pub(crate) gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    pub(crate) gce_persistent_disk: Option<Checked<core::GCEPersistentDiskVolumeSource>>,
     #[serde(default)]
-    pub(crate) aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    pub(crate) aws_elastic_block_store: Option<Checked<core::AWSElasticBlockStoreVolumeSource>>,
     #[serde(default)]
-    pub(crate) rbd: Option<core::RBDVolumeSource>,
+    pub(crate) rbd: Option<Checked<core::RBDVolumeSource>>,
     #[serde(default)]
-    pub(crate) iscsi: Option<core::ISCSIVolumeSource>,
+    pub(crate) iscsi: Option<Checked<core::ISCSIVolumeSource>>,
     #[serde(default)]
-    pub(crate) azure_disk: Option<core::AzureDiskVolumeSource>,
+    pub(crate) azure_disk: Option<Checked<core::AzureDiskVolumeSource>>,
     #[serde(default)]
-    pub(crate) azure_file: Option<core::AzureFileVolumeSource>,
+    pub(crate) azure_file: Option<Checked<core::AzureFileVolumeSource>>,
     #[serde(default)]
-    pub(crate) cinder: Option<core::CinderVolumeSource>,
+    pub(crate) cinder: Option<Checked<core::CinderVolumeSource>>,
     #[serde(default)]
-    pub(crate) vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
+    pub(crate) vsphere_volume: Option<Checked<core::VsphereVirtualDiskVolumeSource>>,
     #[serde(default)]
-    pub(crate) portworx_volume: Option<core::PortworxVolumeSource>,
+    pub(crate) portworx_volume: Option<Checked<core::PortworxVolumeSource>>,
+}
+
+/// A field the model reads only the presence of: decoded as the API's own type, so that what
+/// the API's decode refuses is refused here too, and then dropped.
+pub(crate) struct Checked<T>(PhantomData<fn() -> T>);
+
+impl<T> Checked<T> {
+    /// The field, present.
+    pub(crate) const SET: Checked<T> = Checked(PhantomData);
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|_| Checked::SET)
+    }
+}
+
+/// An owner reference, the fields `metav1.GetControllerOf` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Owner {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) name: String,
+    pub(crate) controller: bool,
+}
+
+/// An owner reference as the API writes it: every field optional (a missing or null one
+/// reads as its default, as in `k8s-openapi`), the ones not read checked for their type.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenOwner {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    controller: Option<bool>,
+    #[serde(default, rename = "uid")]
+    _uid: Option<Checked<String>>,
+    #[serde(default, rename = "blockOwnerDeletion")]
+    _block_owner_deletion: Option<Checked<bool>>,
+}
+
+impl<'de> Deserialize<'de> for Owner {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let o = WrittenOwner::deserialize(d)?;
+        Ok(Owner {
+            api_version: o.api_version.unwrap_or_default(),
+            kind: o.kind.unwrap_or_default(),
+            name: o.name.unwrap_or_default(),
+            controller: o.controller == Some(true),
+        })
+    }
+}
+
+/// A toleration as the API writes it, as [`WrittenOwner`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenToleration {
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    operator: Option<String>,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    effect: Option<String>,
+    #[serde(default, rename = "tolerationSeconds")]
+    _toleration_seconds: Option<Checked<i64>>,
+}
+
+impl<'de> Deserialize<'de> for Toleration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let t = WrittenToleration::deserialize(d)?;
+        Ok(Toleration {
+            key: t.key.unwrap_or_default(),
+            operator: t.operator.unwrap_or_default(),
+            value: t.value.unwrap_or_default(),
+            effect: t.effect.unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fields read only for their type refuse what `k8s-openapi` refuses, and null or missing
+    /// fields read as the defaults it gives them.
+    #[test]
+    fn written_fields_read_and_refuse_as_the_apis_types() {
+        let toleration: Toleration =
+            serde_json::from_str(r#"{"key":null,"operator":"Exists","tolerationSeconds":5,"x":1}"#)
+                .expect("toleration");
+        assert_eq!(
+            (toleration.key.as_str(), toleration.operator.as_str()),
+            ("", "Exists")
+        );
+        for refused in [r#"{"tolerationSeconds":"5"}"#, r#"{"key":1}"#] {
+            assert!(
+                serde_json::from_str::<Toleration>(refused).is_err(),
+                "{refused}"
+            );
+            assert!(
+                serde_json::from_str::<core::Toleration>(refused).is_err(),
+                "{refused}"
+            );
+        }
+        let owner: Owner = serde_json::from_str(
+            r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":null,"controller":true}"#,
+        )
+        .expect("owner");
+        assert_eq!(
+            owner,
+            Owner {
+                api_version: "apps/v1".into(),
+                kind: "ReplicaSet".into(),
+                name: "rs".into(),
+                controller: true,
+            }
+        );
+        for refused in [r#"{"uid":3}"#, r#"{"blockOwnerDeletion":"yes"}"#] {
+            assert!(serde_json::from_str::<Owner>(refused).is_err(), "{refused}");
+            assert!(
+                serde_json::from_str::<meta::OwnerReference>(refused).is_err(),
+                "{refused}"
+            );
+        }
+        let meta: Meta =
+            serde_json::from_str(r#"{"deletionTimestamp":"2025-01-01T00:00:00Z"}"#).expect("meta");
+        assert!(meta.deletion_timestamp.is_some());
+        assert!(serde_json::from_str::<Meta>(r#"{"deletionTimestamp":"soon"}"#).is_err());
+    }
 }

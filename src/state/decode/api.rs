@@ -3,8 +3,9 @@
 
 use k8s_openapi::api::core::v1 as core;
 
+use crate::state::Toleration;
 use crate::state::parts::{
-    Condition, Container, ContainerStatus, Meta, PodParts, Spec, Status, Volume,
+    Checked, Condition, Container, ContainerStatus, Meta, Owner, PodParts, Spec, Status, Volume,
 };
 
 /// The full type's fields the parts hold, moved out of it.
@@ -31,25 +32,29 @@ impl From<core::Pod> for PodParts {
             overhead: s.overhead,
             preemption_policy: s.preemption_policy,
             priority: s.priority,
-            resource_claims: s.resource_claims,
+            resource_claims: s
+                .resource_claims
+                .map(|l| l.iter().map(|_| Checked::SET).collect()),
             resources: s.resources,
             scheduler_name: s.scheduler_name,
-            tolerations: s.tolerations,
+            tolerations: s
+                .tolerations
+                .map(|l| l.iter().map(Toleration::from).collect()),
             topology_spread_constraints: s.topology_spread_constraints,
             volumes: s.volumes.map(|l| {
                 l.into_iter()
                     .map(|v| Volume {
-                        persistent_volume_claim: v.persistent_volume_claim,
-                        ephemeral: v.ephemeral,
-                        gce_persistent_disk: v.gce_persistent_disk,
-                        aws_elastic_block_store: v.aws_elastic_block_store,
-                        rbd: v.rbd,
-                        iscsi: v.iscsi,
-                        azure_disk: v.azure_disk,
-                        azure_file: v.azure_file,
-                        cinder: v.cinder,
-                        vsphere_volume: v.vsphere_volume,
-                        portworx_volume: v.portworx_volume,
+                        persistent_volume_claim: present(&v.persistent_volume_claim),
+                        ephemeral: present(&v.ephemeral),
+                        gce_persistent_disk: present(&v.gce_persistent_disk),
+                        aws_elastic_block_store: present(&v.aws_elastic_block_store),
+                        rbd: present(&v.rbd),
+                        iscsi: present(&v.iscsi),
+                        azure_disk: present(&v.azure_disk),
+                        azure_file: present(&v.azure_file),
+                        cinder: present(&v.cinder),
+                        vsphere_volume: present(&v.vsphere_volume),
+                        portworx_volume: present(&v.portworx_volume),
                     })
                     .collect()
             }),
@@ -85,11 +90,25 @@ impl From<core::Pod> for PodParts {
                 name: m.name,
                 namespace: m.namespace,
                 labels: m.labels,
-                deletion_timestamp: m.deletion_timestamp,
-                owner_references: m.owner_references,
+                deletion_timestamp: present(&m.deletion_timestamp),
+                owner_references: m.owner_references.map(|l| {
+                    l.into_iter()
+                        .map(|o| Owner {
+                            api_version: o.api_version,
+                            kind: o.kind,
+                            name: o.name,
+                            controller: o.controller == Some(true),
+                        })
+                        .collect()
+                }),
             }),
             spec,
             status,
         }
     }
+}
+
+/// A field the parts hold only the presence of.
+fn present<T>(field: &Option<T>) -> Option<Checked<T>> {
+    field.as_ref().map(|_| Checked::SET)
 }

@@ -21,7 +21,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
 
-use crate::state::parts::{self, PodParts};
+use crate::state::Toleration;
+use crate::state::parts::{self, Checked, Owner, PodParts};
 use crate::state::resources::ImageNames;
 use crate::state::{Node, Pod};
 
@@ -831,15 +832,7 @@ impl From<PbPod> for PodParts {
                 name: non_empty(m.name),
                 namespace: non_empty(m.namespace),
                 labels: string_map(m.labels),
-                deletion_timestamp: m.deletion_timestamp.map(|t| {
-                    meta::Time(
-                        k8s_openapi::jiff::Timestamp::new(
-                            t.seconds.unwrap_or(0),
-                            t.nanos.unwrap_or(0),
-                        )
-                        .unwrap_or_default(),
-                    )
-                }),
+                deletion_timestamp: m.deletion_timestamp.map(|_| Checked::SET),
                 owner_references: some_vec(m.owner_references, owner_reference),
             }),
             spec: p.spec.map(spec),
@@ -856,14 +849,12 @@ impl From<PbPod> for PodParts {
     }
 }
 
-fn owner_reference(o: PbOwnerReference) -> meta::OwnerReference {
-    meta::OwnerReference {
+fn owner_reference(o: PbOwnerReference) -> Owner {
+    Owner {
         api_version: o.api_version.unwrap_or_default(),
-        block_owner_deletion: o.block_owner_deletion,
-        controller: o.controller,
         kind: o.kind.unwrap_or_default(),
         name: o.name.unwrap_or_default(),
-        uid: o.uid.unwrap_or_default(),
+        controller: o.controller == Some(true),
     }
 }
 
@@ -877,19 +868,14 @@ fn spec(s: PbSpec) -> parts::Spec {
         overhead: quantity_map(s.overhead),
         preemption_policy: s.preemption_policy,
         priority: s.priority,
-        resource_claims: some_vec(s.resource_claims, |c| core::PodResourceClaim {
-            name: c.name.unwrap_or_default(),
-            resource_claim_name: c.resource_claim_name,
-            resource_claim_template_name: c.resource_claim_template_name,
-        }),
+        resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
-        tolerations: some_vec(s.tolerations, |t| core::Toleration {
-            effect: non_empty(t.effect),
-            key: non_empty(t.key),
-            operator: non_empty(t.operator),
-            toleration_seconds: t.toleration_seconds,
-            value: non_empty(t.value),
+        tolerations: some_vec(s.tolerations, |t| Toleration {
+            key: t.key.unwrap_or_default(),
+            operator: t.operator.unwrap_or_default(),
+            value: t.value.unwrap_or_default(),
+            effect: t.effect.unwrap_or_default(),
         }),
         topology_spread_constraints: some_vec(s.topology_spread_constraints, |c| {
             core::TopologySpreadConstraint {
@@ -922,9 +908,9 @@ fn spec(s: PbSpec) -> parts::Spec {
     }
 }
 
-/// A volume source's presence, as a default value of its type (only presence is read).
-fn set<T: Default>(p: Option<Present>) -> Option<T> {
-    p.map(|_| T::default())
+/// A volume source's presence (only presence is read).
+fn set<T>(p: Option<Present>) -> Option<Checked<T>> {
+    p.map(|_| Checked::SET)
 }
 
 fn container(c: PbContainer) -> parts::Container {
