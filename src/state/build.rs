@@ -6,36 +6,30 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
-use crate::state::labels::Labels;
-use crate::state::parts::{self, Owner, PodParts};
+use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
 use crate::state::{
     AffinityTerm, ControllerRef, Node, Pod, PodAffinity, PodRef, PodTemplate, SpreadConstraint,
-    Taint, Toleration, VolumeKinds,
+    Toleration, VolumeKinds,
 };
 
-impl From<core::Node> for Node {
-    /// By value: every caller decoded the node to build this, and moving its labels and
-    /// taints saved copying them (5,000 nodes of a live list).
-    fn from(n: core::Node) -> Self {
-        let spec = n.spec.unwrap_or_default();
+impl Node {
+    /// Every node is built here, whichever front-end read its parts.
+    pub(crate) fn from_parts(p: NodeParts) -> Node {
         Node {
-            name: n.metadata.name.unwrap_or_default(),
-            labels: Labels::from(n.metadata.labels.unwrap_or_default()),
-            taints: spec
-                .taints
-                .into_iter()
-                .flatten()
-                .map(|t| Taint {
-                    key: t.key,
-                    value: t.value.unwrap_or_default(),
-                    effect: t.effect,
-                })
-                .collect(),
-            unschedulable: spec.unschedulable.unwrap_or(false),
-            resources: NodeResources::from_api(n.status),
+            name: p.name,
+            labels: p.labels,
+            taints: p.taints,
+            unschedulable: p.unschedulable,
+            resources: NodeResources::from_parts(p.allocatable.as_ref(), p.images),
         }
+    }
+}
+
+impl From<core::Node> for Node {
+    fn from(n: core::Node) -> Self {
+        Node::from_parts(NodeParts::from(n))
     }
 }
 

@@ -15,9 +15,10 @@ use std::marker::PhantomData;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::state::taints::Toleration;
+use crate::state::labels::Labels;
+use crate::state::taints::{Taint, Toleration};
 
 /// A pod, the fields the model is built from.
 #[derive(Deserialize)]
@@ -160,6 +161,25 @@ pub(crate) struct Volume {
     pub(crate) vsphere_volume: Option<Checked<core::VsphereVirtualDiskVolumeSource>>,
     #[serde(default)]
     pub(crate) portworx_volume: Option<Checked<core::PortworxVolumeSource>>,
+}
+
+/// A node, the fields the model is built from.
+pub(crate) struct NodeParts {
+    pub(crate) name: String,
+    pub(crate) labels: Labels,
+    pub(crate) taints: Vec<Taint>,
+    pub(crate) unschedulable: bool,
+    pub(crate) allocatable: Option<BTreeMap<String, Quantity>>,
+    /// The images the read keeps (see `ImageNames`).
+    pub(crate) images: Vec<NodeImage>,
+}
+
+/// One `status.images` entry of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeImage {
+    pub names: Vec<String>,
+    pub size_bytes: i64,
 }
 
 /// A field the model reads only the presence of: decoded as the API's own type, so that what

@@ -18,6 +18,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
 use smallvec::SmallVec;
 
+pub use super::parts::NodeImage;
 use super::parts::{self, PodParts};
 use super::quantity::Quantity;
 
@@ -218,14 +219,6 @@ impl HostPort {
             && self.protocol == used.protocol
             && (self.host_ip == ALL || used.host_ip == ALL || self.host_ip == used.host_ip)
     }
-}
-
-/// One `status.images` entry of a node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeImage {
-    pub names: Vec<String>,
-    pub size_bytes: i64,
 }
 
 /// Which of the names in nodes' `status.images` a live read keeps. ImageLocality looks up
@@ -849,25 +842,18 @@ pub struct NodeResources {
 }
 
 impl NodeResources {
-    /// The node's status, taken by value as [`Node`](super::Node) is built.
-    pub fn from_api(status: Option<core::NodeStatus>) -> NodeResources {
+    /// From the node's `status.allocatable` and `status.images`.
+    pub(crate) fn from_parts(
+        allocatable: Option<&BTreeMap<String, ApiQuantity>>,
+        images: Vec<NodeImage>,
+    ) -> NodeResources {
         let mut problems = Vec::new();
-        let status = status.unwrap_or_default();
         let list = parse_list(
-            status.allocatable.as_ref(),
+            allocatable,
             Side::Status,
             || "status.allocatable".to_string(),
             &mut problems,
         );
-        let images = status
-            .images
-            .into_iter()
-            .flatten()
-            .map(|i| NodeImage {
-                names: i.names.unwrap_or_default(),
-                size_bytes: i.size_bytes.unwrap_or(0),
-            })
-            .collect();
         NodeResources {
             allocatable: Resources::from_list(&list),
             allowed_pods: list.get(PODS).map_or(0, |q| q.value()),
