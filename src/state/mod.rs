@@ -212,14 +212,14 @@ pub struct Pod {
     pub terminating: bool,
     /// Shared like `labels`: a workload's replicas have the same controller.
     pub controller: Option<Arc<ControllerRef>>,
-    /// Shared by the replicas of a page (see `protobuf::shared`) and, once in the state, by
-    /// every pod that held the same copy.
+    /// Shared by the replicas of a page (see `decode::protobuf::shared`) and, once in the
+    /// state, by every pod that held the same copy.
     pub template: Arc<PodTemplate>,
 }
 
 /// What the scheduler reads of a pod besides its identity, labels, node, deletion and
 /// controller: its spec and its phase. Replicas whose spec and status are written alike
-/// hold one copy (see `protobuf::shared`).
+/// hold one copy (see `decode::protobuf::shared`).
 #[derive(Debug, Clone)]
 pub struct PodTemplate {
     /// Borrowed for upstream's phases and the default scheduler's name (what nearly every pod
@@ -673,10 +673,11 @@ impl ClusterState {
 }
 
 /// One copy of each distinct value, and the last copy given and what it was replaced by:
-/// replicas decoded from one page hold the same copy already (see `protobuf::shared`), and
-/// are then shared without hashing and comparing their values again. Each copy is kept with
-/// its hash, so that the set grows without hashing its values again: at 150,000 pods the
-/// rehashing of label sets was about half of the hashing that sharing them took.
+/// replicas decoded from one page hold the same copy already (see
+/// `decode::protobuf::shared`), and are then shared without hashing and comparing their
+/// values again. Each copy is kept with its hash, so that the set grows without hashing its
+/// values again: at 150,000 pods the rehashing of label sets was about half of the hashing
+/// that sharing them took.
 #[derive(Debug)]
 struct Shared<T: ?Sized> {
     set: FastSet<Hashed<T>>,

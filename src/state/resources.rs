@@ -1006,12 +1006,12 @@ mod tests {
     /// memo holds for a pod with an invalid quantity is not handed to another.
     #[test]
     fn the_resources_memo_shares_what_the_names_do_not_change() {
-        fn slim(v: serde_json::Value) -> PodParts {
+        fn parts(v: serde_json::Value) -> PodParts {
             let p: core::Pod = serde_json::from_value(v).expect("pod");
             PodParts::from(p)
         }
         fn with(name: &str, cpu: &str, status: serde_json::Value) -> PodParts {
-            slim(json!({
+            parts(json!({
                 "metadata": {"name": "p"},
                 "spec": {"containers": [c(name, json!({"cpu": cpu}))]},
                 "status": status,

@@ -1427,7 +1427,7 @@ mod tests {
             source: Some(Default::default()),
         };
         assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [] as [u32; 0]);
-        // The uid and blockOwnerDeletion are decoded for the slim form but not read by
+        // The uid and blockOwnerDeletion are decoded for the parts but not read by
         // `controller_of`.
         let owner = PbOwnerReference {
             kind: s(),
