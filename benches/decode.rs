@@ -16,7 +16,8 @@
 use std::sync::OnceLock;
 
 use k8s_openapi::api::core::v1 as core;
-use kubectl_affinity::state::{ClusterState, Node, Pod, decode_pod_page, decode_pod_page_protobuf};
+use kubectl_affinity::state::decode::{json, protobuf};
+use kubectl_affinity::state::{ClusterState, Node, Pod};
 use kubectl_affinity_testkit::cluster_gen::{self, Size};
 use kubectl_affinity_testkit::pb_encode;
 
@@ -119,7 +120,7 @@ fn decode_and_add_all<P>(
 fn protobuf_decode_and_add(bencher: divan::Bencher) {
     let (nodes, _, pages) = setup();
     decode_and_add_all(bencher, nodes, pages, |page| {
-        decode_pod_page_protobuf(page, |_| {}).expect("decode")
+        protobuf::pod_page(page, |_| {}).expect("decode")
     });
 }
 
@@ -129,7 +130,26 @@ fn protobuf_decode_only(bencher: divan::Bencher) {
     let (_, _, pages) = setup();
     bencher.bench(|| {
         for page in pages {
-            divan::black_box(decode_pod_page_protobuf(page, |_| {}).expect("decode"));
+            divan::black_box(protobuf::pod_page(page, |_| {}).expect("decode"));
+        }
+    });
+}
+
+/// The same pages decoded whole by `k8s-pb`'s generated messages (every field of every pod,
+/// nothing built): the floor of a design that decodes the API's full protobuf types and
+/// converts them into the model's parts, to weigh against the replicas' path above.
+#[divan::bench(sample_count = 10)]
+fn protobuf_k8s_pb_decode_only(bencher: divan::Bencher) {
+    use k8s_pb::api::core::v1::PodList;
+    use k8s_pb::apimachinery::pkg::runtime::Unknown;
+    use prost::Message;
+
+    let (_, _, pages) = setup();
+    bencher.bench(|| {
+        for page in pages {
+            let envelope = Unknown::decode(&page[4..]).expect("envelope");
+            let list = PodList::decode(envelope.raw.as_deref().expect("raw")).expect("decode");
+            divan::black_box(list);
         }
     });
 }
@@ -139,7 +159,7 @@ fn protobuf_decode_only(bencher: divan::Bencher) {
 fn decode_and_add(bencher: divan::Bencher) {
     let (nodes, pages, _) = setup();
     decode_and_add_all(bencher, nodes, pages, |page| {
-        decode_pod_page(page, |_| {}).expect("decode")
+        json::pod_page(page, |_| {}).expect("decode")
     });
 }
 

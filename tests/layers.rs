@@ -293,15 +293,12 @@ fn imports_point_down_only() {
 const KNOWN_CYCLES: &[&str] = &[
     "state -> state::index",
     "state -> state::manifest -> state::read",
-    "state -> state::manifest -> state::resources -> state::slim",
-    "state -> state::protobuf",
-    "state -> state::protobuf -> state::resources -> state::slim",
-    "state -> state::protobuf -> state::slim",
     "state -> state::read",
-    "state -> state::read -> state::resources -> state::slim",
-    "state -> state::read -> state::slim",
-    "state -> state::resources -> state::slim",
-    "state -> state::slim",
+    "state -> state::read -> state::decode::json",
+    "state::decode::protobuf -> state::decode::protobuf::frames",
+    "state::decode::protobuf -> state::decode::protobuf::node",
+    "state::decode::protobuf -> state::decode::protobuf::node -> state::decode::protobuf::shared",
+    "state::decode::protobuf -> state::decode::protobuf::shared",
 ];
 
 #[test]

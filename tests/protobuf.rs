@@ -7,12 +7,16 @@ mod support;
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
-use kubectl_affinity::state::resources::ImageNames;
-use kubectl_affinity::state::{
-    ListStart, Node, Pod, ProtobufError, decode_list_page, decode_node_frames_protobuf,
-    decode_pod_frames_protobuf, decode_pod_page, decode_pod_page_protobuf, decode_status,
-    list_start,
+use kubectl_affinity::state::decode::json::{
+    list_page as decode_list_page, pod_page as decode_pod_page,
 };
+use kubectl_affinity::state::decode::protobuf::{
+    ListStart, ProtobufError, list_start, node_frames as decode_node_frames_protobuf,
+    pod_frames as decode_pod_frames_protobuf, pod_page as decode_pod_page_protobuf,
+    status as decode_status,
+};
+use kubectl_affinity::state::resources::ImageNames;
+use kubectl_affinity::state::{Node, Pod};
 use prost::Message;
 use serde_json::{Value, json};
 use support::{cluster_gen, pb_encode};

@@ -255,8 +255,8 @@ impl Live {
 fn pod_pages() -> Decode<Pod> {
     Decode::protobuf(
         "PodList",
-        crate::state::decode_pod_frames_protobuf,
-        crate::state::decode_pod_page,
+        crate::state::decode::protobuf::pod_frames,
+        crate::state::decode::json::pod_page,
     )
 }
 
@@ -267,10 +267,10 @@ fn node_pages(images: ImageNames) -> Decode<Node> {
     Decode::protobuf(
         "NodeList",
         move |frames: &[_], on_continue| {
-            crate::state::decode_node_frames_protobuf(frames, on_continue, &images)
+            crate::state::decode::protobuf::node_frames(frames, on_continue, &images)
         },
         move |text: &str, on_continue| {
-            crate::state::decode_list_page(text, on_continue, |mut n: core::Node| {
+            crate::state::decode::json::list_page(text, on_continue, |mut n: core::Node| {
                 if let Some(status) = &mut n.status {
                     json_images.retain(&mut status.images);
                 }

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::ClusterError;
 use super::requests::{Failure, Request, Server};
-use crate::state::{ListStart, ProtobufError};
+use crate::state::decode::protobuf::{ListStart, ProtobufError};
 
 /// Restarts of one list whose continue token expired.
 const MAX_RESTARTS: usize = 3;
@@ -85,7 +85,7 @@ impl<T: Send + 'static> Decode<T> {
         Decode {
             protobuf: None,
             json: Arc::new(move |text: &str, on_continue| {
-                crate::state::decode_list_page(text, on_continue, convert)
+                crate::state::decode::json::list_page(text, on_continue, convert)
             }),
         }
     }
@@ -400,7 +400,8 @@ async fn list_answer(
     let encoding = match res.headers().get(http::header::CONTENT_TYPE) {
         Some(t)
             if t.to_str().is_ok_and(|t| {
-                t.split(';').next().map(str::trim) == Some(crate::state::PROTOBUF_MEDIA_TYPE)
+                t.split(';').next().map(str::trim)
+                    == Some(crate::state::decode::protobuf::MEDIA_TYPE)
             }) =>
         {
             Encoding::Protobuf
@@ -455,7 +456,7 @@ async fn read_to_end(
 }
 
 /// Reads frames of a protobuf list until its continue token shows (see
-/// [`crate::state::list_start`]): `Some(token)` then, the frames read kept in `body`;
+/// [`crate::state::decode::protobuf::list_start`]): `Some(token)` then, the frames read kept in `body`;
 /// `None` when the body ended first or does not start as a list of `kind`, for the whole
 /// decode to read (and, if need be, refuse).
 async fn early_token(
@@ -478,7 +479,7 @@ async fn early_token(
                 &start[..]
             }
         };
-        match crate::state::list_start(prefix, kind) {
+        match crate::state::decode::protobuf::list_start(prefix, kind) {
             ListStart::Continue(token) => return Ok(Some(token)),
             ListStart::NeedMore => {}
             ListStart::Unknown => return Ok(None),
@@ -491,7 +492,7 @@ async fn early_token(
 /// one (the caller then reads it as text). A Status without a code takes the answer's HTTP
 /// status, as kube does for a text body.
 fn protobuf_status(body: &[u8], http_status: u16) -> Option<Status> {
-    let s = crate::state::decode_status(body).ok()?;
+    let s = crate::state::decode::protobuf::status(body).ok()?;
     let code = if s.code == 0 { http_status } else { s.code };
     let mut status = Status::failure(&s.message, &s.reason).with_code(code);
     if s.retry_after_seconds > 0 {

@@ -208,7 +208,7 @@ impl Server {
         let unreadable = match &e {
             kube::Error::SerdeError(err) => Some((err.is_eof(), "JSON object", err.to_string())),
             kube::Error::Service(err) => err
-                .downcast_ref::<crate::state::ProtobufError>()
+                .downcast_ref::<crate::state::decode::protobuf::ProtobufError>()
                 .map(|err| (err.is_truncated(), "protobuf list", err.to_string())),
             _ => None,
         };

@@ -73,7 +73,7 @@ pub enum Candidates<'a> {
 impl PodIndex {
     /// Room for `pods` existing pods in the vectors with one entry a pod, as
     /// `ClusterState::new` makes room in its own: grown by doubling, each copy wrote pages
-    /// afresh (page faults, BENCHMARKS.md session 38), and only the pages written are ever
+    /// afresh (page faults), and only the pages written are ever
     /// resident.
     pub(super) fn reserve(&mut self, pods: usize) {
         self.pod_namespace.reserve(pods);

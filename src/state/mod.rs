@@ -1,20 +1,24 @@
 //! The cluster model: nodes, pods and namespaces in the compact, indexed form the evaluation
 //! reads, plus the offline file reader.
 //!
-//! Objects arrive as k8s-openapi values (from a snapshot file or the API) and are folded into
-//! this model once: label selectors are parsed here, pods are indexed by node, and terminal or
-//! unbound pods are set aside, so the evaluation never walks raw API objects again.
+//! Objects arrive in JSON, in protobuf or as k8s-openapi values; each front-end (`decode/`)
+//! reads them into the parts the model is built from (`parts.rs`), and one function builds
+//! pods and nodes from those parts (`build.rs`). The state folds them in once: label
+//! selectors are parsed, pods are indexed by node, and terminal or unbound pods are set
+//! aside, so the evaluation never walks raw API objects again.
 
+mod build;
+pub mod decode;
 mod index;
 pub mod labels;
 mod manifest;
 pub mod needs;
-mod protobuf;
+pub(crate) mod parts;
 pub mod quantity;
 mod read;
 pub mod resources;
 pub mod selector;
-mod slim;
+mod taints;
 pub mod validate;
 mod yaml;
 
@@ -33,16 +37,10 @@ pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
     read_pod_manifests_str,
 };
-pub use protobuf::{
-    ListStart, MEDIA_TYPE as PROTOBUF_MEDIA_TYPE, ProtobufError, StatusFields,
-    decode_node_frames_protobuf, decode_pod_frames_protobuf, decode_pod_page_protobuf,
-    decode_status, list_start,
-};
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
-use slim::SlimPod;
-pub use slim::{decode_list_page, decode_pod_page};
+pub use taints::{Taint, Toleration};
 pub use yaml::to_yaml_string;
 
 use labels::Labels;
@@ -68,35 +66,6 @@ impl std::fmt::Display for PodRef {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Taint {
-    pub key: String,
-    pub value: String,
-    pub effect: String,
-}
-
-/// A toleration with upstream's empty-string defaults made explicit.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Toleration {
-    pub key: String,
-    pub operator: String,
-    pub value: String,
-    pub effect: String,
-}
-
-impl From<&core::Toleration> for Toleration {
-    fn from(t: &core::Toleration) -> Self {
-        Toleration {
-            key: t.key.clone().unwrap_or_default(),
-            operator: t.operator.clone().unwrap_or_default(),
-            value: t.value.clone().unwrap_or_default(),
-            effect: t.effect.clone().unwrap_or_default(),
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Node {
     pub name: String,
@@ -105,30 +74,6 @@ pub struct Node {
     pub unschedulable: bool,
     /// Allocatable resources and cached images.
     pub resources: NodeResources,
-}
-
-impl From<core::Node> for Node {
-    /// By value: every caller decoded the node to build this, and moving its labels and
-    /// taints saved copying them (5,000 nodes of a live list).
-    fn from(n: core::Node) -> Self {
-        let spec = n.spec.unwrap_or_default();
-        Node {
-            name: n.metadata.name.unwrap_or_default(),
-            labels: Labels::from(n.metadata.labels.unwrap_or_default()),
-            taints: spec
-                .taints
-                .into_iter()
-                .flatten()
-                .map(|t| Taint {
-                    key: t.key,
-                    value: t.value.unwrap_or_default(),
-                    effect: t.effect,
-                })
-                .collect(),
-            unschedulable: spec.unschedulable.unwrap_or(false),
-            resources: NodeResources::from_api(n.status),
-        }
-    }
 }
 
 /// A pod (anti-)affinity term, parsed. The namespace set follows
@@ -208,21 +153,6 @@ pub struct SpreadConstraint {
     pub node_taints_policy: Option<String>,
 }
 
-impl From<&core::TopologySpreadConstraint> for SpreadConstraint {
-    fn from(c: &core::TopologySpreadConstraint) -> Self {
-        SpreadConstraint {
-            max_skew: c.max_skew,
-            topology_key: c.topology_key.clone(),
-            when_unsatisfiable: c.when_unsatisfiable.clone(),
-            selector: LabelSelector::from_api(c.label_selector.as_ref()),
-            match_label_keys: c.match_label_keys.clone().unwrap_or_default(),
-            min_domains: c.min_domains,
-            node_affinity_policy: c.node_affinity_policy.clone(),
-            node_taints_policy: c.node_taints_policy.clone(),
-        }
-    }
-}
-
 /// The owner reference marked `controller: true` (`metav1.GetControllerOf`): default spreading
 /// looks this object up by kind and name in the pod's namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -283,14 +213,14 @@ pub struct Pod {
     pub terminating: bool,
     /// Shared like `labels`: a workload's replicas have the same controller.
     pub controller: Option<Arc<ControllerRef>>,
-    /// Shared by the replicas of a page (see `protobuf::shared`) and, once in the state, by
-    /// every pod that held the same copy.
+    /// Shared by the replicas of a page (see `decode::protobuf::shared`) and, once in the
+    /// state, by every pod that held the same copy.
     pub template: Arc<PodTemplate>,
 }
 
 /// What the scheduler reads of a pod besides its identity, labels, node, deletion and
 /// controller: its spec and its phase. Replicas whose spec and status are written alike
-/// hold one copy (see `protobuf::shared`).
+/// hold one copy (see `decode::protobuf::shared`).
 #[derive(Debug, Clone)]
 pub struct PodTemplate {
     /// Borrowed for upstream's phases and the default scheduler's name (what nearly every pod
@@ -333,146 +263,7 @@ pub struct VolumeKinds {
     pub migratable_inline: bool,
 }
 
-impl VolumeKinds {
-    fn of(volumes: &[slim::Volume]) -> VolumeKinds {
-        let mut k = VolumeKinds::default();
-        for v in volumes {
-            k.claims |= v.persistent_volume_claim.is_some();
-            k.ephemeral |= v.ephemeral.is_some();
-            k.restricted_inline |= v.gce_persistent_disk.is_some()
-                || v.aws_elastic_block_store.is_some()
-                || v.rbd.is_some()
-                || v.iscsi.is_some();
-            k.migratable_inline |= v.gce_persistent_disk.is_some()
-                || v.aws_elastic_block_store.is_some()
-                || v.azure_disk.is_some()
-                || v.azure_file.is_some()
-                || v.cinder.is_some()
-                || v.vsphere_volume.is_some()
-                || v.portworx_volume.is_some();
-        }
-        k
-    }
-}
-
-/// `v1.PodPhase` values.
-const PHASES: [&str; 5] = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
-const DEFAULT_SCHEDULER: &str = "default-scheduler";
-
-/// `value`, borrowed from `known` when it is one of them.
-fn known(value: String, known: &[&'static str]) -> Cow<'static, str> {
-    match known.iter().find(|k| **k == value) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(value),
-    }
-}
-
 impl Pod {
-    pub fn from_api(p: &core::Pod) -> Pod {
-        Pod::from_owned(p.clone())
-    }
-
-    /// As [`Pod::from_api`], moving the strings, labels and node affinity out of the API
-    /// object instead of copying them.
-    pub fn from_owned(p: core::Pod) -> Pod {
-        Pod::from_slim(SlimPod::from(p))
-    }
-
-    /// The compact pod from the fields it is made of; every pod is built here, whether it was
-    /// decoded slim (live pages, snapshots: 150,000 pods) or in full (manifests).
-    pub(crate) fn from_slim(p: SlimPod) -> Pod {
-        Pod::build(p, None)
-    }
-
-    /// [`Pod::from_slim`] of a template, taking the parts earlier templates computed from the
-    /// same fields (see [`TemplateParts`]).
-    pub(crate) fn from_slim_sharing(p: SlimPod, parts: &mut TemplateParts) -> Pod {
-        Pod::build(p, Some(parts))
-    }
-
-    /// [`Pod::from_slim`] of a template whose resources and tolerations were built for an
-    /// earlier template from the same bytes (see `protobuf::shared`): `p` holds neither its
-    /// containers nor its tolerations, and its status only its phase.
-    pub(crate) fn from_slim_parts(
-        p: SlimPod,
-        resources: Arc<PodResources>,
-        tolerations: Arc<[Toleration]>,
-    ) -> Pod {
-        Pod::assemble(p, resources, |_| tolerations)
-    }
-
-    fn build(p: SlimPod, parts: Option<&mut TemplateParts>) -> Pod {
-        let (resources, last_tolerations) = match parts {
-            Some(parts) => (
-                parts.resources.resources(&p),
-                Some(&mut parts.last_tolerations),
-            ),
-            None => (Arc::new(PodResources::from_slim(&p)), None),
-        };
-        Pod::assemble(p, resources, |written| match last_tolerations {
-            Some(last) => last.take(written),
-            None => tolerations(&written),
-        })
-    }
-
-    /// The pod, its resources computed and its tolerations built by `tolerations` from
-    /// those written.
-    fn assemble(
-        p: SlimPod,
-        resources: Arc<PodResources>,
-        tolerations: impl FnOnce(Vec<core::Toleration>) -> Arc<[Toleration]>,
-    ) -> Pod {
-        let SlimPod {
-            metadata,
-            spec,
-            status,
-        } = p;
-        let metadata = metadata.unwrap_or_default();
-        let namespace = metadata.namespace.unwrap_or_else(|| "default".to_string());
-        let mut spec = spec.unwrap_or_default();
-        let affinity = spec.affinity.take();
-        let pod_affinity = affinity
-            .as_ref()
-            .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
-            .map(|a| Arc::new(parse_pod_affinity(a, &namespace)));
-        let controller = controller_of(metadata.owner_references.into_iter().flatten());
-        Pod {
-            id: Arc::new(PodRef {
-                namespace: Arc::from(namespace),
-                name: metadata.name.unwrap_or_default().into(),
-            }),
-            labels: Arc::new(metadata.labels.unwrap_or_default().into()),
-            node_name: spec.node_name.map(Arc::from).unwrap_or_default(),
-            terminating: metadata.deletion_timestamp.is_some(),
-            controller,
-            template: Arc::new(PodTemplate {
-                phase: status
-                    .and_then(|s| s.phase)
-                    .map_or(Cow::Borrowed(""), |p| known(p, &PHASES)),
-                scheduler_name: spec
-                    .scheduler_name
-                    .map_or(Cow::Borrowed(DEFAULT_SCHEDULER), |n| {
-                        known(n, &[DEFAULT_SCHEDULER])
-                    }),
-                node_selector: spec.node_selector.map(|s| Arc::new(s.into())),
-                node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
-                tolerations: tolerations(spec.tolerations.take().unwrap_or_default()),
-                pod_affinity,
-                priority: spec.priority.unwrap_or(0),
-                preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
-                has_resource_claims: spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
-                volumes: VolumeKinds::of(spec.volumes.as_deref().unwrap_or_default()),
-                topology_spread: spec
-                    .topology_spread_constraints
-                    .iter()
-                    .flatten()
-                    .map(SpreadConstraint::from)
-                    .collect(),
-                resources,
-            }),
-        }
-    }
-
     /// Succeeded and Failed pods hold no resources and are filtered out of the scheduler's
     /// pod informer.
     pub fn is_terminal(&self) -> bool {
@@ -488,185 +279,6 @@ impl Pod {
             .into_iter()
             .flat_map(PodAffinity::all)
     }
-}
-
-fn tolerations<'a>(list: impl IntoIterator<Item = &'a core::Toleration>) -> Arc<[Toleration]> {
-    list.into_iter().map(Toleration::from).collect()
-}
-
-/// What templates share besides their pods (see `protobuf::shared`): the parts built from
-/// fields that differ between workloads less often than the templates do.
-#[derive(Default)]
-pub(crate) struct TemplateParts {
-    resources: resources::ResourcesMemo,
-    last_tolerations: LastTolerations,
-}
-
-/// The last template's tolerations as written and as built: nearly every pod carries the
-/// same default ones, so the next template usually takes that copy.
-#[derive(Default)]
-struct LastTolerations(Option<(Vec<core::Toleration>, Arc<[Toleration]>)>);
-
-impl LastTolerations {
-    fn take(&mut self, written: Vec<core::Toleration>) -> Arc<[Toleration]> {
-        if let Some((last, built)) = &self.0
-            && *last == written
-        {
-            return built.clone();
-        }
-        let built = tolerations(&written);
-        self.0 = Some((written, built.clone()));
-        built
-    }
-}
-
-/// The owner reference marked as the controller (`metav1.GetControllerOf`: the first one).
-pub(crate) fn controller_of(
-    owners: impl IntoIterator<Item = meta::OwnerReference>,
-) -> Option<Arc<ControllerRef>> {
-    owners
-        .into_iter()
-        .find(|o| o.controller == Some(true))
-        .map(|o| {
-            Arc::new(ControllerRef {
-                api_version: o.api_version,
-                kind: o.kind,
-                name: o.name,
-            })
-        })
-}
-
-/// `what` names the term in an error; it is only formatted when there is one (150,000 pods'
-/// terms parse without error).
-fn parse_term(
-    t: &core::PodAffinityTerm,
-    weight: i32,
-    owner_ns: &str,
-    what: impl Fn() -> String,
-    errors: &mut Vec<String>,
-    first: &mut Option<String>,
-) -> AffinityTerm {
-    let selector = LabelSelector::from_api(t.label_selector.as_ref()).unwrap_or_else(|e| {
-        errors.push(format!("{}.labelSelector: {e}", what()));
-        first.get_or_insert(e);
-        LabelSelector::Nothing
-    });
-    let namespace_selector =
-        LabelSelector::from_api(t.namespace_selector.as_ref()).unwrap_or_else(|e| {
-            errors.push(format!("{}.namespaceSelector: {e}", what()));
-            first.get_or_insert(e);
-            LabelSelector::Nothing
-        });
-    let names = t.namespaces.clone().unwrap_or_default();
-    let namespaces = if names.is_empty() && t.namespace_selector.is_none() {
-        vec![owner_ns.to_string()]
-    } else {
-        names
-    };
-    AffinityTerm {
-        selector,
-        namespaces,
-        namespace_selector,
-        topology_key: t.topology_key.clone(),
-        weight,
-    }
-}
-
-fn parse_pod_affinity(a: &core::Affinity, ns: &str) -> PodAffinity {
-    let mut errors = Vec::new();
-    // Each list's first error, as upstream's `PodInfo` keeps it: `getAffinityTerms` stops at
-    // the first term whose label selector (then namespace selector) does not parse.
-    let mut firsts: [Option<String>; 4] = Default::default();
-    let [req_aff, req_anti, pref_aff, pref_anti] = &mut firsts;
-    let req = |terms: Option<&Vec<core::PodAffinityTerm>>,
-               what: &str,
-               errors: &mut Vec<String>,
-               first: &mut Option<String>| {
-        terms
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, t)| parse_term(t, 0, ns, || format!("{what}[{i}]"), errors, first))
-            .collect::<Vec<_>>()
-    };
-    let pref = |terms: Option<&Vec<core::WeightedPodAffinityTerm>>,
-                what: &str,
-                errors: &mut Vec<String>,
-                first: &mut Option<String>| {
-        terms
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, t)| {
-                parse_term(
-                    &t.pod_affinity_term,
-                    t.weight,
-                    ns,
-                    || format!("{what}[{i}].podAffinityTerm"),
-                    errors,
-                    first,
-                )
-            })
-            .collect::<Vec<_>>()
-    };
-    let pa = a.pod_affinity.as_ref();
-    let paa = a.pod_anti_affinity.as_ref();
-    let mut affinity = PodAffinity {
-        required_affinity: req(
-            pa.and_then(|p| {
-                p.required_during_scheduling_ignored_during_execution
-                    .as_ref()
-            }),
-            "podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-            &mut errors,
-            req_aff,
-        ),
-        required_anti_affinity: req(
-            paa.and_then(|p| {
-                p.required_during_scheduling_ignored_during_execution
-                    .as_ref()
-            }),
-            "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-            &mut errors,
-            req_anti,
-        ),
-        preferred_affinity: pref(
-            pa.and_then(|p| {
-                p.preferred_during_scheduling_ignored_during_execution
-                    .as_ref()
-            }),
-            "podAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-            &mut errors,
-            pref_aff,
-        ),
-        preferred_anti_affinity: pref(
-            paa.and_then(|p| {
-                p.preferred_during_scheduling_ignored_during_execution
-                    .as_ref()
-            }),
-            "podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-            &mut errors,
-            pref_anti,
-        ),
-        errors: Vec::new(),
-        parse_error: None,
-    };
-    affinity.errors = errors;
-    let lists = [
-        "requiredAffinityTerms",
-        "requiredAntiAffinityTerms",
-        "preferredAffinityTerms",
-        "preferredAntiAffinityTerms",
-    ];
-    let errs: Vec<String> = lists
-        .iter()
-        .zip(firsts)
-        .filter_map(|(list, e)| e.map(|e| format!("{list}: {e}")))
-        .collect();
-    if !errs.is_empty() {
-        affinity.parse_error = Some(selector::aggregate(&errs));
-    }
-    affinity
 }
 
 /// A Service or ReplicationController as default topology spreading reads it: its
@@ -1062,10 +674,11 @@ impl ClusterState {
 }
 
 /// One copy of each distinct value, and the last copy given and what it was replaced by:
-/// replicas decoded from one page hold the same copy already (see `protobuf::shared`), and
-/// are then shared without hashing and comparing their values again. Each copy is kept with
-/// its hash, so that the set grows without hashing its values again: at 150,000 pods the
-/// rehashing of label sets was about half of the hashing that sharing them took.
+/// replicas decoded from one page hold the same copy already (see
+/// `decode::protobuf::shared`), and are then shared without hashing and comparing their
+/// values again. Each copy is kept with its hash, so that the set grows without hashing its
+/// values again: at 150,000 pods the rehashing of label sets was about half of the hashing
+/// that sharing them took.
 #[derive(Debug)]
 struct Shared<T: ?Sized> {
     set: FastSet<Hashed<T>>,

@@ -585,7 +585,7 @@ const CHUNK: usize = 1024;
 type FastItem = Option<Result<Decoded, SourceError>>;
 
 fn fast_item(text: &str, path: &str) -> FastItem {
-    use super::slim::{ListItem, decode_list_item};
+    use super::decode::json::{ListItem, list_item};
 
     let located = || -> Result<Located, SourceError> {
         serde_json::from_str(text)
@@ -595,7 +595,7 @@ fn fast_item(text: &str, path: &str) -> FastItem {
                 message: e.to_string(),
             })
     };
-    Some(match decode_list_item(text) {
+    Some(match list_item(text) {
         ListItem::Unreadable => return None,
         ListItem::Other(kind) if kind.ends_with("List") => return None,
         ListItem::Pod(pod) if pod.template.resources.problems.is_empty() => Ok(Decoded::Pod(pod)),

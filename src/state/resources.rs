@@ -18,8 +18,9 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
 use smallvec::SmallVec;
 
+pub use super::parts::NodeImage;
+use super::parts::{self, PodParts};
 use super::quantity::Quantity;
-use super::slim::{self, SlimPod};
 
 pub const CPU: &str = "cpu";
 pub const MEMORY: &str = "memory";
@@ -218,14 +219,6 @@ impl HostPort {
             && self.protocol == used.protocol
             && (self.host_ip == ALL || used.host_ip == ALL || self.host_ip == used.host_ip)
     }
-}
-
-/// One `status.images` entry of a node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeImage {
-    pub names: Vec<String>,
-    pub size_bytes: i64,
 }
 
 /// Which of the names in nodes' `status.images` a live read keeps. ImageLocality looks up
@@ -461,12 +454,12 @@ fn pod_level_supported(name: &str) -> bool {
 }
 
 impl PodSpecRequests {
-    fn parse(p: &SlimPod, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
+    fn parse(p: &PodParts, problems: &mut Vec<QuantityProblem>) -> PodSpecRequests {
         let Some(spec) = p.spec.as_ref() else {
             return PodSpecRequests::default();
         };
         let status = p.status.as_ref();
-        let statuses: Vec<&slim::ContainerStatus> = status
+        let statuses: Vec<&parts::ContainerStatus> = status
             .into_iter()
             .flat_map(|s| {
                 s.container_statuses
@@ -476,7 +469,7 @@ impl PodSpecRequests {
             })
             .collect();
         let mut has_status = false;
-        let mut one = |c: &slim::Container,
+        let mut one = |c: &parts::Container,
                        field: &dyn Fn() -> String,
                        problems: &mut Vec<QuantityProblem>| {
             let name = c.name.as_deref().unwrap_or_default();
@@ -633,19 +626,14 @@ impl ResourcesMemo {
     const KEPT: usize = 1024;
 
     /// The pod's resources: an earlier template's when it has the same inputs.
-    pub(crate) fn resources(&mut self, p: &SlimPod) -> Arc<PodResources> {
+    pub(crate) fn resources(&mut self, p: &PodParts) -> Arc<PodResources> {
         if !self.key_of(p) {
-            return Arc::new(PodResources::from_slim(p));
+            return Arc::new(PodResources::from_parts(p));
         }
         if let Some(r) = self.computed.get(&self.key[..]) {
-            // Every debug build (the tests) checks the inputs were all in the key.
-            debug_assert_eq!(
-                format!("{r:?}"),
-                format!("{:?}", PodResources::from_slim(p))
-            );
             return r.clone();
         }
-        let r = Arc::new(PodResources::from_slim(p));
+        let r = Arc::new(PodResources::from_parts(p));
         // Kept from page to page, so bounded: a cluster whose every workload asks for other
         // requests keeps a thousand at a time.
         if self.computed.len() >= ResourcesMemo::KEPT {
@@ -658,11 +646,11 @@ impl ResourcesMemo {
         r
     }
 
-    /// Writes into `key` everything [`PodResources::from_slim`] reads of the pod, each value
+    /// Writes into `key` everything [`PodResources::from_parts`] reads of the pod, each value
     /// as it is read; `false` when the pod's containers have status resources (an in-place
     /// resize), whose lists are matched to containers by name, for the pod to be computed
     /// apart. Without them the names read nothing.
-    fn key_of(&mut self, p: &SlimPod) -> bool {
+    fn key_of(&mut self, p: &PodParts) -> bool {
         fn put(key: &mut Vec<u8>, s: &str) {
             put_len(key, s.len());
             key.extend_from_slice(s.as_bytes());
@@ -742,13 +730,13 @@ pub struct PodResources {
 }
 
 impl PodResources {
-    /// From a full API pod (a manifest's, or a test's): copied into the slim form every pod
+    /// From a full API pod (a manifest's, or a test's): copied into the parts every pod
     /// is built from.
     pub fn from_api(p: &core::Pod) -> PodResources {
-        PodResources::from_slim(&SlimPod::from(p.clone()))
+        PodResources::from_parts(&PodParts::from(p.clone()))
     }
 
-    pub(crate) fn from_slim(p: &SlimPod) -> PodResources {
+    pub(crate) fn from_parts(p: &PodParts) -> PodResources {
         let mut problems = Vec::new();
         let parsed = PodSpecRequests::parse(p, &mut problems);
         let none = ResourceList::new();
@@ -823,7 +811,7 @@ impl PodResources {
     }
 }
 
-fn host_ports_of(c: &slim::Container) -> impl Iterator<Item = HostPort> + '_ {
+fn host_ports_of(c: &parts::Container) -> impl Iterator<Item = HostPort> + '_ {
     c.ports
         .iter()
         .flatten()
@@ -854,25 +842,18 @@ pub struct NodeResources {
 }
 
 impl NodeResources {
-    /// The node's status, taken by value as [`Node`](super::Node) is built.
-    pub fn from_api(status: Option<core::NodeStatus>) -> NodeResources {
+    /// From the node's `status.allocatable` and `status.images`.
+    pub(crate) fn from_parts(
+        allocatable: Option<&BTreeMap<String, ApiQuantity>>,
+        images: Vec<NodeImage>,
+    ) -> NodeResources {
         let mut problems = Vec::new();
-        let status = status.unwrap_or_default();
         let list = parse_list(
-            status.allocatable.as_ref(),
+            allocatable,
             Side::Status,
             || "status.allocatable".to_string(),
             &mut problems,
         );
-        let images = status
-            .images
-            .into_iter()
-            .flatten()
-            .map(|i| NodeImage {
-                names: i.names.unwrap_or_default(),
-                size_bytes: i.size_bytes.unwrap_or(0),
-            })
-            .collect();
         NodeResources {
             allocatable: Resources::from_list(&list),
             allowed_pods: list.get(PODS).map_or(0, |q| q.value()),
@@ -1025,12 +1006,12 @@ mod tests {
     /// memo holds for a pod with an invalid quantity is not handed to another.
     #[test]
     fn the_resources_memo_shares_what_the_names_do_not_change() {
-        fn slim(v: serde_json::Value) -> SlimPod {
+        fn parts(v: serde_json::Value) -> PodParts {
             let p: core::Pod = serde_json::from_value(v).expect("pod");
-            SlimPod::from(p)
+            PodParts::from(p)
         }
-        fn with(name: &str, cpu: &str, status: serde_json::Value) -> SlimPod {
-            slim(json!({
+        fn with(name: &str, cpu: &str, status: serde_json::Value) -> PodParts {
+            parts(json!({
                 "metadata": {"name": "p"},
                 "spec": {"containers": [c(name, json!({"cpu": cpu}))]},
                 "status": status,
@@ -1069,7 +1050,7 @@ mod tests {
     fn the_resources_memo_stays_bounded_and_right() {
         let mut memo = ResourcesMemo::default();
         for m in 1..=ResourcesMemo::KEPT as i64 + 1 {
-            let p = SlimPod::from(
+            let p = PodParts::from(
                 serde_json::from_value::<core::Pod>(json!({
                     "metadata": {"name": "p"},
                     "spec": {"containers": [c("a", json!({"cpu": format!("{m}m")}))]},

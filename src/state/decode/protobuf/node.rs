@@ -1,27 +1,25 @@
-//! Nodes in protobuf: the fields [`Node::from`] reads (name, labels, taints, unschedulable,
+//! Nodes in protobuf: the fields [`NodeParts`] hold (name, labels, taints, unschedulable,
 //! allocatable, images), with upstream's field numbers (`k8s.io/api/core/v1/generated.proto`).
 //!
-//! A node is moved into a `k8s-openapi` node holding just those fields and built by the same
-//! [`Node::from`] as a JSON one. In JSON, 5,000 nodes took about 100 ms of a live run to
+//! A node is read into its parts and built by the same [`Node::from_parts`] as a JSON one.
+//! In JSON, 5,000 nodes took about 100 ms of a live run to
 //! decode (conditions, node info and addresses parsed only to be dropped); here every field
 //! not declared is stepped over by its length. Images are read apart, by [`images`], so that
 //! the names the state does not keep are never copied out of the page, and labels by
 //! [`labels`], each string copied once; both leave anything not written as a server writes
 //! it to prost.
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 use prost::encoding::{WireType, decode_varint};
 
 use super::shared::{LD_BYTE, field};
 use super::{
-    PbQuantityEntry, PbStringEntry, key, length_delimited, non_empty, quantity_map, skip,
-    some_strings, some_vec, string_entry,
+    PbQuantityEntry, PbStringEntry, key, length_delimited, quantity_map, skip, string_entry,
 };
-use crate::state::Node;
 use crate::state::labels::Labels;
+use crate::state::parts::{NodeImage, NodeParts};
 use crate::state::resources::ImageNames;
+use crate::state::{Node, Taint};
 
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbNode {
@@ -108,12 +106,15 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
         // what this reader does not), then filtered.
         None => {
             let status = PbNodeImages::decode(bytes)?.status.unwrap_or_default();
-            let mut images = some_vec(status.images, |i| core::ContainerImage {
-                names: some_strings(i.names),
-                size_bytes: i.size_bytes,
-            });
-            keep.retain(&mut images);
-            images
+            status
+                .images
+                .into_iter()
+                .filter_map(|i| {
+                    let mut names = i.names;
+                    names.retain(|n| keep.keeps(n));
+                    kept(names, i.size_bytes, keep)
+                })
+                .collect()
         }
     };
     // Made a set as every protobuf map is made a map: a key given twice keeps its last value.
@@ -127,7 +128,9 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
             entries.iter().map(|e| (&e.key, &e.value)).collect()
         }
     };
-    Ok(PbNode::decode(bytes)?.into_node(labels, images))
+    Ok(Node::from_parts(
+        PbNode::decode(bytes)?.into_parts(labels, images),
+    ))
 }
 
 /// The node's labels (`Node` field 1, `ObjectMeta` field 11), each entry read by
@@ -176,12 +179,10 @@ fn each_nested<'a>(
 /// `keep` keeps, and without the images it keeps no name of: the other names are never
 /// copied out of the page. `None` for anything an API server does not write (another wire
 /// type, a name that is not UTF-8, a length past the end), for prost to read.
-fn images(node: &[u8], keep: &ImageNames) -> Option<Option<Vec<core::ContainerImage>>> {
-    let mut images: Option<Vec<core::ContainerImage>> = None;
+fn images(node: &[u8], keep: &ImageNames) -> Option<Vec<NodeImage>> {
+    let mut images = Vec::new();
     each_nested(node, 3, 8, |body| {
-        if let Some(image) = image(body, keep)? {
-            images.get_or_insert_default().push(image);
-        }
+        images.extend(image(body, keep)?);
         Some(())
     })?;
     Some(images)
@@ -189,7 +190,7 @@ fn images(node: &[u8], keep: &ImageNames) -> Option<Option<Vec<core::ContainerIm
 
 /// One `ContainerImage` with the names `keep` keeps; `Some(None)` when it keeps none of them
 /// (with every name kept, an image is kept as the node lists it, names or none).
-fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerImage>> {
+fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<NodeImage>> {
     let (mut names, mut size_bytes) = (Vec::new(), None);
     while !image.is_empty() {
         let (tag, wire) = key(&mut image).ok()?;
@@ -206,47 +207,41 @@ fn image(mut image: &[u8], keep: &ImageNames) -> Option<Option<core::ContainerIm
             _ => skip(wire, tag, &mut image).ok()?,
         }
     }
-    Some(
-        (!names.is_empty() || matches!(keep, ImageNames::All)).then(|| core::ContainerImage {
-            names: (!names.is_empty()).then_some(names),
-            size_bytes,
-        }),
-    )
+    Some(kept(names, size_bytes, keep))
+}
+
+/// An image with the names kept, or none when it has none left and `keep` keeps only some
+/// (with every name kept, an image is kept as the node lists it, names or none).
+fn kept(names: Vec<String>, size_bytes: Option<i64>, keep: &ImageNames) -> Option<NodeImage> {
+    (!names.is_empty() || matches!(keep, ImageNames::All)).then(|| NodeImage {
+        names,
+        size_bytes: size_bytes.unwrap_or(0),
+    })
 }
 
 impl PbNode {
-    /// The node, with its labels and its images as [`images`] keeps them.
-    fn into_node(self, labels: Labels, images: Option<Vec<core::ContainerImage>>) -> Node {
-        let n = self;
+    /// The node's parts, with its labels and its images as [`images`] keeps them.
+    fn into_parts(self, labels: Labels, images: Vec<NodeImage>) -> NodeParts {
         let (meta, spec, status) = (
-            n.metadata.unwrap_or_default(),
-            n.spec.unwrap_or_default(),
-            n.status.unwrap_or_default(),
+            self.metadata.unwrap_or_default(),
+            self.spec.unwrap_or_default(),
+            self.status.unwrap_or_default(),
         );
-        let node = core::Node {
-            metadata: meta::ObjectMeta {
-                name: non_empty(meta.name),
-                ..Default::default()
-            },
-            spec: Some(core::NodeSpec {
-                unschedulable: spec.unschedulable,
-                taints: some_vec(spec.taints, |t| core::Taint {
+        NodeParts {
+            name: meta.name.unwrap_or_default(),
+            labels,
+            taints: spec
+                .taints
+                .into_iter()
+                .map(|t| Taint {
                     key: t.key.unwrap_or_default(),
-                    value: non_empty(t.value),
+                    value: t.value.unwrap_or_default(),
                     effect: t.effect.unwrap_or_default(),
-                    time_added: None,
-                }),
-                ..Default::default()
-            }),
-            status: Some(core::NodeStatus {
-                allocatable: quantity_map(status.allocatable),
-                images,
-                ..Default::default()
-            }),
-        };
-        // The labels straight into the node's set, not through a `BTreeMap` of strings.
-        let mut node = Node::from(node);
-        node.labels = labels;
-        node
+                })
+                .collect(),
+            unschedulable: spec.unschedulable.unwrap_or(false),
+            allocatable: quantity_map(status.allocatable),
+            images,
+        }
     }
 }

@@ -12,8 +12,8 @@
 //! Replicas are listed one after the other, so each pod is matched against the last pod whose
 //! template was built (a [`Pattern`]): where a pod's bytes are that pod's but for the fields
 //! the key leaves out, its key is that pod's too. Only the fields where the bytes part are
-//! read, and the key itself is made only by the debug builds, to check the matches. A pod
-//! that does not match becomes the pattern, and its template is built. Its label
+//! read; the key itself is never made. A pod that does not match becomes the pattern, and
+//! its template is built. Its label
 //! fields and owner references are likewise compared with the last pod's, and when they are
 //! the same bytes that pod's label set and controller are taken without a lookup.
 //!
@@ -22,15 +22,17 @@
 //! fifty templates a page name two request sets and seven images, and nearly all the same
 //! default tolerations). So a template whose resources bytes an earlier template had, and
 //! whose tolerations bytes an earlier one had, takes their built parts and decodes only its
-//! other fields, with its status's phase (session 34: 12% fewer instructions for a page).
+//! other fields, with its status's phase.
 //!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
-//! same [`Pod::from_slim`] as a whole pod, and anything not in the shape an API server writes
+//! same [`Pod::build`] as a whole pod, and anything not in the shape an API server writes
 //! (a part given twice, a field of another wire type, text that is not UTF-8) is left to the
 //! whole decode, which then says what is wrong. A template's first pod is decoded without its
-//! metadata: its name, labels and owners would be dropped for each pod's own. A generated pod
-//! (ten replicas per app) then takes about 11 k instructions to decode and build, against 46 k
-//! decoded whole (BENCHMARKS.md).
+//! metadata: its name, labels and owners would be dropped for each pod's own.
+//!
+//! The path sits behind one entry point, [`super::pod_frames`], and is checked against the
+//! whole decode by a property test (`replicas_read_as_the_whole_decode`) on generated pages
+//! with bytes changed: it reads each pod as the whole decode does, or leaves it to it.
 
 use std::sync::Arc;
 
@@ -42,10 +44,11 @@ use super::{
     PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, key, length_delimited, owner_reference,
     short_varint, skip, string_entry,
 };
+use crate::state::build::{Derived, TemplateParts, controller_of};
 use crate::state::labels::Labels;
+use crate::state::parts::PodParts;
 use crate::state::resources::PodResources;
-use crate::state::slim::SlimPod;
-use crate::state::{ControllerRef, Pod, PodRef, TemplateParts, Toleration, controller_of};
+use crate::state::{ControllerRef, Pod, PodRef, Toleration};
 
 /// What a template keeps of one field.
 enum Keep {
@@ -333,7 +336,7 @@ impl SharedParts {
     /// A template is not looked up among the page's earlier ones: replicas are listed one
     /// after the other, so a pod that does not match the last pattern nearly always starts
     /// a workload, and making, hashing and keeping its key for a look-up was a twentieth of
-    /// decoding a page (session 34). A workload listed in two runs (names that interleave)
+    /// decoding a page. A workload listed in two runs (names that interleave)
     /// has its template built twice, from the parts kept; equal templates read alike.
     fn template<'a>(
         &mut self,
@@ -350,12 +353,6 @@ impl SharedParts {
             Some((start, end)) => spec?.get(start..end)?,
             None => &[],
         };
-        // Every debug build (the tests) checks the pattern's key against the projection's.
-        #[cfg(debug_assertions)]
-        debug_assert_eq!(
-            self.last.key().map(|k| (k, node)),
-            template_key(own, spec, status)
-        );
         // Read as text here only: a pod matched to a template has that template's namespace
         // bytes, read when it was built.
         let namespace = match own.namespace_value {
@@ -373,13 +370,13 @@ impl SharedParts {
                 // Only what the pods take from their template is built: the metadata's name,
                 // labels and owners would be dropped for each pod's own.
                 let body = PbPodBody::decode(bytes).ok()?;
-                let pod = Pod::from_slim_sharing(
-                    SlimPod::from(PbPod {
+                let pod = Pod::build(
+                    PodParts::from(PbPod {
                         metadata,
                         spec: body.spec,
                         status: body.status,
                     }),
-                    &mut self.kept.parts,
+                    Derived::Kept(&mut self.kept.parts),
                 );
                 if split.is_some() {
                     self.keep_parts(&pod);
@@ -387,17 +384,6 @@ impl SharedParts {
                 pod
             }
         };
-        // Every debug build (the tests) checks that a pod takes from it what it would take
-        // from the pod decoded whole.
-        #[cfg(debug_assertions)]
-        {
-            let whole = SlimPod::from(PbPod::decode(bytes).ok()?).into_pod();
-            let taken = |t: &Pod| {
-                let pod = replica(t, "", Arc::from(""), false, Arc::default(), None);
-                format!("{pod:?}")
-            };
-            debug_assert_eq!(taken(&pod), taken(&whole));
-        }
         self.last.template = Some(pod);
         Some(node)
     }
@@ -500,14 +486,13 @@ impl SharedParts {
         {
             self.from_parts += 1;
         }
-        Some(Pod::from_slim_parts(
-            SlimPod::from(PbPod {
+        Some(Pod::build(
+            PodParts::from(PbPod {
                 metadata: metadata.take(),
                 spec: Some(spec),
                 status: Some(status),
             }),
-            resources,
-            tolerations,
+            Derived::Given(resources, tolerations),
         ))
     }
 
@@ -562,13 +547,6 @@ impl SharedParts {
         {
             self.matched += 1;
         }
-        // Every debug build (the tests) checks the match against the keys.
-        #[cfg(debug_assertions)]
-        debug_assert_eq!(
-            self.last.key().map(|k| (k, node)),
-            template_key(own, spec, status),
-            "a pattern matched a pod of another template"
-        );
         Some(node)
     }
 
@@ -580,12 +558,6 @@ impl SharedParts {
             {
                 self.same_metadata.0 += 1;
             }
-            // Every debug build (the tests) checks it is the copy the lookup gives.
-            debug_assert!(
-                self.labels
-                    .get(&self.labels_key[..])
-                    .is_some_and(|l| Arc::ptr_eq(l, &labels))
-            );
             return Some(labels);
         }
         let labels = match self.labels.get(&self.labels_key[..]) {
@@ -594,19 +566,7 @@ impl SharedParts {
                 // Read by [`string_entry`] (prost when it would not), as a node's labels.
                 let prost = || PbMeta::decode(&self.labels_key[..]).ok().map(|m| m.labels);
                 let labels: Arc<Labels> = Arc::new(match label_entries(&self.labels_key) {
-                    Some(entries) => {
-                        // Every debug build (the tests) checks they are prost's.
-                        debug_assert_eq!(
-                            Some(
-                                entries
-                                    .iter()
-                                    .map(|&(k, v)| (k.to_string(), v.to_string()))
-                                    .collect::<Vec<_>>()
-                            ),
-                            prost().map(|p| p.into_iter().map(|e| (e.key, e.value)).collect())
-                        );
-                        entries.into_iter().collect()
-                    }
+                    Some(entries) => entries.into_iter().collect(),
                     None => prost()?.iter().map(|e| (&e.key, &e.value)).collect(),
                 });
                 self.labels
@@ -627,16 +587,6 @@ impl SharedParts {
             {
                 self.same_metadata.1 += 1;
             }
-            // Every debug build (the tests) checks it is what the projection finds.
-            #[cfg(debug_assertions)]
-            {
-                let projected = self.projected_controller();
-                debug_assert!(match (&projected, &c) {
-                    (Some(Some(a)), Some(b)) => Arc::ptr_eq(a, b),
-                    (Some(None), None) => true,
-                    _ => false,
-                });
-            }
             return Some(c);
         }
         let c = self.projected_controller()?;
@@ -649,12 +599,7 @@ impl SharedParts {
         self.owners_key.clear();
         let mut owners = &self.owners[..];
         while !owners.is_empty() {
-            let (tag, wire, body) = field(&mut owners)?;
-            debug_assert_eq!(
-                (tag, wire),
-                (13, LD_BYTE),
-                "only owner references are gathered"
-            );
+            let (_, _, body) = field(&mut owners)?;
             encode_key(13, WireType::StartGroup, &mut self.owners_key);
             project(&mut self.owners_key, body, &OWNER, &mut None)?;
             encode_key(13, WireType::EndGroup, &mut self.owners_key);
@@ -668,11 +613,7 @@ impl SharedParts {
             Some(controller_of(owners.into_iter().map(owner_reference)))
         };
         let c = match owners_controller(&self.owners) {
-            Some(c) => {
-                // Every debug build (the tests) checks it is prost's.
-                debug_assert_eq!(Some(&c), prost().as_ref());
-                c
-            }
+            Some(c) => c,
             None => prost()?,
         };
         self.controllers
@@ -681,39 +622,12 @@ impl SharedParts {
     }
 }
 
-/// The pod's template key, made by projecting its fields (the debug builds check that a
-/// pattern's key, [`Pattern::key`], is this key of the pods it matches), and its node.
-#[cfg(debug_assertions)]
-fn template_key<'a>(
-    own: &Own<'_>,
-    spec: Option<&'a [u8]>,
-    status: Option<&[u8]>,
-) -> Option<(Vec<u8>, &'a [u8])> {
-    let mut key = Vec::new();
-    if let Some(ns) = own.namespace {
-        key.extend_from_slice(ns);
-    }
-    let mut node = None;
-    if let Some(spec) = spec {
-        encode_key(2, WireType::StartGroup, &mut key);
-        project(&mut key, spec, &SPEC, &mut node)?;
-        encode_key(2, WireType::EndGroup, &mut key);
-    }
-    if let Some(status) = status {
-        encode_key(3, WireType::StartGroup, &mut key);
-        project(&mut key, status, &STATUS, &mut None)?;
-        encode_key(3, WireType::EndGroup, &mut key);
-    }
-    Some((key, node.unwrap_or_default()))
-}
-
 /// The entries of a pod's label fields (`ObjectMeta` field 11, as [`SharedParts::metadata`]
 /// gathers them), in the order written; `None` for anything [`string_entry`] leaves to prost.
 fn label_entries(mut fields: &[u8]) -> Option<Vec<(&str, &str)>> {
     let mut entries = Vec::new();
     while !fields.is_empty() {
-        let (tag, wire, body) = field(&mut fields)?;
-        debug_assert_eq!((tag, wire), (11, LD_BYTE), "only label fields are gathered");
+        let (_, _, body) = field(&mut fields)?;
         entries.push(string_entry(body)?);
     }
     Some(entries)
@@ -729,12 +643,7 @@ fn label_entries(mut fields: &[u8]) -> Option<Vec<(&str, &str)>> {
 fn owners_controller(mut fields: &[u8]) -> Option<Option<Arc<ControllerRef>>> {
     let mut controller = None;
     while !fields.is_empty() {
-        let (tag, wire, body) = field(&mut fields)?;
-        debug_assert_eq!(
-            (tag, wire),
-            (13, LD_BYTE),
-            "only owner references are gathered"
-        );
+        let (_, _, body) = field(&mut fields)?;
         let owner = owner_fields(body)?;
         if controller.is_none() && owner.controller {
             controller = Some(owner);
@@ -821,8 +730,7 @@ impl<T: Clone> Last<T> {
 /// The spec and status of the last pod whose template was built, laid out as fields, for
 /// the pods after it to be matched against instead of having their keys made and looked
 /// up. Replicas are listed one after the other and differ in few bytes, and making a key
-/// reads some 90 fields a pod one by one (session 18 measured it at half of decoding a
-/// replica).
+/// reads some 90 fields a pod one by one (half of decoding a replica, measured).
 ///
 /// A pod matches when its bytes are the pattern's but inside the fields the key leaves out
 /// (`Drop`, `Own`) and the bodies of `Empty` fields: then its key is the pattern's, since
@@ -859,7 +767,7 @@ struct Msg {
 impl Msg {
     /// The fields of a message inside a pattern's field, laid out only when a pod's bytes
     /// part inside it: replicas are mostly equal there (conditions, containers), and laying
-    /// out every message of a new pattern was a tenth of decoding a page (session 34).
+    /// out every message of a new pattern was a tenth of decoding a page.
     const NOT_LAID: (u32, u32) = (u32::MAX, u32::MAX);
 
     fn is_laid(&self) -> bool {
@@ -937,34 +845,6 @@ impl Pattern {
         Some(node)
     }
 
-    /// The pattern's template key: the same bytes as [`template_key`] makes by projecting
-    /// the pod (what is kept, in the same frames).
-    /// `None` when a message in it does not read as [`project`] reads it (it has no key).
-    #[cfg(debug_assertions)]
-    fn key(&self) -> Option<Vec<u8>> {
-        // Every message laid out, in a copy.
-        let mut laid = self.clone();
-        let mut i = 0;
-        while i < laid.fields.len() {
-            if matches!(laid.fields[i].how, How::Only(..)) {
-                laid.lay_out_field(i)?;
-            }
-            i += 1;
-        }
-        let mut out = Vec::new();
-        if let Some(ns) = &laid.namespace {
-            out.extend_from_slice(ns);
-        }
-        for (tag, m) in [(2, laid.spec), (3, laid.status)] {
-            if let Some(m) = m {
-                encode_key(tag, WireType::StartGroup, &mut out);
-                laid.message_key(m, &mut out);
-                encode_key(tag, WireType::EndGroup, &mut out);
-            }
-        }
-        Some(out)
-    }
-
     /// The message in field `i`, its fields laid out if they were not yet (see
     /// [`Msg::NOT_LAID`]); `None` when they do not read as [`project`] reads them (the pod
     /// then does not match: it would have no key).
@@ -980,25 +860,6 @@ impl Pattern {
         let (laid, _) = lay_out(&self.bytes, start, end, p, &mut self.fields, &mut None)?;
         self.fields[i].how = How::Only(p, laid);
         Some(laid)
-    }
-
-    #[cfg(debug_assertions)]
-    fn message_key(&self, m: Msg, out: &mut Vec<u8>) {
-        for f in &self.fields[m.fields.0 as usize..m.fields.1 as usize] {
-            match f.how {
-                How::Whole => out.extend_from_slice(&self.bytes[f.start as usize..f.end as usize]),
-                How::Drop | How::Own => {}
-                How::Empty => {
-                    encode_key(f.tag, WireType::LengthDelimited, out);
-                    encode_varint(0, out);
-                }
-                How::Only(_, inner) => {
-                    encode_key(f.tag, WireType::StartGroup, out);
-                    self.message_key(inner, out);
-                    encode_key(f.tag, WireType::EndGroup, out);
-                }
-            }
-        }
     }
 
     /// Whether `pod` (a message, or its absence) matches the pattern's message `m`; the
@@ -1176,7 +1037,7 @@ pub(super) struct Kept {
     /// only the last: workloads with and without a toleration of their own alternate, and
     /// one copy a set per thread, held here for the run, is what the state keeps as given
     /// (see `ClusterState::share_template`), where a copy per switch made the fold copy 93%
-    /// of the templates to swap theirs for its own (BENCHMARKS.md, session 38).
+    /// of the templates to swap theirs for its own.
     resources: FastMap<Box<[u8]>, Arc<PodResources>>,
     tolerations: FastMap<Box<[u8]>, Arc<[Toleration]>>,
 }
@@ -1566,7 +1427,7 @@ mod tests {
             source: Some(Default::default()),
         };
         assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [] as [u32; 0]);
-        // The uid and blockOwnerDeletion are decoded for the slim form but not read by
+        // The uid and blockOwnerDeletion are decoded for the parts but not read by
         // `controller_of`.
         let owner = PbOwnerReference {
             kind: s(),
@@ -1682,8 +1543,7 @@ mod tests {
 
     /// Replicas are matched to the last pattern however their own values differ (in length
     /// too); a pod that differs in a read field, or has a field more, becomes the pattern.
-    /// Each pod is built as it is decoded whole (and every match is checked against the key
-    /// by the debug assertions).
+    /// Each pod is built as it is decoded whole.
     #[test]
     fn replicas_are_matched_to_the_last_pattern_and_others_laid_out() {
         let pods = [
@@ -1707,7 +1567,7 @@ mod tests {
         let mut built = Vec::new();
         for (i, (bytes, is_match)) in pods.iter().enumerate() {
             let pod = parts.pod(bytes).expect("read");
-            let alone = SlimPod::from(PbPod::decode(&bytes[..]).expect("pod")).into_pod();
+            let alone = Pod::from_parts(PodParts::from(PbPod::decode(&bytes[..]).expect("pod")));
             assert_eq!(format!("{pod:?}"), format!("{alone:?}"), "pod {i}");
             matched += usize::from(*is_match);
             assert_eq!(parts.matched, matched, "pod {i}");
@@ -1738,7 +1598,7 @@ mod tests {
             "without web-g's field more: not matched"
         );
         let pod = parts.pod(&other_mode).expect("read");
-        let alone = SlimPod::from(PbPod::decode(&other_mode[..]).expect("pod")).into_pod();
+        let alone = Pod::from_parts(PodParts::from(PbPod::decode(&other_mode[..]).expect("pod")));
         assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
         assert_eq!(
             parts.matched,
@@ -1747,7 +1607,9 @@ mod tests {
         );
         let broken = patched(&plain, &mode, &[0x17, 0x00, 0x00]); // wire type 7
         let pod = parts.pod(&broken).expect("read");
-        let alone = SlimPod::from(PbPod::decode(&broken[..]).expect("read whole")).into_pod();
+        let alone = Pod::from_parts(PodParts::from(
+            PbPod::decode(&broken[..]).expect("read whole"),
+        ));
         assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
         assert_eq!(
             parts.matched,
@@ -1760,7 +1622,9 @@ mod tests {
         assert_eq!(parts.matched, matched + 2, "the same bytes");
         let broken_other = patched(&plain, &mode, &[0x17, 0x01, 0x00]);
         let pod = parts.pod(&broken_other).expect("read");
-        let alone = SlimPod::from(PbPod::decode(&broken_other[..]).expect("whole")).into_pod();
+        let alone = Pod::from_parts(PodParts::from(
+            PbPod::decode(&broken_other[..]).expect("whole"),
+        ));
         assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
         assert_eq!(parts.matched, matched + 2, "other broken contents");
     }
@@ -1862,7 +1726,7 @@ mod tests {
         let mut built = Vec::new();
         for (i, (bytes, from_parts)) in pods.iter().enumerate() {
             let pod = parts.pod(bytes).expect("read");
-            let alone = SlimPod::from(PbPod::decode(&bytes[..]).expect("pod")).into_pod();
+            let alone = Pod::from_parts(PodParts::from(PbPod::decode(&bytes[..]).expect("pod")));
             assert_eq!(format!("{pod:?}"), format!("{alone:?}"), "pod {i}");
             assert_eq!(parts.from_parts, *from_parts, "pod {i}");
             built.push(pod);
@@ -1907,7 +1771,7 @@ mod tests {
         assert_eq!(parts.from_parts, 0, "every image another");
         let again = workload("again", "nginx:0", "100m", None, false);
         let pod = parts.pod(&again).expect("read");
-        let alone = SlimPod::from(PbPod::decode(&again[..]).expect("pod")).into_pod();
+        let alone = Pod::from_parts(PodParts::from(PbPod::decode(&again[..]).expect("pod")));
         assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
         assert_eq!(parts.from_parts, 0, "cleared: built whole");
         let last = workload(
@@ -1960,7 +1824,7 @@ mod tests {
         let mut built = Vec::new();
         for (i, (bytes, same)) in pods.iter().enumerate() {
             let pod = parts.pod(bytes).expect("read");
-            let alone = SlimPod::from(PbPod::decode(&bytes[..]).expect("pod")).into_pod();
+            let alone = Pod::from_parts(PodParts::from(PbPod::decode(&bytes[..]).expect("pod")));
             assert_eq!(format!("{pod:?}"), format!("{alone:?}"), "pod {i}");
             assert_eq!(parts.same_metadata, *same, "pod {i}");
             built.push(pod);
@@ -2102,5 +1966,265 @@ mod tests {
             }
         }
         out
+    }
+
+    /// One generated pod: a replica of workload `app` with its own values (name, node, IP,
+    /// restarts, token volume, deletion), and read values some replicas change (requests,
+    /// tolerations, a host port, a claim, an in-place resize, the phase, a label, the owner).
+    #[derive(Debug, Clone)]
+    struct Generated {
+        app: u8,
+        name: u16,
+        node: u8,
+        restarts: i32,
+        cpu: u8,
+        toleration: Option<u8>,
+        host_port: bool,
+        claim: bool,
+        resized: bool,
+        phase: u8,
+        extra_label: Option<u8>,
+        controller: bool,
+        deleting: bool,
+        anti_affinity: bool,
+    }
+
+    fn generated() -> impl proptest::strategy::Strategy<Value = Generated> {
+        use proptest::prelude::*;
+        (
+            (
+                0u8..3,
+                any::<u16>(),
+                0u8..4,
+                0i32..300,
+                0u8..2,
+                proptest::option::of(0u8..2),
+            ),
+            (
+                any::<bool>(),
+                any::<bool>(),
+                proptest::bool::weighted(0.1),
+                0u8..3,
+            ),
+            (
+                proptest::option::of(0u8..2),
+                any::<bool>(),
+                proptest::bool::weighted(0.1),
+            ),
+            proptest::bool::weighted(0.3),
+        )
+            .prop_map(
+                |(
+                    (app, name, node, restarts, cpu, toleration),
+                    (host_port, claim, resized, phase),
+                    (extra_label, controller, deleting),
+                    anti_affinity,
+                )| Generated {
+                    app,
+                    name,
+                    node,
+                    restarts,
+                    cpu,
+                    toleration,
+                    host_port,
+                    claim,
+                    resized,
+                    phase,
+                    extra_label,
+                    controller,
+                    deleting,
+                    anti_affinity,
+                },
+            )
+    }
+
+    impl Generated {
+        fn encode(&self) -> Vec<u8> {
+            use k8s_pb::api::core::v1 as pb;
+            use k8s_pb::apimachinery::pkg::api::resource::Quantity;
+            use k8s_pb::apimachinery::pkg::apis::meta::v1 as pbmeta;
+            let app = format!("app-{}", self.app);
+            let name = format!("{app}-{:x}", self.name);
+            let token = format!("kube-api-access-{name}");
+            let cpu = || {
+                let q = ["100m", "250m"][usize::from(self.cpu)];
+                [(
+                    "cpu".to_string(),
+                    Quantity {
+                        string: Some(q.to_string()),
+                    },
+                )]
+                .into()
+            };
+            let mut labels: std::collections::BTreeMap<String, String> =
+                [("app".to_string(), app.clone())].into();
+            if let Some(v) = self.extra_label {
+                labels.insert("tier".to_string(), format!("t{v}"));
+            }
+            let selector = pbmeta::LabelSelector {
+                match_labels: [("app".to_string(), app.clone())].into(),
+                ..Default::default()
+            };
+            pb::Pod {
+                metadata: Some(pbmeta::ObjectMeta {
+                    name: Some(name.clone()),
+                    namespace: Some("shop".to_string()),
+                    uid: Some(format!("uid-{name}")),
+                    labels,
+                    owner_references: vec![pbmeta::OwnerReference {
+                        api_version: Some("apps/v1".to_string()),
+                        kind: Some("ReplicaSet".to_string()),
+                        name: Some(format!("{app}-rs")),
+                        uid: Some("u".to_string()),
+                        controller: Some(self.controller),
+                        ..Default::default()
+                    }],
+                    deletion_timestamp: self.deleting.then_some(pbmeta::Time {
+                        seconds: Some(1_700_000_000),
+                        nanos: Some(0),
+                    }),
+                    ..Default::default()
+                }),
+                spec: Some(pb::PodSpec {
+                    volumes: vec![pb::Volume {
+                        name: Some(token.clone()),
+                        volume_source: Some(pb::VolumeSource {
+                            projected: Some(pb::ProjectedVolumeSource {
+                                default_mode: Some(420),
+                                ..Default::default()
+                            }),
+                            ..Default::default()
+                        }),
+                    }],
+                    containers: vec![pb::Container {
+                        name: Some(app.clone()),
+                        image: Some(format!("reg/{app}:1")),
+                        ports: if self.host_port {
+                            vec![pb::ContainerPort {
+                                container_port: Some(80),
+                                host_port: Some(8080),
+                                protocol: Some("TCP".to_string()),
+                                ..Default::default()
+                            }]
+                        } else {
+                            Vec::new()
+                        },
+                        resources: Some(pb::ResourceRequirements {
+                            requests: cpu(),
+                            ..Default::default()
+                        }),
+                        volume_mounts: vec![pb::VolumeMount {
+                            name: Some(token),
+                            mount_path: Some("/var/run/secrets".to_string()),
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }],
+                    node_name: Some(format!("node-{}", self.node)),
+                    scheduler_name: Some("default-scheduler".to_string()),
+                    priority: Some(i32::from(self.app)),
+                    tolerations: self
+                        .toleration
+                        .map(|t| pb::Toleration {
+                            key: Some(format!("taint-{t}")),
+                            operator: Some("Exists".to_string()),
+                            ..Default::default()
+                        })
+                        .into_iter()
+                        .collect(),
+                    affinity: self.anti_affinity.then(|| pb::Affinity {
+                        pod_anti_affinity: Some(pb::PodAntiAffinity {
+                            required_during_scheduling_ignored_during_execution: vec![
+                                pb::PodAffinityTerm {
+                                    label_selector: Some(selector),
+                                    topology_key: Some("zone".to_string()),
+                                    ..Default::default()
+                                },
+                            ],
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    resource_claims: if self.claim {
+                        vec![pb::PodResourceClaim {
+                            name: Some("gpu".to_string()),
+                            resource_claim_name: Some("gpu-claim".to_string()),
+                            ..Default::default()
+                        }]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                }),
+                status: Some(pb::PodStatus {
+                    phase: Some(
+                        ["Running", "Pending", "Succeeded"][usize::from(self.phase)].to_string(),
+                    ),
+                    pod_ip: Some(format!("10.0.{}.{}", self.node, self.name % 250)),
+                    container_statuses: vec![pb::ContainerStatus {
+                        name: Some(app),
+                        restart_count: Some(self.restarts),
+                        allocated_resources: if self.resized {
+                            cpu()
+                        } else {
+                            Default::default()
+                        },
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+            }
+            .encode_to_vec()
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+
+        /// The replicas' path against the whole decode, on pages of generated pods (runs of
+        /// replicas, workloads interleaved) with bytes of some pods changed: every pod the
+        /// path reads is the pod the whole decode builds, and a pod the whole decode refuses
+        /// is left to it. This is what verifies the path: nothing in it checks itself.
+        #[test]
+        fn replicas_read_as_the_whole_decode(
+            page in proptest::collection::vec(
+                (generated(), 1usize..6),
+                1..12,
+            ),
+            changes in proptest::collection::vec(
+                (
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<u8>(),
+                ),
+                0..4,
+            ),
+        ) {
+            let mut pods: Vec<Vec<u8>> = Vec::new();
+            for (pod, replicas) in &page {
+                for r in 0..*replicas {
+                    let mut replica = pod.clone();
+                    replica.name = replica.name.wrapping_add(u16::try_from(r).unwrap_or(0));
+                    replica.node = (replica.node + u8::try_from(r).unwrap_or(0)) % 4;
+                    replica.restarts += i32::try_from(r).unwrap_or(0);
+                    pods.push(replica.encode());
+                }
+            }
+            let count = pods.len();
+            for (pod, at, byte) in &changes {
+                let pod = &mut pods[pod.index(count)];
+                let at = at.index(pod.len());
+                pod[at] = *byte;
+            }
+            let mut parts = SharedParts::default();
+            for (i, bytes) in pods.iter().enumerate() {
+                let whole = PbPod::decode(&bytes[..]).map(|p| Pod::from_parts(PodParts::from(p)));
+                if let Some(pod) = parts.pod(bytes) {
+                    proptest::prop_assert!(whole.is_ok(), "pod {} read, refused whole: {:?}", i, whole);
+                    let whole = whole.map(|p| format!("{p:?}")).unwrap_or_default();
+                    proptest::prop_assert_eq!(format!("{pod:?}"), whole, "pod {}", i);
+                }
+            }
+        }
     }
 }

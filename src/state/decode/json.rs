@@ -1,90 +1,36 @@
-//! Decoding pods from JSON straight into the fields the compact [`Pod`] is built from,
-//! skipping the parts of an API server's pod that no plugin looks at: `managedFields`,
-//! annotations, most of the status. On 150,000 realistic pods that halves the bytes decoded
-//! into typed values and avoids most allocations. A full `k8s-openapi` pod (a manifest's)
-//! is moved into the same [`SlimPod`] form, so every compact pod is built by one function
-//! ([`Pod::from_slim`]) from the same fields, whichever way it was decoded.
+//! The JSON front-end: pages of a list and the items of a snapshot read straight into the
+//! parts the model is built from, by the parts' own serde derives (`parts.rs`), each item
+//! built as soon as it is read.
 //!
 //! A value that does not decode here is decoded again the full way by the caller, so error
 //! messages stay those of the full type.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
-use super::Pod;
-
-/// `metadata`, the fields `Pod::from_api` reads.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Meta {
-    #[serde(default)]
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) namespace: Option<String>,
-    #[serde(default)]
-    pub(crate) labels: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub(crate) deletion_timestamp: Option<meta::Time>,
-    #[serde(default)]
-    pub(crate) owner_references: Option<Vec<meta::OwnerReference>>,
-}
-
-/// `status`, the fields the resource plugins read.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Status {
-    #[serde(default)]
-    pub(crate) phase: Option<String>,
-    #[serde(default)]
-    pub(crate) conditions: Option<Vec<Condition>>,
-    #[serde(default)]
-    pub(crate) container_statuses: Option<Vec<ContainerStatus>>,
-    #[serde(default)]
-    pub(crate) init_container_statuses: Option<Vec<ContainerStatus>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Condition {
-    #[serde(rename = "type")]
-    pub(crate) type_: String,
-    #[serde(default)]
-    pub(crate) reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ContainerStatus {
-    pub(crate) name: String,
-    #[serde(default)]
-    pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
-    #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
-}
+use crate::state::Pod;
+use crate::state::parts::{Meta, PodParts, Spec, Status};
 
 /// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
 /// token as soon as the list's `metadata` is read (API servers write it before `items`), so
 /// that the next page can be requested while this one's pods are still being decoded; it is
 /// called once, with `None` at the end when there is no `metadata`, and never on an error
 /// before that.
-pub fn decode_pod_page(
+pub fn pod_page(
     text: &str,
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, serde_json::Error> {
-    decode_list_page(text, on_continue, SlimPod::into_pod)
+    list_page(text, on_continue, Pod::from_parts)
 }
 
-/// One page of a list of any kind, as [`decode_pod_page`] reads pods: its items, each read as
+/// One page of a list of any kind, as [`pod_page`] reads pods: its items, each read as
 /// `K` and made a `T` by `convert` as soon as it is read (so that a page's `K`s, which can be
 /// large, are never all held: a `Vec` of 500 nodes grew into fresh memory on every page),
 /// and, as soon as the list's `metadata` is read, its continue token. As kube's
 /// `ObjectList`: metadata may be missing, items may be null but not missing.
-pub fn decode_list_page<K, T>(
+pub fn list_page<K, T>(
     text: &str,
     on_continue: impl FnOnce(Option<String>),
     convert: impl FnMut(K) -> T,
@@ -185,210 +131,22 @@ where
     Ok(items.unwrap_or_default())
 }
 
-/// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
-/// env, probes and mounts, and every pod has a projected token volume: building those as
-/// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
-/// `k8s-openapi` (a missing required field reads as its default there too).
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Spec {
-    #[serde(default)]
-    pub(crate) affinity: Option<core::Affinity>,
-    #[serde(default)]
-    pub(crate) containers: Option<Vec<Container>>,
-    #[serde(default)]
-    pub(crate) init_containers: Option<Vec<Container>>,
-    #[serde(default)]
-    pub(crate) node_name: Option<String>,
-    #[serde(default)]
-    pub(crate) node_selector: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub(crate) overhead: Option<BTreeMap<String, Quantity>>,
-    #[serde(default)]
-    pub(crate) preemption_policy: Option<String>,
-    #[serde(default)]
-    pub(crate) priority: Option<i32>,
-    #[serde(default)]
-    pub(crate) resource_claims: Option<Vec<core::PodResourceClaim>>,
-    #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
-    #[serde(default)]
-    pub(crate) scheduler_name: Option<String>,
-    #[serde(default)]
-    pub(crate) tolerations: Option<Vec<core::Toleration>>,
-    #[serde(default)]
-    pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
-    #[serde(default)]
-    pub(crate) volumes: Option<Vec<Volume>>,
-}
-
-/// A container, the fields the resource plugins read (requests, host ports, image, and
-/// `restartPolicy`, which makes an init container a sidecar).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Container {
-    #[serde(default)]
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) image: Option<String>,
-    #[serde(default)]
-    pub(crate) ports: Option<Vec<core::ContainerPort>>,
-    #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
-    #[serde(default)]
-    pub(crate) restart_policy: Option<String>,
-}
-
-/// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
-/// configMap, secret, emptyDir) are skipped.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Volume {
-    #[serde(default)]
-    pub(crate) persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
-    #[serde(default)]
-    pub(crate) ephemeral: Option<core::EphemeralVolumeSource>,
-    #[serde(default)]
-    pub(crate) gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
-    #[serde(default)]
-    pub(crate) aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
-    #[serde(default)]
-    pub(crate) rbd: Option<core::RBDVolumeSource>,
-    #[serde(default)]
-    pub(crate) iscsi: Option<core::ISCSIVolumeSource>,
-    #[serde(default)]
-    pub(crate) azure_disk: Option<core::AzureDiskVolumeSource>,
-    #[serde(default)]
-    pub(crate) azure_file: Option<core::AzureFileVolumeSource>,
-    #[serde(default)]
-    pub(crate) cinder: Option<core::CinderVolumeSource>,
-    #[serde(default)]
-    pub(crate) vsphere_volume: Option<core::VsphereVirtualDiskVolumeSource>,
-    #[serde(default)]
-    pub(crate) portworx_volume: Option<core::PortworxVolumeSource>,
-}
-
-/// A pod with only what the evaluation reads.
-#[derive(Deserialize)]
-pub(crate) struct SlimPod {
-    #[serde(default)]
-    pub(crate) metadata: Option<Meta>,
-    #[serde(default)]
-    pub(crate) spec: Option<Spec>,
-    #[serde(default)]
-    pub(crate) status: Option<Status>,
-}
-
-impl SlimPod {
-    pub(crate) fn into_pod(self) -> Pod {
-        Pod::from_slim(self)
-    }
-}
-
-/// The full type's fields the slim one keeps, moved: manifests, the incoming pod and pods the
-/// slim decode refused are built into the compact model by the same code as slim pods.
-impl From<core::Pod> for SlimPod {
-    fn from(p: core::Pod) -> SlimPod {
-        let m = p.metadata;
-        let containers = |list: Vec<core::Container>| {
-            list.into_iter()
-                .map(|c| Container {
-                    name: Some(c.name),
-                    image: c.image,
-                    ports: c.ports,
-                    resources: c.resources,
-                    restart_policy: c.restart_policy,
-                })
-                .collect::<Vec<_>>()
-        };
-        let spec = p.spec.map(|s| Spec {
-            affinity: s.affinity,
-            containers: Some(containers(s.containers)),
-            init_containers: s.init_containers.map(containers),
-            node_name: s.node_name,
-            node_selector: s.node_selector,
-            overhead: s.overhead,
-            preemption_policy: s.preemption_policy,
-            priority: s.priority,
-            resource_claims: s.resource_claims,
-            resources: s.resources,
-            scheduler_name: s.scheduler_name,
-            tolerations: s.tolerations,
-            topology_spread_constraints: s.topology_spread_constraints,
-            volumes: s.volumes.map(|l| {
-                l.into_iter()
-                    .map(|v| Volume {
-                        persistent_volume_claim: v.persistent_volume_claim,
-                        ephemeral: v.ephemeral,
-                        gce_persistent_disk: v.gce_persistent_disk,
-                        aws_elastic_block_store: v.aws_elastic_block_store,
-                        rbd: v.rbd,
-                        iscsi: v.iscsi,
-                        azure_disk: v.azure_disk,
-                        azure_file: v.azure_file,
-                        cinder: v.cinder,
-                        vsphere_volume: v.vsphere_volume,
-                        portworx_volume: v.portworx_volume,
-                    })
-                    .collect()
-            }),
-        });
-        let status = p.status.map(|s| {
-            let statuses = |list: Option<Vec<core::ContainerStatus>>| {
-                list.map(|l| {
-                    l.into_iter()
-                        .map(|c| ContainerStatus {
-                            name: c.name,
-                            allocated_resources: c.allocated_resources,
-                            resources: c.resources,
-                        })
-                        .collect()
-                })
-            };
-            Status {
-                phase: s.phase,
-                conditions: s.conditions.map(|cs| {
-                    cs.into_iter()
-                        .map(|c| Condition {
-                            type_: c.type_,
-                            reason: c.reason,
-                        })
-                        .collect()
-                }),
-                container_statuses: statuses(s.container_statuses),
-                init_container_statuses: statuses(s.init_container_statuses),
-            }
-        });
-        SlimPod {
-            metadata: Some(Meta {
-                name: m.name,
-                namespace: m.namespace,
-                labels: m.labels,
-                deletion_timestamp: m.deletion_timestamp,
-                owner_references: m.owner_references,
-            }),
-            spec,
-            status,
-        }
-    }
-}
-
 /// One item of a JSON `List`, as far as one pass over it reads it.
 pub(crate) enum ListItem<'a> {
-    /// A pod, decoded slim.
+    /// A pod, read into its parts and built.
     Pod(Box<Pod>),
     /// Any other kind (`""` when the item has none).
     Other(Cow<'a, str>),
-    /// A pod the slim decode refused: the general decode gives the error (or the pod).
+    /// A pod whose parts did not decode: the general decode gives the error (or the pod).
     PodRefused,
     /// Not an object with a string `kind`: the input is not the shape the fast path reads.
     Unreadable,
 }
 
 /// Reads one list item in a single pass. `kind` comes first in what API servers and kubectl
-/// write, so a pod's `metadata`, `spec` and `status` decode straight into the slim types; a
+/// write, so a pod's `metadata`, `spec` and `status` decode straight into its parts; a
 /// part that comes before `kind` is kept as raw text and decoded once the kind is known.
-pub(crate) fn decode_list_item(text: &str) -> ListItem<'_> {
+pub(crate) fn list_item(text: &str) -> ListItem<'_> {
     use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 
     #[derive(Clone, Copy)]
@@ -521,16 +279,17 @@ pub(crate) fn decode_list_item(text: &str) -> ListItem<'_> {
             return ListItem::PodRefused;
         }
     }
-    let slim = SlimPod {
+    ListItem::Pod(Box::new(Pod::from_parts(PodParts {
         metadata: pod.metadata.flatten(),
         spec: pod.spec.flatten(),
         status: pod.status.flatten(),
-    };
-    ListItem::Pod(Box::new(slim.into_pod()))
+    })))
 }
 
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::core::v1 as core;
+
     use super::*;
 
     /// Items are converted one by one, in order; `items` may be null but not missing or
@@ -540,7 +299,7 @@ mod tests {
         let names = |text: &str| {
             let mut token = None;
             let mut seen = 0;
-            decode_list_page(
+            list_page(
                 text,
                 |t| token = Some(t),
                 |ns: core::Namespace| {
@@ -576,9 +335,9 @@ mod tests {
         assert!(error(r#"{"items":[1]}"#).contains("invalid type: integer `1`"));
     }
 
-    /// The slim decode builds the same compact pod as the full one.
+    /// A pod read into its parts builds the same compact pod as the full API object.
     #[test]
-    fn slim_and_full_decodes_agree() {
+    fn parts_and_full_decodes_agree() {
         let text = r#"{"metadata":{"name":"a","namespace":"ns","labels":{"app":"x"},
             "deletionTimestamp":"2025-01-01T00:00:00Z","managedFields":[{"manager":"m"}],
             "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"x-1","uid":"u","controller":true}]},
@@ -657,8 +416,8 @@ mod tests {
             .chain(volumes.iter().map(String::as_str))
         {
             let full: core::Pod = serde_json::from_str(text).unwrap();
-            let slim: SlimPod = serde_json::from_str(text).unwrap();
-            let (a, b) = (Pod::from_api(&full), slim.into_pod());
+            let parts: PodParts = serde_json::from_str(text).unwrap();
+            let (a, b) = (Pod::from_api(&full), Pod::from_parts(parts));
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
         }
     }
@@ -666,7 +425,7 @@ mod tests {
     /// Kind anywhere in the item: parts before it are decoded afterwards, the same way.
     #[test]
     fn list_items_are_read_whatever_the_key_order() {
-        let pod = |text: &str| match decode_list_item(text) {
+        let pod = |text: &str| match list_item(text) {
             ListItem::Pod(p) => format!("{p:?}"),
             _ => panic!("not read as a pod: {text}"),
         };
@@ -684,13 +443,9 @@ mod tests {
         for text in [first, last, middle] {
             assert_eq!(pod(text), expected, "{text}");
         }
-        assert!(
-            matches!(decode_list_item(r#"{"metadata":{},"kind":"Node"}"#),
-            ListItem::Other(k) if k == "Node")
-        );
-        assert!(
-            matches!(decode_list_item(r#"{"metadata":{}}"#), ListItem::Other(k) if k.is_empty())
-        );
+        assert!(matches!(list_item(r#"{"metadata":{},"kind":"Node"}"#),
+            ListItem::Other(k) if k == "Node"));
+        assert!(matches!(list_item(r#"{"metadata":{}}"#), ListItem::Other(k) if k.is_empty()));
         for refused in [
             r#"{"kind":"Pod","spec":{"containers":"no"}}"#,
             r#"{"spec":{"containers":"no"},"kind":"Pod"}"#,
@@ -698,13 +453,13 @@ mod tests {
             r#"{"spec":{},"kind":"Pod","spec":{}}"#,
         ] {
             assert!(
-                matches!(decode_list_item(refused), ListItem::PodRefused),
+                matches!(list_item(refused), ListItem::PodRefused),
                 "{refused}"
             );
         }
         for unreadable in [r#"[]"#, r#"{"kind":3}"#, r#"{"kind":"Pod","kind":"Pod"}"#] {
             assert!(
-                matches!(decode_list_item(unreadable), ListItem::Unreadable),
+                matches!(list_item(unreadable), ListItem::Unreadable),
                 "{unreadable}"
             );
         }

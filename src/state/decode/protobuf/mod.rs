@@ -5,9 +5,9 @@
 //! takes about half the instructions it takes from JSON (BENCHMARKS.md).
 //!
 //! The messages below are the API's own (`k8s.io/api/core/v1/generated.proto`,
-//! `k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`), cut down to the fields the JSON
-//! [`SlimPod`] reads, with upstream's field numbers; fields not declared here are skipped by
-//! prost. Each decoded pod is moved into the same [`SlimPod`] as a JSON one, so both build the
+//! `k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`), cut down to the fields the
+//! [`PodParts`] hold, with upstream's field numbers; fields not declared here are skipped by
+//! prost. Each decoded pod is moved into the same [`PodParts`] as a JSON one, so both build the
 //! same compact [`Pod`] (the tests check this field by field against an independent encoder).
 //!
 //! Go writes a non-pointer field even when it holds its zero value, where JSON's `omitempty`
@@ -21,9 +21,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
 
-use super::resources::ImageNames;
-use super::slim::{self, SlimPod};
-use super::{Node, Pod};
+use crate::state::Toleration;
+use crate::state::parts::{self, Checked, Owner, PodParts};
+use crate::state::resources::ImageNames;
+use crate::state::{Node, Pod};
 
 mod frames;
 mod node;
@@ -138,7 +139,7 @@ pub enum ListStart {
 /// page be asked for while this one downloads, where waiting for the whole body left a
 /// round trip per page on the critical path (a tenth of a live run at 150,000 pods, and most
 /// of a paged list's time against a distant server). The page is still decoded whole,
-/// token included, by [`decode_pod_frames_protobuf`] and its kin: a body that turns out to
+/// token included, by [`pod_frames`] and its kin: a body that turns out to
 /// be malformed is refused there, with the error the whole decode gives.
 pub fn list_start(prefix: &[u8], kind: &str) -> ListStart {
     fn read(prefix: &[u8], kind: &str) -> Result<ListStart, ProtobufError> {
@@ -262,17 +263,17 @@ fn field_length(buf: &mut &[u8]) -> Result<usize, ProtobufError> {
 }
 
 /// One page of a pod list in protobuf, decoded into compact pods; `on_continue` as for
-/// [`decode_pod_page`](super::decode_pod_page) (API servers write the list's metadata first).
-pub fn decode_pod_page_protobuf(
+/// [`json::pod_page`](super::json::pod_page) (API servers write the list's metadata first).
+pub fn pod_page(
     body: &[u8],
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, ProtobufError> {
-    decode_pod_frames_protobuf(&[body], on_continue)
+    pod_frames(&[body], on_continue)
 }
 
-/// [`decode_pod_page_protobuf`] of a body in the frames it arrived in, read where they lie
+/// [`pod_page`] of a body in the frames it arrived in, read where they lie
 /// (see `frames`): the same pods, or the same error, as from the frames joined.
-pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
+pub fn pod_frames<B: AsRef<[u8]>>(
     body: &[B],
     on_continue: impl FnOnce(Option<String>),
 ) -> Result<Vec<Pod>, ProtobufError> {
@@ -280,7 +281,7 @@ pub fn decode_pod_frames_protobuf<B: AsRef<[u8]>>(
     let pods = decode_list_frames(body, "PodList", on_continue, |bytes| {
         Ok(match parts.pod(bytes) {
             Some(pod) => pod,
-            None => SlimPod::from(PbPod::decode(bytes)?).into_pod(),
+            None => Pod::from_parts(PodParts::from(PbPod::decode(bytes)?)),
         })
     });
     KEPT.set(parts.into_kept());
@@ -296,7 +297,7 @@ thread_local! {
 
 /// One page of a node list in protobuf, in the frames it arrived in, each node built as
 /// from JSON with the image names `images` keeps; `on_continue` as for pods.
-pub fn decode_node_frames_protobuf<B: AsRef<[u8]>>(
+pub fn node_frames<B: AsRef<[u8]>>(
     body: &[B],
     on_continue: impl FnOnce(Option<String>),
     images: &ImageNames,
@@ -351,7 +352,7 @@ pub struct StatusFields {
 }
 
 /// An error answer's `Status`, as API servers write it in protobuf when it was asked for.
-pub fn decode_status(body: &[u8]) -> Result<StatusFields, ProtobufError> {
+pub fn status(body: &[u8]) -> Result<StatusFields, ProtobufError> {
     let (body, mut scratch) = ([body], Vec::new());
     let raw = unwrap_envelope(&body, "Status", &mut scratch)?;
     let s = PbStatus::decode(raw.contiguous(&mut scratch))?;
@@ -824,28 +825,20 @@ struct PbContainerStatus {
     resources: Option<PbResourceRequirements>,
 }
 
-impl From<PbPod> for SlimPod {
-    fn from(p: PbPod) -> SlimPod {
-        SlimPod {
-            metadata: p.metadata.map(|m| slim::Meta {
+impl From<PbPod> for PodParts {
+    fn from(p: PbPod) -> PodParts {
+        PodParts {
+            metadata: p.metadata.map(|m| parts::Meta {
                 name: non_empty(m.name),
                 namespace: non_empty(m.namespace),
                 labels: string_map(m.labels),
-                deletion_timestamp: m.deletion_timestamp.map(|t| {
-                    meta::Time(
-                        k8s_openapi::jiff::Timestamp::new(
-                            t.seconds.unwrap_or(0),
-                            t.nanos.unwrap_or(0),
-                        )
-                        .unwrap_or_default(),
-                    )
-                }),
+                deletion_timestamp: m.deletion_timestamp.map(|_| Checked::SET),
                 owner_references: some_vec(m.owner_references, owner_reference),
             }),
             spec: p.spec.map(spec),
-            status: p.status.map(|s| slim::Status {
+            status: p.status.map(|s| parts::Status {
                 phase: non_empty(s.phase),
-                conditions: some_vec(s.conditions, |c| slim::Condition {
+                conditions: some_vec(s.conditions, |c| parts::Condition {
                     type_: c.type_.unwrap_or_default(),
                     reason: non_empty(c.reason),
                 }),
@@ -856,19 +849,17 @@ impl From<PbPod> for SlimPod {
     }
 }
 
-fn owner_reference(o: PbOwnerReference) -> meta::OwnerReference {
-    meta::OwnerReference {
+fn owner_reference(o: PbOwnerReference) -> Owner {
+    Owner {
         api_version: o.api_version.unwrap_or_default(),
-        block_owner_deletion: o.block_owner_deletion,
-        controller: o.controller,
         kind: o.kind.unwrap_or_default(),
         name: o.name.unwrap_or_default(),
-        uid: o.uid.unwrap_or_default(),
+        controller: o.controller == Some(true),
     }
 }
 
-fn spec(s: PbSpec) -> slim::Spec {
-    slim::Spec {
+fn spec(s: PbSpec) -> parts::Spec {
+    parts::Spec {
         affinity: s.affinity.map(affinity),
         containers: some_vec(s.containers, container),
         init_containers: some_vec(s.init_containers, container),
@@ -877,19 +868,14 @@ fn spec(s: PbSpec) -> slim::Spec {
         overhead: quantity_map(s.overhead),
         preemption_policy: s.preemption_policy,
         priority: s.priority,
-        resource_claims: some_vec(s.resource_claims, |c| core::PodResourceClaim {
-            name: c.name.unwrap_or_default(),
-            resource_claim_name: c.resource_claim_name,
-            resource_claim_template_name: c.resource_claim_template_name,
-        }),
+        resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
-        tolerations: some_vec(s.tolerations, |t| core::Toleration {
-            effect: non_empty(t.effect),
-            key: non_empty(t.key),
-            operator: non_empty(t.operator),
-            toleration_seconds: t.toleration_seconds,
-            value: non_empty(t.value),
+        tolerations: some_vec(s.tolerations, |t| Toleration {
+            key: t.key.unwrap_or_default(),
+            operator: t.operator.unwrap_or_default(),
+            value: t.value.unwrap_or_default(),
+            effect: t.effect.unwrap_or_default(),
         }),
         topology_spread_constraints: some_vec(s.topology_spread_constraints, |c| {
             core::TopologySpreadConstraint {
@@ -905,7 +891,7 @@ fn spec(s: PbSpec) -> slim::Spec {
         }),
         volumes: some_vec(s.volumes, |v| {
             let v = v.source.unwrap_or_default();
-            slim::Volume {
+            parts::Volume {
                 persistent_volume_claim: set(v.persistent_volume_claim),
                 ephemeral: set(v.ephemeral),
                 gce_persistent_disk: set(v.gce_persistent_disk),
@@ -922,13 +908,13 @@ fn spec(s: PbSpec) -> slim::Spec {
     }
 }
 
-/// A volume source's presence, as a default value of its type (only presence is read).
-fn set<T: Default>(p: Option<Present>) -> Option<T> {
-    p.map(|_| T::default())
+/// A volume source's presence (only presence is read).
+fn set<T>(p: Option<Present>) -> Option<Checked<T>> {
+    p.map(|_| Checked::SET)
 }
 
-fn container(c: PbContainer) -> slim::Container {
-    slim::Container {
+fn container(c: PbContainer) -> parts::Container {
+    parts::Container {
         name: Some(c.name.unwrap_or_default()),
         image: non_empty(c.image),
         ports: some_vec(c.ports, |p| core::ContainerPort {
@@ -943,8 +929,8 @@ fn container(c: PbContainer) -> slim::Container {
     }
 }
 
-fn container_status(c: PbContainerStatus) -> slim::ContainerStatus {
-    slim::ContainerStatus {
+fn container_status(c: PbContainerStatus) -> parts::ContainerStatus {
+    parts::ContainerStatus {
         name: c.name.unwrap_or_default(),
         allocated_resources: quantity_map(c.allocated_resources),
         resources: c.resources.map(requirements),

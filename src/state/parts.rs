@@ -1,0 +1,318 @@
+//! What the model is built from: the fields of a pod (and of a node) that the evaluation
+//! reads, and nothing else. Every way an object arrives (a JSON page or snapshot, a protobuf
+//! page, a manifest's full API object) is made into these parts, and one function builds the
+//! model from them (`build.rs`), so a field the model gains is read in one place per format.
+//!
+//! The parts are decoded straight from an API server's JSON by the serde derives below (the
+//! JSON front-end is these derives): the parts of a pod no plugin looks at (`managedFields`,
+//! annotations, env, probes, most of the status) are stepped over, which halves the bytes
+//! decoded into typed values. Fields are optional as in `k8s-openapi` (a missing required
+//! field reads as its default there too).
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::state::labels::Labels;
+use crate::state::taints::{Taint, Toleration};
+
+/// A pod, the fields the model is built from.
+#[derive(Deserialize)]
+pub(crate) struct PodParts {
+    #[serde(default)]
+    pub(crate) metadata: Option<Meta>,
+    #[serde(default)]
+    pub(crate) spec: Option<Spec>,
+    #[serde(default)]
+    pub(crate) status: Option<Status>,
+}
+
+/// `metadata`, the fields `Pod::from_api` reads.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Meta {
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    #[serde(default)]
+    pub(crate) namespace: Option<String>,
+    #[serde(default)]
+    pub(crate) labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub(crate) deletion_timestamp: Option<Checked<meta::Time>>,
+    #[serde(default)]
+    pub(crate) owner_references: Option<Vec<Owner>>,
+}
+
+/// `status`, the fields the resource plugins read.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Status {
+    #[serde(default)]
+    pub(crate) phase: Option<String>,
+    #[serde(default)]
+    pub(crate) conditions: Option<Vec<Condition>>,
+    #[serde(default)]
+    pub(crate) container_statuses: Option<Vec<ContainerStatus>>,
+    #[serde(default)]
+    pub(crate) init_container_statuses: Option<Vec<ContainerStatus>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Condition {
+    #[serde(rename = "type")]
+    pub(crate) type_: String,
+    #[serde(default)]
+    pub(crate) reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContainerStatus {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
+    #[serde(default)]
+    pub(crate) resources: Option<core::ResourceRequirements>,
+}
+
+/// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
+/// env, probes and mounts, and every pod has a projected token volume: building those as
+/// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
+/// `k8s-openapi` (a missing required field reads as its default there too).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Spec {
+    #[serde(default)]
+    pub(crate) affinity: Option<core::Affinity>,
+    #[serde(default)]
+    pub(crate) containers: Option<Vec<Container>>,
+    #[serde(default)]
+    pub(crate) init_containers: Option<Vec<Container>>,
+    #[serde(default)]
+    pub(crate) node_name: Option<String>,
+    #[serde(default)]
+    pub(crate) node_selector: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub(crate) overhead: Option<BTreeMap<String, Quantity>>,
+    #[serde(default)]
+    pub(crate) preemption_policy: Option<String>,
+    #[serde(default)]
+    pub(crate) priority: Option<i32>,
+    #[serde(default)]
+    pub(crate) resource_claims: Option<Vec<Checked<core::PodResourceClaim>>>,
+    #[serde(default)]
+    pub(crate) resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    pub(crate) scheduler_name: Option<String>,
+    #[serde(default)]
+    pub(crate) tolerations: Option<Vec<Toleration>>,
+    #[serde(default)]
+    pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    #[serde(default)]
+    pub(crate) volumes: Option<Vec<Volume>>,
+}
+
+/// A container, the fields the resource plugins read (requests, host ports, image, and
+/// `restartPolicy`, which makes an init container a sidecar).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Container {
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    #[serde(default)]
+    pub(crate) image: Option<String>,
+    #[serde(default)]
+    pub(crate) ports: Option<Vec<core::ContainerPort>>,
+    #[serde(default)]
+    pub(crate) resources: Option<core::ResourceRequirements>,
+    #[serde(default)]
+    pub(crate) restart_policy: Option<String>,
+}
+
+/// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
+/// configMap, secret, emptyDir) are skipped.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Volume {
+    #[serde(default)]
+    pub(crate) persistent_volume_claim: Option<Checked<core::PersistentVolumeClaimVolumeSource>>,
+    #[serde(default)]
+    pub(crate) ephemeral: Option<Checked<core::EphemeralVolumeSource>>,
+    #[serde(default)]
+    pub(crate) gce_persistent_disk: Option<Checked<core::GCEPersistentDiskVolumeSource>>,
+    #[serde(default)]
+    pub(crate) aws_elastic_block_store: Option<Checked<core::AWSElasticBlockStoreVolumeSource>>,
+    #[serde(default)]
+    pub(crate) rbd: Option<Checked<core::RBDVolumeSource>>,
+    #[serde(default)]
+    pub(crate) iscsi: Option<Checked<core::ISCSIVolumeSource>>,
+    #[serde(default)]
+    pub(crate) azure_disk: Option<Checked<core::AzureDiskVolumeSource>>,
+    #[serde(default)]
+    pub(crate) azure_file: Option<Checked<core::AzureFileVolumeSource>>,
+    #[serde(default)]
+    pub(crate) cinder: Option<Checked<core::CinderVolumeSource>>,
+    #[serde(default)]
+    pub(crate) vsphere_volume: Option<Checked<core::VsphereVirtualDiskVolumeSource>>,
+    #[serde(default)]
+    pub(crate) portworx_volume: Option<Checked<core::PortworxVolumeSource>>,
+}
+
+/// A node, the fields the model is built from.
+pub(crate) struct NodeParts {
+    pub(crate) name: String,
+    pub(crate) labels: Labels,
+    pub(crate) taints: Vec<Taint>,
+    pub(crate) unschedulable: bool,
+    pub(crate) allocatable: Option<BTreeMap<String, Quantity>>,
+    /// The images the read keeps (see `ImageNames`).
+    pub(crate) images: Vec<NodeImage>,
+}
+
+/// One `status.images` entry of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeImage {
+    pub names: Vec<String>,
+    pub size_bytes: i64,
+}
+
+/// A field the model reads only the presence of: decoded as the API's own type, so that what
+/// the API's decode refuses is refused here too, and then dropped.
+pub(crate) struct Checked<T>(PhantomData<fn() -> T>);
+
+impl<T> Checked<T> {
+    /// The field, present.
+    pub(crate) const SET: Checked<T> = Checked(PhantomData);
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|_| Checked::SET)
+    }
+}
+
+/// An owner reference, the fields `metav1.GetControllerOf` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Owner {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) name: String,
+    pub(crate) controller: bool,
+}
+
+/// An owner reference as the API writes it: every field optional (a missing or null one
+/// reads as its default, as in `k8s-openapi`), the ones not read checked for their type.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenOwner {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    controller: Option<bool>,
+    #[serde(default, rename = "uid")]
+    _uid: Option<Checked<String>>,
+    #[serde(default, rename = "blockOwnerDeletion")]
+    _block_owner_deletion: Option<Checked<bool>>,
+}
+
+impl<'de> Deserialize<'de> for Owner {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let o = WrittenOwner::deserialize(d)?;
+        Ok(Owner {
+            api_version: o.api_version.unwrap_or_default(),
+            kind: o.kind.unwrap_or_default(),
+            name: o.name.unwrap_or_default(),
+            controller: o.controller == Some(true),
+        })
+    }
+}
+
+/// A toleration as the API writes it, as [`WrittenOwner`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenToleration {
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    operator: Option<String>,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    effect: Option<String>,
+    #[serde(default, rename = "tolerationSeconds")]
+    _toleration_seconds: Option<Checked<i64>>,
+}
+
+impl<'de> Deserialize<'de> for Toleration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let t = WrittenToleration::deserialize(d)?;
+        Ok(Toleration {
+            key: t.key.unwrap_or_default(),
+            operator: t.operator.unwrap_or_default(),
+            value: t.value.unwrap_or_default(),
+            effect: t.effect.unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fields read only for their type refuse what `k8s-openapi` refuses, and null or missing
+    /// fields read as the defaults it gives them.
+    #[test]
+    fn written_fields_read_and_refuse_as_the_apis_types() {
+        let toleration: Toleration =
+            serde_json::from_str(r#"{"key":null,"operator":"Exists","tolerationSeconds":5,"x":1}"#)
+                .expect("toleration");
+        assert_eq!(
+            (toleration.key.as_str(), toleration.operator.as_str()),
+            ("", "Exists")
+        );
+        for refused in [r#"{"tolerationSeconds":"5"}"#, r#"{"key":1}"#] {
+            assert!(
+                serde_json::from_str::<Toleration>(refused).is_err(),
+                "{refused}"
+            );
+            assert!(
+                serde_json::from_str::<core::Toleration>(refused).is_err(),
+                "{refused}"
+            );
+        }
+        let owner: Owner = serde_json::from_str(
+            r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":null,"controller":true}"#,
+        )
+        .expect("owner");
+        assert_eq!(
+            owner,
+            Owner {
+                api_version: "apps/v1".into(),
+                kind: "ReplicaSet".into(),
+                name: "rs".into(),
+                controller: true,
+            }
+        );
+        for refused in [r#"{"uid":3}"#, r#"{"blockOwnerDeletion":"yes"}"#] {
+            assert!(serde_json::from_str::<Owner>(refused).is_err(), "{refused}");
+            assert!(
+                serde_json::from_str::<meta::OwnerReference>(refused).is_err(),
+                "{refused}"
+            );
+        }
+        let meta: Meta =
+            serde_json::from_str(r#"{"deletionTimestamp":"2025-01-01T00:00:00Z"}"#).expect("meta");
+        assert!(meta.deletion_timestamp.is_some());
+        assert!(serde_json::from_str::<Meta>(r#"{"deletionTimestamp":"soon"}"#).is_err());
+    }
+}
