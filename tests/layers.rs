@@ -288,19 +288,6 @@ fn imports_point_down_only() {
     );
 }
 
-/// The cycles still to break, each once, from its smallest file. A cycle broken must leave
-/// this list; a new one fails the test.
-const KNOWN_CYCLES: &[&str] = &[
-    "state -> state::index",
-    "state -> state::manifest -> state::read",
-    "state -> state::read",
-    "state -> state::read -> state::decode::json",
-    "state::decode::protobuf -> state::decode::protobuf::frames",
-    "state::decode::protobuf -> state::decode::protobuf::node",
-    "state::decode::protobuf -> state::decode::protobuf::node -> state::decode::protobuf::shared",
-    "state::decode::protobuf -> state::decode::protobuf::shared",
-];
-
 #[test]
 fn no_file_imports_itself_through_others() {
     let g = graph();
@@ -331,6 +318,9 @@ fn no_file_imports_itself_through_others() {
             }
         }
     }
-    let found: Vec<&str> = cycles.iter().map(String::as_str).collect();
-    assert_eq!(found, KNOWN_CYCLES, "import cycles between files");
+    assert!(
+        cycles.is_empty(),
+        "import cycles between files:\n{}",
+        cycles.into_iter().collect::<Vec<_>>().join("\n")
+    );
 }

@@ -6,13 +6,15 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
+use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
+use crate::state::pod::{
+    AffinityTerm, ControllerRef, Pod, PodAffinity, PodRef, PodTemplate, SpreadConstraint,
+    VolumeKinds,
+};
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
-use crate::state::{
-    AffinityTerm, ControllerRef, Node, Pod, PodAffinity, PodRef, PodTemplate, SpreadConstraint,
-    Toleration, VolumeKinds,
-};
+use crate::state::taints::Toleration;
 
 impl Node {
     /// Every node is built here, whichever front-end read its parts.

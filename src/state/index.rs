@@ -13,9 +13,11 @@ use std::sync::Arc;
 use foldhash::HashMap as FastMap;
 use serde::Serialize;
 
+use super::interned::Hashed;
 use super::labels::Labels;
+use super::node::Node;
+use super::pod::{PodAffinity, PodRef};
 use super::selector::{LabelSelector, Op};
-use super::{Hashed, Node, PodAffinity, PodRef};
 
 /// Existing pods by label value and by their pod (anti-)affinity terms.
 #[derive(Debug, Clone, Default)]

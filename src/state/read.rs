@@ -11,9 +11,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::{
-    ClusterState, LabelSelectorObject, MapSelectorObject, Node, ObjectName, Pod, WorkloadSelectors,
-};
+use super::cluster::ClusterState;
+use super::node::Node;
+use super::pod::Pod;
+use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
 /// A problem with an input file, naming the file, the document and the field.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use crate::state::parts::{
     Checked, Condition, Container, ContainerStatus, Meta, NodeImage, NodeParts, Owner, PodParts,
     Spec, Status, Volume,
 };
-use crate::state::{Taint, Toleration};
+use crate::state::taints::{Taint, Toleration};
 
 /// The full type's fields the parts hold, moved out of it.
 impl From<core::Pod> for PodParts {

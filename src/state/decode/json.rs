@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
-use crate::state::Pod;
 use crate::state::parts::{Meta, PodParts, Spec, Status};
+use crate::state::pod::Pod;
 
 /// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
 /// token as soon as the list's `metadata` is read (API servers write it before `items`), so

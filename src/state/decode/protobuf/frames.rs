@@ -11,7 +11,7 @@
 
 use prost::encoding::WireType;
 
-use super::{ProtobufError, field_length, key, skip};
+use super::wire::{ProtobufError, field_length, key, skip};
 
 /// The bytes a short read can take: a varint is at most 10, a fixed field 8.
 const SHORT: usize = 16;

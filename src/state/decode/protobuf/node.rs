@@ -12,14 +12,13 @@
 use prost::Message;
 use prost::encoding::{WireType, decode_varint};
 
-use super::shared::{LD_BYTE, field};
-use super::{
-    PbQuantityEntry, PbStringEntry, key, length_delimited, quantity_map, skip, string_entry,
-};
+use super::messages::{PbQuantityEntry, PbStringEntry, quantity_map};
+use super::wire::{LD_BYTE, field, key, length_delimited, skip, string_entry};
 use crate::state::labels::Labels;
+use crate::state::node::Node;
 use crate::state::parts::{NodeImage, NodeParts};
 use crate::state::resources::ImageNames;
-use crate::state::{Node, Taint};
+use crate::state::taints::Taint;
 
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbNode {

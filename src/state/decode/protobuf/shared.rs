@@ -40,15 +40,14 @@ use foldhash::HashMap as FastMap;
 use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 
-use super::{
-    PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, key, length_delimited, owner_reference,
-    short_varint, skip, string_entry,
-};
+use super::messages::{PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, owner_reference};
+use super::wire::{LD_BYTE, field, string_entry};
 use crate::state::build::{Derived, TemplateParts, controller_of};
 use crate::state::labels::Labels;
 use crate::state::parts::PodParts;
+use crate::state::pod::{ControllerRef, Pod, PodRef};
 use crate::state::resources::PodResources;
-use crate::state::{ControllerRef, Pod, PodRef, Toleration};
+use crate::state::taints::Toleration;
 
 /// What a template keeps of one field.
 enum Keep {
@@ -1163,79 +1162,14 @@ fn skip_all(mut msg: &[u8]) -> Option<()> {
     Some(())
 }
 
-pub(super) const LD_BYTE: u8 = WireType::LengthDelimited as u8;
-
-/// One field: its number, its wire type and, when length-delimited, its bytes; the buffer
-/// moved past it. About 90 fields of a generated pod are read or stepped over here, so keys
-/// and lengths of one or two bytes (fields 1 to 2047, values under 16 KiB: nearly all) are
-/// read inline, the rest by prost. `None` for anything an API server does not write (groups,
-/// a key or length that goes past the end) as for anything malformed: the caller then
-/// decodes the pod whole, and prost either reads it or says what is wrong.
-#[inline(always)]
-pub(super) fn field<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
-    let Some((k, rest)) = short_varint(buf) else {
-        return field_slow(buf);
-    };
-    let (tag, wire) = (k >> 3, (k & 7) as u8);
-    if tag == 0 {
-        return None;
-    }
-    match wire {
-        LD_BYTE => match short_varint(rest) {
-            Some((len, rest)) if len as usize <= rest.len() => {
-                let (body, rest) = rest.split_at(len as usize);
-                *buf = rest;
-                Some((tag, wire, body))
-            }
-            _ => field_slow(buf),
-        },
-        0 => {
-            // A varint: up to nine bytes here; ten (negative numbers) are checked by prost.
-            match rest.iter().take(9).position(|b| b & 0x80 == 0) {
-                Some(end) => {
-                    *buf = &rest[end + 1..];
-                    Some((tag, wire, &[]))
-                }
-                None => field_slow(buf),
-            }
-        }
-        1 if rest.len() >= 8 => {
-            *buf = &rest[8..];
-            Some((tag, wire, &[]))
-        }
-        5 if rest.len() >= 4 => {
-            *buf = &rest[4..];
-            Some((tag, wire, &[]))
-        }
-        _ => None,
-    }
-}
-
-/// [`field`] for multi-byte keys and lengths.
-#[cold]
-#[inline(never)]
-fn field_slow<'a>(buf: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
-    let (tag, wire) = key(buf).ok()?;
-    match wire {
-        WireType::LengthDelimited => {
-            let body = length_delimited(buf).ok()?;
-            Some((tag, LD_BYTE, body))
-        }
-        WireType::Varint | WireType::SixtyFourBit | WireType::ThirtyTwoBit => {
-            skip(wire, tag, buf).ok()?;
-            Some((tag, wire as u8, &[]))
-        }
-        WireType::StartGroup | WireType::EndGroup => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{
+    use super::super::messages::{
         PbCondition, PbContainer, PbContainerStatus, PbOwnerReference, PbPodStatus, PbSpec,
         PbVolume,
     };
     use super::*;
+    use crate::state::decode::protobuf::wire::{key, skip};
 
     /// The top-level fields of an encoded message that `p` does not keep.
     fn dropped(encoded: &[u8], p: &Projection) -> Vec<u32> {
@@ -1376,9 +1310,9 @@ mod tests {
     #[test]
     fn templates_keep_every_field_the_messages_read() {
         let quantity = || {
-            vec![super::super::PbQuantityEntry {
+            vec![super::super::messages::PbQuantityEntry {
                 key: "cpu".to_string(),
-                value: Some(super::super::PbQuantity { string: s() }),
+                value: Some(super::super::messages::PbQuantity { string: s() }),
             }]
         };
         let container = PbContainer {
@@ -1441,7 +1375,7 @@ mod tests {
         let spec = PbSpec {
             volumes: vec![volume],
             containers: vec![container.clone()],
-            node_selector: vec![super::super::PbStringEntry {
+            node_selector: vec![super::super::messages::PbStringEntry {
                 key: "k".to_string(),
                 value: "v".to_string(),
             }],
