@@ -7,7 +7,7 @@ use kubectl_affinity::{app, cli::Cli};
 
 /// A 150,000-pod state leaves glibc's heap fragmented, and the evaluation's many small
 /// allocations then spent ~40% of their time in `_int_malloc`/`unlink_chunk`; mimalloc's
-/// per-size free lists do not degrade that way (see BENCHMARKS.md).
+/// per-size free lists do not degrade that way.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

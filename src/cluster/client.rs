@@ -39,10 +39,9 @@ pub enum Names<'a> {
 impl Live {
     pub fn connect(args: &KubeArgs) -> Result<Live, ClusterError> {
         // Pages are decoded and folded on blocking threads. Threads beyond the cores add
-        // no speed, only allocator heaps whose fresh memory the kernel must zero
-        // (BENCHMARKS.md). One per core and one for the folding thread, which waits between
-        // pages: never fewer than two, or no page could decode while the folding thread
-        // waits for one.
+        // no speed, only allocator heaps whose fresh memory the kernel must zero. One per
+        // core and one for the folding thread, which waits between pages: never fewer than
+        // two, or no page could decode while the folding thread waits for one.
         let blocking_threads = std::thread::available_parallelism().map_or(1, |n| n.get()) + 1;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

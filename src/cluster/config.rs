@@ -277,7 +277,7 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
     }
     // An `http` server makes no TLS handshake, so nothing is verified against a CA. Without
     // one in the kubeconfig, kube-client still builds the OS verifier, which reads the whole
-    // trust store before the first request (146 files, 30-110 ms here; BENCHMARKS.md) and
+    // trust store before the first request (tens of milliseconds) and
     // fails on a machine without one. No roots at all are what such a server needs. A proxy
     // may speak TLS with these roots, so with one nothing is changed.
     if config.cluster_url.scheme_str() == Some("http")
@@ -300,7 +300,7 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
 /// still shared with a page's frames allocated a new 400-800 KiB one, a size the allocator
 /// serves from its arena and did not hand out again soon: at 150,000 pods the reads wrote
 /// 18-42 MB of fresh memory for 7 MB of frames alive at once, and on this project's bench
-/// machine every MB first written costs 1-3 ms of CPU (BENCHMARKS.md).
+/// machine every MB first written costs milliseconds of CPU.
 const READ_BUFFER: usize = 64 * 1024;
 
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP

@@ -21,7 +21,7 @@ const MAX_RESTARTS: usize = 3;
 
 /// Pages downloading or decoding at once, besides the one being asked for. More pages ahead
 /// even out the pages that decode slowly: at 150,000 pods six took a few percent off the wall
-/// time against two, for the same CPU time and a few MB more at the peak (BENCHMARKS.md).
+/// time against two, for the same CPU time and a few MB more at the peak.
 const PAGES_IN_FLIGHT: usize = 6;
 
 /// What pod and node list requests accept: protobuf first (smaller, and its parts can be
@@ -125,7 +125,7 @@ impl Server {
     /// continue token is at the start of a page: in protobuf it is read from the first bytes,
     /// as they arrive, and the next page is asked for while the rest of this one still
     /// downloads (in JSON, as soon as the decoder reads it). Waiting for whole pages put a
-    /// round trip per page on the critical path (BENCHMARKS.md), more against a distant
+    /// round trip per page on the critical path, more against a distant
     /// server. An expired continue token restarts the list (the consumer drops what it
     /// folded so far).
     pub(super) async fn list<T: Send + 'static>(

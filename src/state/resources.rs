@@ -224,7 +224,7 @@ impl HostPort {
 /// Which of the names in nodes' `status.images` a live read keeps. ImageLocality looks up
 /// only the incoming pods' images (normalized), while a node lists dozens of images, each
 /// under a tag and a digest: at 5,000 nodes, keeping every name was a tenth of a live run's
-/// memory and most of the work of building the nodes (BENCHMARKS.md).
+/// memory and most of the work of building the nodes.
 #[derive(Debug, Clone, Default)]
 pub enum ImageNames {
     /// Every name (a snapshot is read whole).

@@ -2,7 +2,7 @@
 //! encoding kube-scheduler's own client asks for (nodes: `node`). A realistic pod is about 40% smaller than in JSON, and
 //! every field carries its length, so the parts no plugin reads (`managedFields`, env, probes,
 //! most of the status) are stepped over without being parsed: decoding and building a pod
-//! takes about half the instructions it takes from JSON (BENCHMARKS.md).
+//! takes about half the instructions it takes from JSON.
 //!
 //! The messages below are the API's own (`k8s.io/api/core/v1/generated.proto`,
 //! `k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`), cut down to the fields the
