@@ -3,7 +3,6 @@
 //! terminal, but the scheduler's own messages (the FailedScheduling event) are built here,
 //! exactly as upstream builds them, because they are data users match on.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -17,10 +16,14 @@ use crate::scheduler::{
 };
 use crate::state::PodRef;
 
+mod context;
+mod notes;
+
+pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
+pub use notes::{DaemonTolerations, Note, Refusal};
+
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
-/// The kube-scheduler release whose behaviour (plugins, reasons, defaults) is reproduced.
-pub const KUBERNETES_VERSION: &str = "1.35";
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,7 +56,7 @@ pub struct Explanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
     pub errors: Vec<String>,
     /// The scheduler's own last FailedScheduling event for the pod (explain, live), to set
@@ -80,7 +83,7 @@ pub struct SchedulerEvent {
 
 /// Whether the scheduler's event message says the same as ours. Where our message is
 /// incomplete (preemption's dry run not simulated), the event only has to start with it.
-pub fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
+fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
     let event = event.trim();
     computed.is_some_and(|c| {
         let c = c.trim();
@@ -91,17 +94,6 @@ pub fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool
             event.starts_with(c)
         }
     })
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SchedulerInfo {
-    pub kubernetes_version: &'static str,
-    pub scheduler_name: String,
-    pub profile_source: String,
-    pub feature_gates: BTreeMap<String, bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_nodes_to_score: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -185,18 +177,6 @@ pub struct NodeReport {
     pub rank: Option<usize>,
 }
 
-/// Context the evaluation does not know: who the pod is and which profile ran.
-#[derive(Debug, Clone)]
-pub struct Context {
-    pub pod: PodRef,
-    pub scheduler: SchedulerInfo,
-    pub notes: Vec<String>,
-    /// The node a running pod is bound to.
-    pub current_node: Option<String>,
-    /// The pod is a DaemonSet's template.
-    pub daemon_set: bool,
-}
-
 /// `FitError.Error()`: the reasons (see [`fit_error_message`]), then the PostFilter plugins'
 /// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
 /// plugin was evaluated).
@@ -249,6 +229,34 @@ fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
 }
 
 impl Explanation {
+    /// Sets the scheduler's own last FailedScheduling event beside the computed message, with
+    /// a note when the two differ.
+    pub fn set_scheduler_event(
+        &mut self,
+        message: String,
+        last_seen: Option<String>,
+        count: Option<i32>,
+        reported_by: Option<String>,
+    ) {
+        let matches_computed = same_failure(
+            &message,
+            self.summary.failed_scheduling_message.as_deref(),
+            self.summary.failed_scheduling_message_complete != Some(false),
+        );
+        if !matches_computed {
+            self.notes.push(Note::EventDiffers {
+                last_seen: last_seen.clone(),
+            });
+        }
+        self.scheduler_event = Some(SchedulerEvent {
+            message,
+            last_seen,
+            count,
+            reported_by,
+            matches_computed,
+        });
+    }
+
     pub fn new(eval: Evaluation, ctx: Context) -> Explanation {
         let failed = if ctx.daemon_set {
             None

@@ -5,6 +5,7 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
+use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -188,15 +189,43 @@ impl Resolved {
     }
 }
 
+/// Whose term with a namespaceSelector leaves the plugin unevaluated, namespaces not being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamespacesUnread {
+    /// A term of the incoming pod.
+    PodTerm,
+    /// An existing pod's term that may match the incoming pod.
+    ExistingTerm,
+}
+
+/// The plugin's not-evaluated reason, as its cells show it.
+impl fmt::Display for NamespacesUnread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
+             and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
+             forbidden)",
+            match self {
+                NamespacesUnread::PodTerm => "a term of the pod has",
+                NamespacesUnread::ExistingTerm =>
+                    "an existing pod's term that may match the pod has",
+            }
+        )
+    }
+}
+
 /// Why the plugin cannot be evaluated honestly, if it cannot: a term with a namespaceSelector
 /// needs namespace labels, and namespaces were not read. Without them such a term would select
 /// nothing (or match nothing), and the verdict would look certain while it is not.
-pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
+pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
     if input.state.namespaces.is_some() {
         return None;
     }
     let pod = input.pod;
-    let incoming = pod.affinity_terms().any(|t| t.needs_namespace_labels());
+    if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
+        return Some(NamespacesUnread::PodTerm);
+    }
     let mut groups = input.state.index.affinity_groups_for(&pod.id.namespace);
     let existing = groups.any(|g| {
         g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
@@ -206,18 +235,7 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
                     && t.selector.matches(&pod.labels)
             })
     });
-    (incoming || existing).then(|| {
-        format!(
-            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
-             and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
-             forbidden)",
-            if incoming {
-                "a term of the pod has"
-            } else {
-                "an existing pod's term that may match the pod has"
-            }
-        )
-    })
+    existing.then_some(NamespacesUnread::ExistingTerm)
 }
 
 /// Matching pods of one incoming term, per domain of its key, as pod indexes until the report
@@ -649,7 +667,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
     type Tables = TermTables;
 
     fn unavailable(&self) -> Option<String> {
-        namespaces_unknown(self.input)
+        namespaces_unknown(self.input).map(|why| why.to_string())
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {

@@ -254,19 +254,17 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     selector
 }
 
-/// A note for the report when default spreading would apply but the cluster source held no
-/// Service, ReplicaSet, ReplicationController or StatefulSet, so no selector can be derived.
-pub fn missing_workloads_note(
+/// Whether default spreading would apply but the cluster source held no Service, ReplicaSet,
+/// ReplicationController or StatefulSet, so no selector can be derived and the default
+/// constraints do nothing: the report says so.
+pub fn defaults_without_workloads(
     pod: &Pod,
     state: &ClusterState,
     args: &PodTopologySpreadArgs,
-) -> Option<String> {
-    (pod.template.topology_spread.is_empty()
+) -> bool {
+    pod.template.topology_spread.is_empty()
         && !args.default_constraints.is_empty()
-        && state.workloads.is_none())
-    .then(|| {
-        "no Services, ReplicaSets, ReplicationControllers or StatefulSets were read, so PodTopologySpread's default constraints derive no selector and do nothing; include them in the snapshot (kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml)".to_string()
-    })
+        && state.workloads.is_none()
 }
 
 /// `countPodsMatchSelector`: same namespace, not terminating, labels match; an everything
