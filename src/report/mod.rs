@@ -7,19 +7,20 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Entries, Evaluation, FilterCell, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
-    ScoreCell, Verdict, fit_error_message,
+    Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, Verdict,
+    fit_error_message,
 };
 use crate::state::PodRef;
 
 mod context;
+mod entries;
 mod notes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
+pub use entries::{PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry};
 pub use notes::{DaemonTolerations, Note, Refusal};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
@@ -36,8 +37,8 @@ pub struct Explanation {
     pub source: Option<String>,
     pub scheduler: SchedulerInfo,
     pub summary: Summary,
-    pub pre_filter: Vec<PreFilterReport>,
-    pub pre_score: Vec<PreScoreReport>,
+    pub pre_filter: Vec<PreFilterEntry>,
+    pub pre_score: Vec<PreScoreEntry>,
     /// Candidates by total score (highest first, then by name), then nodes whose verdict is
     /// unknown, then rejected nodes by name.
     pub nodes: Vec<NodeReport>,
@@ -46,7 +47,7 @@ pub struct Explanation {
     /// PostFilter plugins (only when no node can take the pod): the tail of the
     /// FailedScheduling message.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub post_filter: Vec<PostFilterReport>,
+    pub post_filter: Vec<PostFilterEntry>,
     /// For a pod that runs already: its node, judged as if it were scheduled today.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<CurrentNode>,
@@ -163,10 +164,12 @@ pub struct NodeReport {
     pub verdict: Verdict,
     /// The status the scheduler records for this node (first failure in profile order).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reported: Option<ReportedStatus>,
+    pub reported: Option<Reported>,
     /// One entry per Filter plugin, in profile order.
+    #[serde(serialize_with = "entries::filters")]
     pub filters: Entries<FilterCell>,
     /// One entry per Score plugin (empty for rejected nodes).
+    #[serde(serialize_with = "entries::scores")]
     pub scores: Entries<ScoreCell>,
     /// Total weighted score of the evaluated plugins; null for rejected nodes.
     pub score: Option<i64>,
@@ -310,7 +313,7 @@ impl Explanation {
                 .map(|n| NodeReport {
                     feasible: n.verdict == Verdict::Feasible,
                     verdict: n.verdict,
-                    reported: n.reported,
+                    reported: n.reported.map(Reported::from),
                     filters: n.filters,
                     scores: n.scores,
                     score: n.total,
@@ -389,14 +392,25 @@ impl Explanation {
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
                 failed_scheduling_message: failed.map(|(m, _)| m),
             },
-            pre_filter: eval.pre_filter,
-            pre_score: eval.pre_score,
+            pre_filter: eval
+                .pre_filter
+                .into_iter()
+                .map(PreFilterEntry::from)
+                .collect(),
+            pre_score: eval
+                .pre_score
+                .into_iter()
+                .map(PreScoreEntry::from)
+                .collect(),
             nodes,
             pod_terms: eval.pod_terms,
             post_filter: if ctx.daemon_set {
                 Vec::new()
             } else {
                 eval.post_filter
+                    .into_iter()
+                    .map(PostFilterEntry::from)
+                    .collect()
             },
             current,
             daemon_set,

@@ -19,7 +19,7 @@ pub enum Code {
 }
 
 /// A non-success status: its code and upstream's reason strings, verbatim.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub code: Code,
     /// Mostly upstream's constant reasons, which every rejected node then names without a
@@ -82,8 +82,7 @@ pub enum Verdict {
 }
 
 /// The status the scheduler itself records for a node: the first failure in profile order.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ReportedStatus {
     pub plugin: PluginName,
     pub code: Code,
