@@ -136,7 +136,10 @@ struct FilterEntry<'a> {
     evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::details::filter"
+    )]
     details: Option<&'a FilterDetails>,
 }
 
@@ -169,7 +172,10 @@ struct ScoreEntry<'a> {
     evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::details::score"
+    )]
     details: Option<&'a ScoreDetails>,
 }
 

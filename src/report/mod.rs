@@ -16,6 +16,7 @@ use crate::scheduler::{
 use crate::state::PodRef;
 
 mod context;
+mod details;
 mod entries;
 mod notes;
 
