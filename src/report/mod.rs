@@ -43,7 +43,10 @@ pub struct Explanation {
     /// Candidates by total score (highest first, then by name), then nodes whose verdict is
     /// unknown, then rejected nodes by name.
     pub nodes: Vec<NodeReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "details::pod_terms"
+    )]
     pub pod_terms: Option<TermTables>,
     /// PostFilter plugins (only when no node can take the pod): the tail of the
     /// FailedScheduling message.
@@ -55,7 +58,10 @@ pub struct Explanation {
     /// For a DaemonSet: where its controller would create pods and where they would run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_set: Option<DaemonSetPlacement>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "details::topology_spread"
+    )]
     pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
     pub notes: Vec<Note>,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::state::SpreadConstraint;
 use crate::state::resources::{CPU, MEMORY};
@@ -243,7 +243,7 @@ pub struct ProfileError(pub String);
 /// `config.MaxCustomPriorityScore`: shape scores are 0..10, scaled to 0..100.
 pub const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrategyType {
     LeastAllocated,
     MostAllocated,

@@ -8,8 +8,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::config::InterPodAffinityArgs;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
@@ -23,8 +21,7 @@ pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
 /// Which list of which pod a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TermKind {
     RequiredAffinity,
     RequiredAntiAffinity,
@@ -33,13 +30,11 @@ pub enum TermKind {
 }
 
 /// An incoming-pod term and, per topology domain, the existing pods that match it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct TermTable {
     pub kind: TermKind,
     pub index: usize,
     pub topology_key: String,
-    #[serde(skip_serializing_if = "is_zero")]
     pub weight: i32,
     pub selector: String,
     pub namespaces: Vec<String>,
@@ -81,19 +76,8 @@ impl DomainPods {
     }
 }
 
-impl Serialize for DomainPods {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.iter())
-    }
-}
-
-fn is_zero(w: &i32) -> bool {
-    *w == 0
-}
-
 /// An existing pod's term that matches the incoming pod.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ExistingTermHit {
     pub pod: Arc<PodRef>,
     pub node: String,
@@ -103,17 +87,11 @@ pub struct ExistingTermHit {
     /// The existing pod's node's value for the key; `None` when the node lacks it.
     pub domain: Option<String>,
     /// Score contribution (weight, or hardPodAffinityWeight, signed); 0 for Filter hits.
-    #[serde(skip_serializing_if = "is_zero_i64")]
     pub score: i64,
 }
 
-fn is_zero_i64(v: &i64) -> bool {
-    *v == 0
-}
-
 /// Cluster-wide tables for the report; nodes refer to them by domain.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct TermTables {
     pub terms: Vec<TermTable>,
     /// Existing pods' required anti-affinity terms that match the incoming pod (symmetry).
@@ -121,13 +99,11 @@ pub struct TermTables {
     /// Existing pods' terms that add to or subtract from scores.
     pub existing_scoring_terms: Vec<ExistingTermHit>,
     /// Set when the incoming pod's namespaceSelector could not be resolved.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
 
 /// One incoming required term on one node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct TermOnNode {
     pub index: usize,
     pub topology_key: Arc<str>,
@@ -140,15 +116,13 @@ pub struct TermOnNode {
 
 pub type TermsOnNode = smallvec::SmallVec<[TermOnNode; 1]>;
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     /// Inline for a pod's usual single term, here and in `anti_affinity`: two allocations
     /// per node fewer.
     pub affinity: TermsOnNode,
     /// `Some(true)` when the node passes only by the first-pod-of-a-self-affine-group
     /// exception; `Some(false)` when the exception was considered and did not apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_pod_exception: Option<bool>,
     pub anti_affinity: TermsOnNode,
     /// Existing pods whose required anti-affinity rejects the incoming pod on this node
@@ -157,8 +131,7 @@ pub struct FilterDetails {
 }
 
 /// One `(topologyKey, value)` contribution to a node's raw score.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Contribution {
     pub topology_key: Arc<str>,
     pub domain: Arc<str>,
@@ -168,8 +141,7 @@ pub struct Contribution {
     pub score: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub contributions: Vec<Contribution>,
 }
@@ -1373,11 +1345,5 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(without, ["default/p4"]);
-        assert_eq!(
-            serde_json::to_value(domains).expect("json"),
-            json!({"zone-a": [{"namespace": "default", "name": "p2"}],
-                   "zone-c": [{"namespace": "default", "name": "p1"},
-                              {"namespace": "default", "name": "p3"}]})
-        );
     }
 }
