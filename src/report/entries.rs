@@ -8,9 +8,48 @@ use serde::{Serialize, Serializer};
 use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::status::PluginName;
 use crate::scheduler::{
-    Code, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
+    self, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
     ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
 };
+
+/// Whether a node can take the pod, as far as the evaluated plugins tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Every enabled Filter plugin was evaluated and passed.
+    Feasible,
+    /// Rejected (by PreFilter or a Filter plugin).
+    Infeasible,
+    /// Every evaluated plugin passed, but some enabled Filter plugin was not evaluated.
+    Unknown,
+}
+
+impl From<scheduler::Verdict> for Verdict {
+    fn from(v: scheduler::Verdict) -> Verdict {
+        match v {
+            scheduler::Verdict::Feasible => Verdict::Feasible,
+            scheduler::Verdict::Infeasible => Verdict::Infeasible,
+            scheduler::Verdict::Unknown => Verdict::Unknown,
+        }
+    }
+}
+
+/// A framework status code, by kube-scheduler's name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Code {
+    Unschedulable,
+    UnschedulableAndUnresolvable,
+    Error,
+}
+
+impl From<scheduler::Code> for Code {
+    fn from(c: scheduler::Code) -> Code {
+        match c {
+            scheduler::Code::Unschedulable => Code::Unschedulable,
+            scheduler::Code::UnschedulableAndUnresolvable => Code::UnschedulableAndUnresolvable,
+            scheduler::Code::Error => Code::Error,
+        }
+    }
+}
 
 /// A plugin's PreFilter outcome.
 #[derive(Debug, Clone, Serialize)]
@@ -36,7 +75,7 @@ pub struct StatusEntry {
 impl From<Status> for StatusEntry {
     fn from(s: Status) -> StatusEntry {
         StatusEntry {
-            code: s.code,
+            code: s.code.into(),
             reasons: s.reasons,
         }
     }
@@ -115,7 +154,7 @@ impl From<ReportedStatus> for Reported {
     fn from(r: ReportedStatus) -> Reported {
         Reported {
             plugin: r.plugin,
-            code: r.code,
+            code: r.code.into(),
             reason: r.reason,
             uncertain: r.uncertain,
         }
@@ -149,7 +188,7 @@ impl<'a> From<FilterResult<'a>> for FilterEntry<'a> {
             plugin: f.plugin,
             pass: f.pass,
             reason: f.status.map(Status::message),
-            code: f.code(),
+            code: f.code().map(Code::from),
             skipped: f.skipped,
             evaluated: f.evaluated(),
             note: f.note(),

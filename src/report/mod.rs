@@ -10,8 +10,7 @@ use serde::Serialize;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, Verdict,
-    fit_error_message,
+    self, Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -21,7 +20,9 @@ mod entries;
 mod notes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
-pub use entries::{PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry};
+pub use entries::{
+    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry, Verdict,
+};
 pub use notes::{DaemonTolerations, Note, Refusal};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
@@ -191,7 +192,11 @@ pub struct NodeReport {
 /// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
 /// plugin was evaluated).
 pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
-    if eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
+    if eval
+        .nodes
+        .iter()
+        .any(|x| x.verdict != scheduler::Verdict::Infeasible)
+    {
         return None;
     }
     let prefilter = eval
@@ -290,7 +295,7 @@ impl Explanation {
                 Some(t) => (i128::from(i64::MAX) - i128::from(t)) as u128,
                 None => 1 << 64,
             };
-            (u128::from(group(n.verdict)) << 100) | (total << 32) | u128::from(n.name_rank)
+            (u128::from(group(n.verdict.into())) << 100) | (total << 32) | u128::from(n.name_rank)
         };
         let mut order: Vec<(u128, u32)> = eval
             .nodes
@@ -318,8 +323,8 @@ impl Explanation {
                 .into_iter()
                 .filter_map(|(_, i)| slots[i as usize].take())
                 .map(|n| NodeReport {
-                    feasible: n.verdict == Verdict::Feasible,
-                    verdict: n.verdict,
+                    feasible: n.verdict == scheduler::Verdict::Feasible,
+                    verdict: n.verdict.into(),
                     reported: n.reported.map(Reported::from),
                     filters: n.filters,
                     scores: n.scores,

@@ -5,10 +5,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
-
 /// A framework status code, as kube-scheduler names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
     /// Preemption might help.
     Unschedulable,
@@ -71,7 +69,7 @@ pub enum PreScoreOutcome {
 pub type PluginName = Cow<'static, str>;
 
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// Every enabled Filter plugin was evaluated and passed.
     Feasible,
