@@ -170,3 +170,139 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
 fn enabled<'a>(mut plugins: impl Iterator<Item = &'a String>, name: &str) -> bool {
     plugins.any(|n| n == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Context, Manifest, Subject};
+    use crate::report::{DaemonTolerations, Note, Refusal};
+    use crate::scheduler::Input;
+    use crate::scheduler::config::FeatureGates;
+    use crate::scheduler::profile::Profile;
+    use crate::state::validate::Finding;
+    use crate::state::{ClusterState, Pod, read_snapshot_str};
+
+    fn empty_state() -> ClusterState {
+        read_snapshot_str(r#"{"apiVersion": "v1", "kind": "List", "items": []}"#, "t")
+            .expect("snapshot")
+    }
+
+    /// Pod `shop/p` with `spec`.
+    fn pod(spec: serde_json::Value) -> Pod {
+        let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(
+            json!({"metadata": {"name": "p", "namespace": "shop"}, "spec": spec}),
+        )
+        .expect("pod");
+        Pod::from_api(&api)
+    }
+
+    fn finding(field: &str, rejected: bool) -> Finding {
+        Finding {
+            field: field.to_string(),
+            message: "Invalid value".to_string(),
+            rejected,
+            reading: None,
+        }
+    }
+
+    /// A manifest's notes come in the order the output has always listed them: the what-if,
+    /// what the read left out, the findings shown, then what was done to the pod.
+    #[test]
+    fn a_manifest_s_notes_in_order() {
+        let state = empty_state();
+        let pod = pod(json!({"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let mut gates = FeatureGates::default();
+        gates.set("SomeGate", true);
+        let profile = Profile::default_profile(gates);
+        let daemon = DaemonTolerations {
+            added: 6,
+            host_network: false,
+        };
+        let subject = Subject::Manifest(Manifest {
+            origin: "DaemonSet/p".to_string(),
+            findings: vec![finding("a", true), finding("b", false)],
+            evaluated_anyway: false,
+            merged: 2,
+            daemon: Some(daemon),
+        });
+        let refused = Refusal {
+            user: "u".to_string(),
+            context: "c".to_string(),
+            verb: "list".to_string(),
+            resource: "namespaces".to_string(),
+            namespace: None,
+            name: None,
+        };
+        let read = vec![Note::NamespacesForbidden(refused.clone())];
+        let ctx = Context::new(input, &profile, read, subject);
+        assert!(ctx.daemon_set);
+        assert_eq!(
+            ctx.notes,
+            [
+                Note::WhatIf {
+                    pod: (*pod.id).clone(),
+                    origin: "DaemonSet/p".to_string()
+                },
+                Note::NamespacesForbidden(refused),
+                Note::Finding(finding("b", false)),
+                Note::LabelKeysMerged(2),
+                Note::DaemonSet(daemon),
+                Note::NodeNameSet("n1".to_string()),
+                // No workloads in the snapshot: default spreading derives no selector.
+                Note::WorkloadsUnread,
+                Note::GateNotModelled("SomeGate".to_string()),
+            ]
+        );
+    }
+
+    /// A running pod's notes name its node first.
+    #[test]
+    fn a_running_pod_s_notes() {
+        let state = empty_state();
+        let pod = pod(json!({"containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let profile = Profile::default_profile(FeatureGates::default());
+        let subject = Subject::Cluster {
+            current_node: Some("n1".to_string()),
+        };
+        let ctx = Context::new(input, &profile, Vec::new(), subject);
+        assert_eq!(ctx.current_node.as_deref(), Some("n1"));
+        assert_eq!(
+            ctx.notes,
+            [Note::RunsOn("n1".to_string()), Note::WorkloadsUnread]
+        );
+    }
+
+    /// Default spreading is only noted when PodTopologySpread runs at Filter or PreScore.
+    #[test]
+    fn no_spreading_note_without_the_plugin() {
+        let state = empty_state();
+        let pod = pod(json!({"containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {
+                "filter": {"disabled": [{"name": "PodTopologySpread"}]},
+                "preScore": {"disabled": [{"name": "PodTopologySpread"}]}}}]
+        });
+        let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        assert_eq!(ctx.notes, []);
+    }
+}

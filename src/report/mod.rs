@@ -2,6 +2,10 @@
 //! `-o json`/`-o yaml` print it as is; the table renders it. Nothing here formats text for a
 //! terminal, but the scheduler's own messages (the FailedScheduling event) are built here,
 //! exactly as upstream builds them, because they are data users match on.
+//!
+//! Every type the document writes is defined here, built from the evaluation: the extension
+//! points' entries in `entries`, the plugins' details and tables in `details`, the notes in
+//! `notes` (data; their words are render/'s). `context` decides which notes apply.
 
 use std::sync::Arc;
 
