@@ -108,9 +108,9 @@ impl Live {
         };
         if namespaces {
             match self.namespaces().await? {
-                Some(ns) => state.namespaces = Some(ns),
-                None => omissions.push(Omission::Namespaces(Refused::new(
-                    &Request::new("list", "namespaces", false),
+                Ok(ns) => state.namespaces = Some(ns),
+                Err(refused) => omissions.push(Omission::Namespaces(Refused::new(
+                    &refused,
                     &self.server.target,
                 ))),
             }
@@ -220,15 +220,16 @@ impl Live {
         Ok(Ok(w))
     }
 
-    /// Namespace labels by name; `None` when listing namespaces is forbidden.
-    async fn namespaces(&self) -> Result<Option<BTreeMap<String, Labels>>, ClusterError> {
+    /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.
+    async fn namespaces(&self) -> Result<Result<BTreeMap<String, Labels>, Request>, ClusterError> {
         let api: Api<core::Namespace> = Api::all(self.server.client.clone());
         let mut all = BTreeMap::new();
+        let req = Request::new("list", "namespaces", false);
         let result = self
             .server
             .list(
                 api.resource_url(),
-                &Request::new("list", "namespaces", false),
+                &req,
                 None,
                 Decode::items(|ns: core::Namespace| {
                     (
@@ -246,8 +247,8 @@ impl Live {
             )
             .await;
         match result {
-            Ok(()) => Ok(Some(all)),
-            Err(ClusterError::Forbidden(_)) => Ok(None),
+            Ok(()) => Ok(Ok(all)),
+            Err(ClusterError::Forbidden(_)) => Ok(Err(req)),
             Err(e) => Err(e),
         }
     }
