@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use kubectl_affinity::app::{Placement, explain_pod};
+use kubectl_affinity::app::explain_pod;
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::scheduler::{Input, evaluate};
@@ -70,5 +70,5 @@ fn evaluate_probe(bencher: divan::Bencher, nodes: usize) {
 fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     let (state, pod) = setup(nodes);
     let profile = Profile::default_profile(FeatureGates::default());
-    bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Placement::default()));
+    bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Default::default()));
 }

@@ -6,16 +6,16 @@ use std::path::{Path, PathBuf};
 use crate::cli::{
     Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
 };
-use crate::cluster::{EventLookup, KubeArgs, Live, context_namespace};
+use crate::cluster::{EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
-use crate::report::{Context, Explanation, SchedulerEvent, SchedulerInfo, same_failure};
+use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
 use crate::scheduler::config::FeatureGates;
-use crate::scheduler::needs::{needs, not_evaluated};
+use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::{
-    ClusterState, FoundPod, Pod, PodRef, SourceError, add_daemon_tolerations,
+    ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
     merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot,
 };
 
@@ -174,12 +174,29 @@ impl Source {
 
 /// The cluster state from `source`, with notes on what could not be read. Live, what is read
 /// besides nodes and pods is what `needs` says; a snapshot is read whole.
-fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<String>), Error> {
+fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>), Error> {
     match source {
         Source::Snapshot(path) => Ok((read_snapshot(path)?, Vec::new())),
         Source::Live(live) => {
             let fetched = live.fetch_state(needs)?;
-            Ok((fetched.state, fetched.notes))
+            let notes = fetched.omissions.into_iter().map(|o| match o {
+                Omission::Namespaces(r) => Note::NamespacesForbidden(r.into()),
+                Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
+            });
+            Ok((fetched.state, notes.collect()))
+        }
+    }
+}
+
+impl From<Refused> for Refusal {
+    fn from(r: Refused) -> Refusal {
+        Refusal {
+            user: r.user,
+            context: r.context,
+            verb: r.verb.to_string(),
+            resource: r.resource.to_string(),
+            namespace: r.namespace,
+            name: r.name,
         }
     }
 }
@@ -226,19 +243,15 @@ fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Re
     }
     let live = Live::connect(&global.kube)?;
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        None => {
-            live.write_snapshot(out)?;
-        }
+        None => write_snapshot(&live, out)?,
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|source| SourceError::Io {
                 path: path.display().to_string(),
                 source,
             })?;
             let mut w = std::io::BufWriter::new(file);
-            let written = live
-                .write_snapshot(&mut w)
-                .map_err(Error::from)
-                .and_then(|_| w.flush().map_err(Error::from));
+            let written =
+                write_snapshot(&live, &mut w).and_then(|_| w.flush().map_err(Error::from));
             if let Err(e) = written {
                 // A partial snapshot would read as a smaller cluster: leave none.
                 drop(w);
@@ -248,6 +261,20 @@ fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Re
         }
     }
     Ok(0)
+}
+
+/// The snapshot, then what it left out as comments.
+fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
+    let omitted = live.write_snapshot(out)?;
+    let notes: Vec<Note> = omitted
+        .into_iter()
+        .map(|o| match o {
+            Omission::Namespaces(r) => Note::SnapshotWithoutNamespaces(r.into()),
+            Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
+        })
+        .collect();
+    crate::render::snapshot_notes(out, &notes)?;
+    Ok(())
 }
 
 /// `--feature-gates` and `--scheduler-config`, read and checked before the cluster is: a typo
@@ -300,100 +327,23 @@ impl SchedulerFlags {
     }
 }
 
-fn notes_for(profile: &Profile, pod: &Pod) -> Vec<String> {
-    let mut notes = Vec::new();
-    let missing = not_evaluated(pod, profile);
-    if !missing.is_empty() {
-        notes.push(format!(
-            "not evaluated (shown as unknown, never as passed): {}",
-            missing.join(", ")
-        ));
-    }
-    for gate in profile.gates.unmodelled() {
-        notes.push(format!(
-            "feature gate {gate} does not change any plugin this version evaluates"
-        ));
-    }
-    if let Some(a) = pod
-        .template
-        .pod_affinity
-        .as_deref()
-        .filter(|a| !a.errors.is_empty())
-    {
-        notes.push(format!(
-            "the pod's affinity has invalid label selectors (the API server would reject it): {}",
-            a.errors.join("; ")
-        ));
-    }
-    notes
-}
-
-fn context(pod: &Pod, profile: &Profile, mut notes: Vec<String>, placement: Placement) -> Context {
-    notes.extend(notes_for(profile, pod));
-    Context {
-        current_node: placement.current_node,
-        daemon_set: placement.daemon_set,
-        pod: (*pod.id).clone(),
-        scheduler: SchedulerInfo {
-            kubernetes_version: crate::report::KUBERNETES_VERSION,
-            scheduler_name: profile.scheduler_name.clone(),
-            profile_source: profile.source.clone(),
-            feature_gates: profile.gates.given.clone(),
-            percentage_of_nodes_to_score: profile.percentage_of_nodes_to_score,
-        },
-        notes,
-    }
-}
-
-/// What the pod is beyond its spec: where it runs, whether a DaemonSet controller places it.
-#[derive(Debug, Clone, Default)]
-pub struct Placement {
-    pub current_node: Option<String>,
-    pub daemon_set: bool,
-}
-
 /// Evaluates `pod` against `state` (leaving out existing pod `exclude`) and builds the
-/// versioned explanation document.
+/// versioned explanation document; `read` is what reading the cluster left out.
 pub fn explain_pod(
     pod: &Pod,
     state: &ClusterState,
     exclude: Option<usize>,
     profile: &Profile,
-    mut notes: Vec<String>,
-    placement: Placement,
+    read: Vec<Note>,
+    subject: Subject,
 ) -> Explanation {
-    let spread_enabled = profile
-        .filter
-        .iter()
-        .chain(&profile.pre_score)
-        .any(|n| n == "PodTopologySpread");
-    if spread_enabled
-        && let Some(note) = crate::scheduler::pod_topology_spread::missing_workloads_note(
-            pod,
-            state,
-            &profile.pod_topology_spread,
-        )
-    {
-        notes.push(note);
-    }
     let input = Input {
         pod,
         state,
         exclude,
     };
-    let mut notes = notes;
-    let uses_ipa = profile
-        .filter
-        .iter()
-        .chain(profile.score.iter().map(|(n, _)| n))
-        .any(|n| n == "InterPodAffinity");
-    if uses_ipa && let Some(why) = crate::scheduler::inter_pod_affinity::namespaces_unknown(input) {
-        notes.push(format!(
-            "{why}; its verdicts show as unknown, never as passed"
-        ));
-    }
-    let eval = evaluate(input, profile);
-    Explanation::new(eval, context(pod, profile, notes, placement))
+    let context = Context::new(input, profile, read, subject);
+    Explanation::new(evaluate(input, profile), context)
 }
 
 fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
@@ -452,76 +402,52 @@ fn whatif(
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
-    let mut pods = Vec::new();
-    for m in manifests {
-        let validation = m.validation_notes(validate == Validate::Warn);
-        let mut api_pod = m.pod;
-        if api_pod.metadata.namespace.is_none() {
-            api_pod.metadata.namespace = Some(default_ns.clone());
-        }
-        let merged = merge_match_label_keys(&mut api_pod);
-        let daemon_set = m.kind == "DaemonSet";
-        let daemon = daemon_set.then(|| {
-            let added = add_daemon_tolerations(&mut api_pod);
-            let host_network = api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
-            (added, host_network)
-        });
-        pods.push((
-            Pod::from_owned(api_pod),
-            merged,
-            m.origin,
-            daemon,
-            validation,
-        ));
-    }
+    let evaluated_anyway = validate == Validate::Warn;
+    let pods: Vec<(Pod, Manifest)> = manifests
+        .into_iter()
+        .map(|m| admit(m, &default_ns, evaluated_anyway))
+        .collect();
     let profiles = pods
         .iter()
-        .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
+        .map(|(pod, _)| scheduler.profile(&pod.template.scheduler_name))
         .collect::<Result<Vec<_>, _>>()?;
     let mut need = Needs::default();
-    for ((pod, ..), profile) in pods.iter().zip(&profiles) {
+    for ((pod, _), profile) in pods.iter().zip(&profiles) {
         need.add(needs(pod, profile));
     }
-    let (state, load_notes) = load_state(&source, &need)?;
+    let (state, read) = load_state(&source, &need)?;
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((pod, merged, origin, daemon, validation), profile) in pods.iter().zip(&profiles) {
-        let mut notes = vec![format!("what-if for {} ({})", pod.id, origin)];
-        notes.extend(load_notes.iter().cloned());
-        notes.extend(validation.iter().cloned());
-        if *merged > 0 {
-            notes.push(format!(
-                "matchLabelKeys/mismatchLabelKeys merged into {merged} label selector requirement(s), as the API server does at pod creation"
-            ));
-        }
-        if let Some((added, host_network)) = daemon {
-            notes.push(format!(
-                "DaemonSet: its controller creates one pod per node, pinned to the node; {added} daemon toleration(s) added as the controller does (not-ready, unreachable, disk/memory/pid-pressure, unschedulable{})",
-                if *host_network { ", network-unavailable" } else { "" }
-            ));
-        }
-        if !pod.node_name.is_empty() {
-            notes.push(format!(
-                "spec.nodeName is set to {:?}: the API server binds such a pod directly and the scheduler never sees it; evaluated as the scheduler would if it did",
-                pod.node_name
-            ));
-        }
-        let mut doc = explain_pod(
-            pod,
-            &state,
-            None,
-            profile,
-            notes,
-            Placement {
-                current_node: None,
-                daemon_set: daemon.is_some(),
-            },
-        );
+    for ((pod, manifest), profile) in pods.into_iter().zip(&profiles) {
+        let subject = Subject::Manifest(manifest);
+        let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
         doc.source = Some(source.name());
         code = code.max(render(&doc, common, out)?);
     }
     exit_without_freeing(state, source);
     Ok(code)
+}
+
+/// The pod a manifest would create, as the API server (namespace, matchLabelKeys) and a
+/// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
+fn admit(m: ManifestPod, default_ns: &str, evaluated_anyway: bool) -> (Pod, Manifest) {
+    let mut api_pod = m.pod;
+    if api_pod.metadata.namespace.is_none() {
+        api_pod.metadata.namespace = Some(default_ns.to_string());
+    }
+    let merged = merge_match_label_keys(&mut api_pod);
+    let daemon = (m.kind == "DaemonSet").then(|| DaemonTolerations {
+        added: add_daemon_tolerations(&mut api_pod),
+        host_network: api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true),
+    });
+    let manifest = Manifest {
+        origin: m.origin,
+        findings: m.findings,
+        evaluated_anyway,
+        merged,
+        daemon,
+    };
+    (Pod::from_owned(api_pod), manifest)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one
@@ -574,7 +500,7 @@ fn explain(
     // The pod is evaluated as listed. The nodes keep the images of the pod as got: one whose
     // images changed in between has ImageLocality shown as not evaluated, not the cluster
     // read twice.
-    let (state, mut notes) = load_state(&source, &need)?;
+    let (state, mut read) = load_state(&source, &need)?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.into(),
@@ -588,20 +514,15 @@ fn explain(
     };
     check_drill_down(common, &state, source.name())?;
     let pending = pod.node_name.is_empty() && pod.template.phase == "Pending";
-    let mut current_node = None;
-    if !pod.node_name.is_empty() {
-        notes.push(format!(
-            "the pod runs on {}; evaluated as if it were scheduled now, itself left out of the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running even where they no longer hold)",
-            pod.node_name
-        ));
-        current_node = Some(std::mem::take(&mut pod.node_name).to_string());
-    }
+    // A running pod is evaluated as if it were scheduled now.
+    let current_node =
+        (!pod.node_name.is_empty()).then(|| std::mem::take(&mut pod.node_name).to_string());
     let event = match (&source, &api_pod) {
         (Source::Live(live), Some(p)) if pending => match live.scheduling_event(p)? {
             EventLookup::Found(e) => Some(e),
             EventLookup::NoEvent => None,
-            EventLookup::Unavailable(note) => {
-                notes.push(note);
+            EventLookup::Unavailable(refused) => {
+                read.push(Note::EventsForbidden(refused.into()));
                 None
             }
         },
@@ -611,44 +532,11 @@ fn explain(
         Some(profile) => profile,
         None => scheduler.profile(&pod.template.scheduler_name)?,
     };
-    let mut doc = explain_pod(
-        &pod,
-        &state,
-        exclude,
-        &profile,
-        notes,
-        Placement {
-            current_node,
-            daemon_set: false,
-        },
-    );
+    let subject = Subject::Cluster { current_node };
+    let mut doc = explain_pod(&pod, &state, exclude, &profile, read, subject);
     doc.source = Some(source.name());
     if let Some(e) = event {
-        let matches_computed = same_failure(
-            &e.message,
-            doc.summary.failed_scheduling_message.as_deref(),
-            doc.summary.failed_scheduling_message_complete != Some(false),
-        );
-        if !matches_computed {
-            doc.notes.push(format!(
-                "the scheduler's last FailedScheduling event{} differs from the computed message; \
-                 possible causes: another scheduler or a custom profile (pass --scheduler-config), \
-                 a scheduler version other than {}, plugins this version does not evaluate, or the \
-                 cluster changed since the event",
-                e.last_seen
-                    .as_deref()
-                    .map(|t| format!(" ({t})"))
-                    .unwrap_or_default(),
-                crate::report::KUBERNETES_VERSION
-            ));
-        }
-        doc.scheduler_event = Some(SchedulerEvent {
-            message: e.message,
-            last_seen: e.last_seen,
-            count: e.count,
-            reported_by: e.reported_by,
-            matches_computed,
-        });
+        doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
     }
     let code = render(&doc, common, out);
     exit_without_freeing(state, (doc, source));

@@ -5,7 +5,7 @@ use kube::api::Api;
 
 use super::client::Live;
 use super::error::ClusterError;
-use super::notes::Note;
+use super::notes::Refused;
 use super::pager::{Decode, Page};
 use super::requests::Request;
 
@@ -23,8 +23,8 @@ pub struct LastEvent {
 pub enum EventLookup {
     Found(LastEvent),
     NoEvent,
-    /// Events could not be read; the note says why and what it costs.
-    Unavailable(String),
+    /// Listing the pod's events was refused.
+    Unavailable(Refused),
 }
 
 impl Live {
@@ -78,12 +78,10 @@ impl Live {
         ));
         match result {
             Ok(()) => Ok(latest.map_or(EventLookup::NoEvent, |(_, e)| EventLookup::Found(e))),
-            Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(
-                Note::EventsForbidden {
-                    namespace: &namespace,
-                }
-                .text(&self.server.target),
-            )),
+            Err(ClusterError::Forbidden(_)) => Ok(EventLookup::Unavailable(Refused::new(
+                &req,
+                &self.server.target,
+            ))),
             Err(e) => Err(e),
         }
     }

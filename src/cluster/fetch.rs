@@ -10,7 +10,7 @@ use kube::api::Api;
 
 use super::client::Live;
 use super::error::ClusterError;
-use super::notes::Note;
+use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
 use crate::state::labels::Labels;
@@ -23,11 +23,11 @@ use crate::state::{
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
 pub(super) const NON_TERMINAL_PODS: &str = "status.phase!=Succeeded,status.phase!=Failed";
 
-/// Cluster state read live, with what the reading could not do.
+/// Cluster state read live, with what the reading left out.
 #[derive(Debug)]
 pub struct Fetched {
     pub state: ClusterState,
-    pub notes: Vec<String>,
+    pub omissions: Vec<Omission>,
 }
 
 impl Live {
@@ -38,7 +38,7 @@ impl Live {
     }
 
     async fn fetch_state_async(&self, needs: &Needs) -> Result<Fetched, ClusterError> {
-        let mut notes = Vec::new();
+        let mut omissions = Vec::new();
         // Nodes, pods and workloads are listed at once, every page decoded on a blocking
         // thread while the next ones download; pod pages that arrive before the nodes wait
         // for them. Errors are reported in the order the lists
@@ -108,19 +108,23 @@ impl Live {
         };
         if namespaces {
             match self.namespaces().await? {
-                Some(ns) => state.namespaces = Some(ns),
-                None => notes.push(Note::NamespacesForbidden.text(&self.server.target)),
+                Ok(ns) => state.namespaces = Some(ns),
+                Err(refused) => omissions.push(Omission::Namespaces(Refused::new(
+                    &refused,
+                    &self.server.target,
+                ))),
             }
         }
         if let Some(workloads) = workloads? {
             match workloads {
                 Ok(w) => state.workloads = Some(w),
-                Err(refused) => {
-                    notes.push(Note::WorkloadsForbidden(&refused).text(&self.server.target))
-                }
+                Err(refused) => omissions.push(Omission::Workloads(Refused::new(
+                    &refused,
+                    &self.server.target,
+                ))),
             }
         }
-        Ok(Fetched { state, notes })
+        Ok(Fetched { state, omissions })
     }
 
     /// What `helper.DefaultSelector` reads: the Services of the namespaces and the
@@ -216,15 +220,16 @@ impl Live {
         Ok(Ok(w))
     }
 
-    /// Namespace labels by name; `None` when listing namespaces is forbidden.
-    async fn namespaces(&self) -> Result<Option<BTreeMap<String, Labels>>, ClusterError> {
+    /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.
+    async fn namespaces(&self) -> Result<Result<BTreeMap<String, Labels>, Request>, ClusterError> {
         let api: Api<core::Namespace> = Api::all(self.server.client.clone());
         let mut all = BTreeMap::new();
+        let req = Request::new("list", "namespaces", false);
         let result = self
             .server
             .list(
                 api.resource_url(),
-                &Request::new("list", "namespaces", false),
+                &req,
                 None,
                 Decode::items(|ns: core::Namespace| {
                     (
@@ -242,8 +247,8 @@ impl Live {
             )
             .await;
         match result {
-            Ok(()) => Ok(Some(all)),
-            Err(ClusterError::Forbidden(_)) => Ok(None),
+            Ok(()) => Ok(Ok(all)),
+            Err(ClusterError::Forbidden(_)) => Ok(Err(req)),
             Err(e) => Err(e),
         }
     }

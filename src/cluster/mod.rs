@@ -12,7 +12,8 @@
 //! - `requests`: one request, its retries, and its failure as a [`ClusterError`];
 //! - `pager`: lists read in pages, in protobuf or JSON;
 //! - `fetch`: the cluster's state; `events`: the scheduler's last event for a pod;
-//! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, in words.
+//! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, as data (the
+//!   report words it).
 
 mod client;
 mod config;
@@ -29,3 +30,4 @@ pub use config::{KubeArgs, Timeout, context_namespace, parse_timeout};
 pub use error::ClusterError;
 pub use events::{EventLookup, LastEvent};
 pub use fetch::Fetched;
+pub use notes::{Omission, Refused};

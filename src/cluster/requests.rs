@@ -22,7 +22,7 @@ pub(super) struct Request {
     pub(super) resource: &'static str,
     /// `None`: cluster-scoped, or all namespaces for namespaced resources.
     pub(super) namespace: Option<String>,
-    name: Option<String>,
+    pub(super) name: Option<String>,
     namespaced: bool,
 }
 

@@ -17,21 +17,24 @@ use serde::de::DeserializeOwned;
 use super::client::Live;
 use super::error::ClusterError;
 use super::fetch::NON_TERMINAL_PODS;
-use super::notes::Note;
+use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
 use crate::state::to_yaml_string;
 
 impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
-    /// ReplicaSets and StatefulSets as one `v1 List` in YAML, page by page. Returns notes on
-    /// what was left out.
-    pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
+    /// ReplicaSets and StatefulSets as one `v1 List` in YAML, page by page. Returns what was
+    /// left out: a list the API server refused.
+    pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<Omission>, ClusterError> {
         self.rt.block_on(self.write_snapshot_async(out))
     }
 
-    async fn write_snapshot_async(&self, out: &mut dyn Write) -> Result<Vec<String>, ClusterError> {
-        let mut notes = Vec::new();
+    async fn write_snapshot_async(
+        &self,
+        out: &mut dyn Write,
+    ) -> Result<Vec<Omission>, ClusterError> {
+        let mut omitted = Vec::new();
         writeln!(out, "apiVersion: v1")?;
         writeln!(out, "items:")?;
         let nodes: Api<core::Node> = Api::all(self.server.client.clone());
@@ -46,19 +49,16 @@ impl Live {
         )
         .await?;
         let namespaces: Api<core::Namespace> = Api::all(self.server.client.clone());
+        let req = Request::new("list", "namespaces", false);
         match self
-            .snapshot_resource(
-                &namespaces,
-                Request::new("list", "namespaces", false),
-                None,
-                out,
-            )
+            .snapshot_resource(&namespaces, req.clone(), None, out)
             .await
         {
             Ok(()) => {}
-            Err(ClusterError::Forbidden(_)) => {
-                notes.push(Note::SnapshotWithoutNamespaces.text(&self.server.target))
-            }
+            Err(ClusterError::Forbidden(_)) => omitted.push(Omission::Namespaces(Refused::new(
+                &req,
+                &self.server.target,
+            ))),
             Err(e) => return Err(e),
         }
         // What PodTopologySpread's default constraints select by.
@@ -66,54 +66,40 @@ impl Live {
         let rcs: Api<core::ReplicationController> = Api::all(self.server.client.clone());
         let rss: Api<apps::ReplicaSet> = Api::all(self.server.client.clone());
         let sss: Api<apps::StatefulSet> = Api::all(self.server.client.clone());
+        let [svc, rc, rs, ss] = [
+            "services",
+            "replicationcontrollers",
+            "replicasets",
+            "statefulsets",
+        ]
+        .map(|resource| Request::new("list", resource, true));
         let results = [
-            (
-                "services",
-                self.snapshot_resource(
-                    &services,
-                    Request::new("list", "services", true),
-                    None,
-                    out,
-                )
-                .await,
-            ),
-            (
-                "replicationcontrollers",
-                self.snapshot_resource(
-                    &rcs,
-                    Request::new("list", "replicationcontrollers", true),
-                    None,
-                    out,
-                )
-                .await,
-            ),
-            (
-                "replicasets",
-                self.snapshot_resource(&rss, Request::new("list", "replicasets", true), None, out)
-                    .await,
-            ),
-            (
-                "statefulsets",
-                self.snapshot_resource(&sss, Request::new("list", "statefulsets", true), None, out)
-                    .await,
-            ),
+            self.snapshot_resource(&services, svc.clone(), None, out)
+                .await
+                .map_err(|e| (e, svc)),
+            self.snapshot_resource(&rcs, rc.clone(), None, out)
+                .await
+                .map_err(|e| (e, rc)),
+            self.snapshot_resource(&rss, rs.clone(), None, out)
+                .await
+                .map_err(|e| (e, rs)),
+            self.snapshot_resource(&sss, ss.clone(), None, out)
+                .await
+                .map_err(|e| (e, ss)),
         ];
-        for (resource, r) in results {
+        for r in results {
             match r {
                 Ok(()) => {}
-                Err(ClusterError::Forbidden(_)) => {
-                    notes.push(Note::SnapshotWithout { resource }.text(&self.server.target))
+                Err((ClusterError::Forbidden(_), req)) => {
+                    omitted.push(Omission::Workloads(Refused::new(&req, &self.server.target)))
                 }
-                Err(e) => return Err(e),
+                Err((e, _)) => return Err(e),
             }
         }
         writeln!(out, "kind: List")?;
         writeln!(out, "metadata:")?;
         writeln!(out, "  resourceVersion: \"\"")?;
-        for n in &notes {
-            writeln!(out, "# {n}")?;
-        }
-        Ok(notes)
+        Ok(omitted)
     }
 
     /// Writes every object of one list as items of the `items:` sequence. A restarted list

@@ -17,7 +17,9 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
+mod notes;
 mod resources;
 mod table;
 mod topology_spread;
+pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

@@ -6,10 +6,11 @@ use std::io::Write;
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
+use crate::report::Verdict;
 use crate::report::{Explanation, NodeReport};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
-use crate::scheduler::{FilterDetails, ScoreDetails, Verdict};
+use crate::scheduler::{FilterDetails, ScoreDetails};
 use crate::state::selector::{RequirementCheck, SelectorCheck};
 
 /// How the table is drawn.

@@ -2,25 +2,35 @@
 //! `-o json`/`-o yaml` print it as is; the table renders it. Nothing here formats text for a
 //! terminal, but the scheduler's own messages (the FailedScheduling event) are built here,
 //! exactly as upstream builds them, because they are data users match on.
+//!
+//! Every type the document writes is defined here, built from the evaluation: the extension
+//! points' entries in `entries`, the plugins' details and tables in `details`, the notes in
+//! `notes` (data; their words are render/'s). `context` decides which notes apply.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    Entries, Evaluation, FilterCell, NodeResult, PreFilterReport, PreScoreReport, ReportedStatus,
-    ScoreCell, Verdict, fit_error_message,
+    self, Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, fit_error_message,
 };
 use crate::state::PodRef;
 
+mod context;
+mod details;
+mod entries;
+mod notes;
+
+pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
+pub use entries::{
+    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry, Verdict,
+};
+pub use notes::{DaemonTolerations, Note, Refusal};
+
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
-/// The kube-scheduler release whose behaviour (plugins, reasons, defaults) is reproduced.
-pub const KUBERNETES_VERSION: &str = "1.35";
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -33,27 +43,33 @@ pub struct Explanation {
     pub source: Option<String>,
     pub scheduler: SchedulerInfo,
     pub summary: Summary,
-    pub pre_filter: Vec<PreFilterReport>,
-    pub pre_score: Vec<PreScoreReport>,
+    pub pre_filter: Vec<PreFilterEntry>,
+    pub pre_score: Vec<PreScoreEntry>,
     /// Candidates by total score (highest first, then by name), then nodes whose verdict is
     /// unknown, then rejected nodes by name.
     pub nodes: Vec<NodeReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "details::pod_terms"
+    )]
     pub pod_terms: Option<TermTables>,
     /// PostFilter plugins (only when no node can take the pod): the tail of the
     /// FailedScheduling message.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub post_filter: Vec<PostFilterReport>,
+    pub post_filter: Vec<PostFilterEntry>,
     /// For a pod that runs already: its node, judged as if it were scheduled today.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<CurrentNode>,
     /// For a DaemonSet: where its controller would create pods and where they would run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_set: Option<DaemonSetPlacement>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "details::topology_spread"
+    )]
     pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Pod-level failures (PreScore errors...), in upstream's words.
     pub errors: Vec<String>,
     /// The scheduler's own last FailedScheduling event for the pod (explain, live), to set
@@ -80,7 +96,7 @@ pub struct SchedulerEvent {
 
 /// Whether the scheduler's event message says the same as ours. Where our message is
 /// incomplete (preemption's dry run not simulated), the event only has to start with it.
-pub fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
+fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
     let event = event.trim();
     computed.is_some_and(|c| {
         let c = c.trim();
@@ -91,17 +107,6 @@ pub fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool
             event.starts_with(c)
         }
     })
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SchedulerInfo {
-    pub kubernetes_version: &'static str,
-    pub scheduler_name: String,
-    pub profile_source: String,
-    pub feature_gates: BTreeMap<String, bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_nodes_to_score: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -171,10 +176,12 @@ pub struct NodeReport {
     pub verdict: Verdict,
     /// The status the scheduler records for this node (first failure in profile order).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reported: Option<ReportedStatus>,
+    pub reported: Option<Reported>,
     /// One entry per Filter plugin, in profile order.
+    #[serde(serialize_with = "entries::filters")]
     pub filters: Entries<FilterCell>,
     /// One entry per Score plugin (empty for rejected nodes).
+    #[serde(serialize_with = "entries::scores")]
     pub scores: Entries<ScoreCell>,
     /// Total weighted score of the evaluated plugins; null for rejected nodes.
     pub score: Option<i64>,
@@ -185,23 +192,15 @@ pub struct NodeReport {
     pub rank: Option<usize>,
 }
 
-/// Context the evaluation does not know: who the pod is and which profile ran.
-#[derive(Debug, Clone)]
-pub struct Context {
-    pub pod: PodRef,
-    pub scheduler: SchedulerInfo,
-    pub notes: Vec<String>,
-    /// The node a running pod is bound to.
-    pub current_node: Option<String>,
-    /// The pod is a DaemonSet's template.
-    pub daemon_set: bool,
-}
-
 /// `FitError.Error()`: the reasons (see [`fit_error_message`]), then the PostFilter plugins'
 /// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
 /// plugin was evaluated).
 pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
-    if eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
+    if eval
+        .nodes
+        .iter()
+        .any(|x| x.verdict != scheduler::Verdict::Infeasible)
+    {
         return None;
     }
     let prefilter = eval
@@ -249,6 +248,34 @@ fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
 }
 
 impl Explanation {
+    /// Sets the scheduler's own last FailedScheduling event beside the computed message, with
+    /// a note when the two differ.
+    pub fn set_scheduler_event(
+        &mut self,
+        message: String,
+        last_seen: Option<String>,
+        count: Option<i32>,
+        reported_by: Option<String>,
+    ) {
+        let matches_computed = same_failure(
+            &message,
+            self.summary.failed_scheduling_message.as_deref(),
+            self.summary.failed_scheduling_message_complete != Some(false),
+        );
+        if !matches_computed {
+            self.notes.push(Note::EventDiffers {
+                last_seen: last_seen.clone(),
+            });
+        }
+        self.scheduler_event = Some(SchedulerEvent {
+            message,
+            last_seen,
+            count,
+            reported_by,
+            matches_computed,
+        });
+    }
+
     pub fn new(eval: Evaluation, ctx: Context) -> Explanation {
         let failed = if ctx.daemon_set {
             None
@@ -272,7 +299,7 @@ impl Explanation {
                 Some(t) => (i128::from(i64::MAX) - i128::from(t)) as u128,
                 None => 1 << 64,
             };
-            (u128::from(group(n.verdict)) << 100) | (total << 32) | u128::from(n.name_rank)
+            (u128::from(group(n.verdict.into())) << 100) | (total << 32) | u128::from(n.name_rank)
         };
         let mut order: Vec<(u128, u32)> = eval
             .nodes
@@ -300,9 +327,9 @@ impl Explanation {
                 .into_iter()
                 .filter_map(|(_, i)| slots[i as usize].take())
                 .map(|n| NodeReport {
-                    feasible: n.verdict == Verdict::Feasible,
-                    verdict: n.verdict,
-                    reported: n.reported,
+                    feasible: n.verdict == scheduler::Verdict::Feasible,
+                    verdict: n.verdict.into(),
+                    reported: n.reported.map(Reported::from),
                     filters: n.filters,
                     scores: n.scores,
                     score: n.total,
@@ -381,14 +408,25 @@ impl Explanation {
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
                 failed_scheduling_message: failed.map(|(m, _)| m),
             },
-            pre_filter: eval.pre_filter,
-            pre_score: eval.pre_score,
+            pre_filter: eval
+                .pre_filter
+                .into_iter()
+                .map(PreFilterEntry::from)
+                .collect(),
+            pre_score: eval
+                .pre_score
+                .into_iter()
+                .map(PreScoreEntry::from)
+                .collect(),
             nodes,
             pod_terms: eval.pod_terms,
             post_filter: if ctx.daemon_set {
                 Vec::new()
             } else {
                 eval.post_filter
+                    .into_iter()
+                    .map(PostFilterEntry::from)
+                    .collect()
             },
             current,
             daemon_set,

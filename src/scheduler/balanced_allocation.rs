@@ -5,16 +5,13 @@
 
 use std::convert::Infallible;
 
-use serde::Serialize;
-
 use super::config::BalancedAllocationArgs;
 use super::node_resources_fit::{PerResource, ScoredResource, allocatable_and_requested};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{PreScoreOutcome, Status};
 
 /// One resource's utilisation after placing the pod.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Fraction {
     pub resource: std::sync::Arc<str>,
     /// Requested on the node including the pod (milli for cpu).
@@ -24,8 +21,7 @@ pub struct Fraction {
     pub fraction: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub fractions: Vec<Fraction>,
     pub std_dev: f64,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::state::SpreadConstraint;
 use crate::state::resources::{CPU, MEMORY};
@@ -37,7 +37,7 @@ impl Default for InterPodAffinityArgs {
 }
 
 /// `PodTopologySpreadArgs.defaultingType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefaultingType {
     /// Upstream's built-in soft constraints (hostname maxSkew 3, zone maxSkew 5).
     System,
@@ -152,8 +152,7 @@ pub(crate) fn validate_pod_topology_spread_args(
 }
 
 /// Feature gates that change the decisions of the modelled plugins.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FeatureGates {
     /// Alpha in 1.35, off by default: Gt/Lt tolerations.
     pub taint_toleration_comparison_operators: bool,
@@ -244,7 +243,7 @@ pub struct ProfileError(pub String);
 /// `config.MaxCustomPriorityScore`: shape scores are 0..10, scaled to 0..100.
 pub const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrategyType {
     LeastAllocated,
     MostAllocated,
@@ -252,7 +251,7 @@ pub enum StrategyType {
 }
 
 /// A `ResourceSpec` of a scoring strategy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResourceSpec {
     /// Shared with every node's score details.
@@ -261,7 +260,7 @@ pub struct ResourceSpec {
     pub weight: i64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapePoint {
     pub utilization: i64,

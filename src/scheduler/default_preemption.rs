@@ -17,23 +17,18 @@
 //! DynamicResources' PostFilter only deallocates claims; for a pod without ResourceClaims it
 //! answers "no new claims to deallocate".
 
-use serde::Serialize;
-
 use super::plugin::Input;
 use super::result::NodeResult;
 use super::status::{Code, fit_error_message};
 
 /// One PostFilter plugin's contribution.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PostFilterReport {
     pub plugin: String,
     /// The plugin's message in the FailedScheduling event; `None` when it adds nothing or was
     /// not evaluated.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     pub evaluated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 

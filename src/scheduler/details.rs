@@ -5,8 +5,6 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::balanced_allocation;
 use super::image_locality;
 use super::inter_pod_affinity;
@@ -45,8 +43,7 @@ macro_rules! per_plugin {
 
 per_plugin! {
     /// Per-plugin typed details of a Filter verdict.
-    #[derive(Debug, Clone, Serialize)]
-    #[serde(untagged)]
+    #[derive(Debug, Clone)]
     pub enum FilterDetails {
         NodeUnschedulable(node_unschedulable::Details),
         NodeName(node_name::Details),
@@ -62,8 +59,7 @@ per_plugin! {
 
 per_plugin! {
     /// Per-plugin typed details of a score.
-    #[derive(Debug, Clone, Serialize)]
-    #[serde(untagged)]
+    #[derive(Debug, Clone)]
     pub enum ScoreDetails {
         TaintToleration(taint_toleration::ScoreDetails),
         /// Shared by the candidates with equal values for the keys it reads.

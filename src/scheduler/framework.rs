@@ -10,8 +10,6 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::state::ClusterState;
 
 use super::default_preemption::{self, PostFilterReport};
@@ -25,33 +23,27 @@ use super::result::{Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Run
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status, Verdict};
 
 /// A plugin's PreFilter outcome, for the report.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PreFilterReport {
     pub plugin: String,
     /// "Success", "Skip", "Rejected" or "NotEvaluated".
     pub result: &'static str,
     /// Node names the plugin restricted the candidates to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_names: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
 }
 
 /// A plugin's PreScore outcome, for the report.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PreScoreReport {
     pub plugin: String,
     /// "Success", "Skip", "Error" or "NotEvaluated".
     pub result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 /// The result of evaluating one pod.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Evaluation {
     pub pre_filter: Vec<PreFilterReport>,
     pub pre_score: Vec<PreScoreReport>,
@@ -59,12 +51,10 @@ pub struct Evaluation {
     /// Pod-level problems (a PreScore error, an invalid term) in upstream's words.
     pub errors: Vec<String>,
     /// Pod (anti-)affinity terms with their matching pods per topology domain.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<TermTables>,
     /// PostFilter outcomes (only when no node can take the pod).
     pub post_filter: Vec<PostFilterReport>,
     /// Topology spread constraints with their per-domain counts.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology_spread: Option<SpreadTables>,
 }
 

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use crate::state::ImageSpread;
 use crate::state::resources::normalized_image_name;
-use serde::Serialize;
 
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::Status;
@@ -37,23 +36,19 @@ pub fn calculate_priority(sum: i64, containers: usize) -> i64 {
 }
 
 /// One container image and whether this node has it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ImageCheck {
     pub image: Arc<str>,
     /// The name looked up in the node's `status.images`.
     pub normalized: Arc<str>,
     pub present: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,
     /// On how many nodes of the cluster the image is.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes_with_image: Option<usize>,
     pub scaled_score: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub images: Vec<ImageCheck>,
     pub total_nodes: usize,

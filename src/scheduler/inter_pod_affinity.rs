@@ -5,9 +5,8 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
+use std::fmt;
 use std::sync::Arc;
-
-use serde::Serialize;
 
 use super::config::InterPodAffinityArgs;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
@@ -22,8 +21,7 @@ pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
 /// Which list of which pod a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TermKind {
     RequiredAffinity,
     RequiredAntiAffinity,
@@ -32,13 +30,11 @@ pub enum TermKind {
 }
 
 /// An incoming-pod term and, per topology domain, the existing pods that match it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct TermTable {
     pub kind: TermKind,
     pub index: usize,
     pub topology_key: String,
-    #[serde(skip_serializing_if = "is_zero")]
     pub weight: i32,
     pub selector: String,
     pub namespaces: Vec<String>,
@@ -80,19 +76,8 @@ impl DomainPods {
     }
 }
 
-impl Serialize for DomainPods {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.iter())
-    }
-}
-
-fn is_zero(w: &i32) -> bool {
-    *w == 0
-}
-
 /// An existing pod's term that matches the incoming pod.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ExistingTermHit {
     pub pod: Arc<PodRef>,
     pub node: String,
@@ -102,17 +87,11 @@ pub struct ExistingTermHit {
     /// The existing pod's node's value for the key; `None` when the node lacks it.
     pub domain: Option<String>,
     /// Score contribution (weight, or hardPodAffinityWeight, signed); 0 for Filter hits.
-    #[serde(skip_serializing_if = "is_zero_i64")]
     pub score: i64,
 }
 
-fn is_zero_i64(v: &i64) -> bool {
-    *v == 0
-}
-
 /// Cluster-wide tables for the report; nodes refer to them by domain.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct TermTables {
     pub terms: Vec<TermTable>,
     /// Existing pods' required anti-affinity terms that match the incoming pod (symmetry).
@@ -120,13 +99,11 @@ pub struct TermTables {
     /// Existing pods' terms that add to or subtract from scores.
     pub existing_scoring_terms: Vec<ExistingTermHit>,
     /// Set when the incoming pod's namespaceSelector could not be resolved.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
 
 /// One incoming required term on one node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct TermOnNode {
     pub index: usize,
     pub topology_key: Arc<str>,
@@ -139,15 +116,13 @@ pub struct TermOnNode {
 
 pub type TermsOnNode = smallvec::SmallVec<[TermOnNode; 1]>;
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     /// Inline for a pod's usual single term, here and in `anti_affinity`: two allocations
     /// per node fewer.
     pub affinity: TermsOnNode,
     /// `Some(true)` when the node passes only by the first-pod-of-a-self-affine-group
     /// exception; `Some(false)` when the exception was considered and did not apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_pod_exception: Option<bool>,
     pub anti_affinity: TermsOnNode,
     /// Existing pods whose required anti-affinity rejects the incoming pod on this node
@@ -156,8 +131,7 @@ pub struct FilterDetails {
 }
 
 /// One `(topologyKey, value)` contribution to a node's raw score.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Contribution {
     pub topology_key: Arc<str>,
     pub domain: Arc<str>,
@@ -167,8 +141,7 @@ pub struct Contribution {
     pub score: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub contributions: Vec<Contribution>,
 }
@@ -188,15 +161,43 @@ impl Resolved {
     }
 }
 
+/// Whose term with a namespaceSelector leaves the plugin unevaluated, namespaces not being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamespacesUnread {
+    /// A term of the incoming pod.
+    PodTerm,
+    /// An existing pod's term that may match the incoming pod.
+    ExistingTerm,
+}
+
+/// The plugin's not-evaluated reason, as its cells show it.
+impl fmt::Display for NamespacesUnread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
+             and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
+             forbidden)",
+            match self {
+                NamespacesUnread::PodTerm => "a term of the pod has",
+                NamespacesUnread::ExistingTerm =>
+                    "an existing pod's term that may match the pod has",
+            }
+        )
+    }
+}
+
 /// Why the plugin cannot be evaluated honestly, if it cannot: a term with a namespaceSelector
 /// needs namespace labels, and namespaces were not read. Without them such a term would select
 /// nothing (or match nothing), and the verdict would look certain while it is not.
-pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
+pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
     if input.state.namespaces.is_some() {
         return None;
     }
     let pod = input.pod;
-    let incoming = pod.affinity_terms().any(|t| t.needs_namespace_labels());
+    if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
+        return Some(NamespacesUnread::PodTerm);
+    }
     let mut groups = input.state.index.affinity_groups_for(&pod.id.namespace);
     let existing = groups.any(|g| {
         g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
@@ -206,18 +207,7 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<String> {
                     && t.selector.matches(&pod.labels)
             })
     });
-    (incoming || existing).then(|| {
-        format!(
-            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
-             and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
-             forbidden)",
-            if incoming {
-                "a term of the pod has"
-            } else {
-                "an existing pod's term that may match the pod has"
-            }
-        )
-    })
+    existing.then_some(NamespacesUnread::ExistingTerm)
 }
 
 /// Matching pods of one incoming term, per domain of its key, as pod indexes until the report
@@ -649,7 +639,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
     type Tables = TermTables;
 
     fn unavailable(&self) -> Option<String> {
-        namespaces_unknown(self.input)
+        namespaces_unknown(self.input).map(|why| why.to_string())
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {
@@ -1355,11 +1345,5 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(without, ["default/p4"]);
-        assert_eq!(
-            serde_json::to_value(domains).expect("json"),
-            json!({"zone-a": [{"namespace": "default", "name": "p2"}],
-                   "zone-c": [{"namespace": "default", "name": "p1"},
-                              {"namespace": "default", "name": "p3"}]})
-        );
     }
 }

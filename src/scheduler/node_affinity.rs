@@ -5,8 +5,6 @@ use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::config::NodeAffinityArgs;
 use super::plugin::{Input, Plugin, default_normalize};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
@@ -20,8 +18,7 @@ pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node 
 pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
 
 /// One `spec.nodeSelector` entry against the node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct LabelCheck {
     /// The entry as written, shared by every node's check.
     pub key: Arc<str>,
@@ -31,32 +28,26 @@ pub struct LabelCheck {
     pub matched: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first. Boxed: a
     /// profile rarely sets it, and this record is made and moved for every node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub added_affinity: Option<Box<SelectorCheck>>,
     pub node_selector: Vec<LabelCheck>,
     /// The pod's required node affinity; `None` when it has none.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<SelectorCheck>,
 }
 
 /// One preferred term and whether it matched this node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PreferredCheck {
     pub weight: i32,
     /// "pod" or "addedAffinity".
     pub source: &'static str,
-    #[serde(flatten)]
     pub term: TermCheck,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub terms: Vec<PreferredCheck>,
 }

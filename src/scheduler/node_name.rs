@@ -4,18 +4,14 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::plugin::{Input, Plugin};
 use super::status::{Code, Status};
 
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Details {
     /// The pod's `spec.nodeName`, when set.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub requested: Option<Arc<str>>,
 }
 

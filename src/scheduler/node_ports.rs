@@ -3,8 +3,6 @@
 
 use std::convert::Infallible;
 
-use serde::Serialize;
-
 use super::plugin::{Input, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::PodRef;
@@ -14,16 +12,14 @@ use crate::state::resources::HostPort;
 pub const REASON: &str = "node(s) didn't have free ports for the requested pod ports";
 
 /// A wanted port and the existing pod that already binds it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PortConflict {
     pub wanted: HostPort,
     pub used: HostPort,
     pub pod: PodRef,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     pub wanted: Vec<HostPort>,
     pub conflicts: Vec<PortConflict>,

@@ -6,8 +6,6 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
@@ -21,8 +19,7 @@ pub const REASON_SIDECARS_DISABLED: &str =
     "Pod has a restartable init container and the SidecarContainers feature is disabled";
 
 /// The pod-count check.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct PodCount {
     pub existing: i64,
     pub allowed: i64,
@@ -30,8 +27,7 @@ pub struct PodCount {
 }
 
 /// One resource the pod requests, against the node. cpu is in milli-cpu, the rest in units.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ResourceCheck {
     pub resource: Arc<str>,
     pub requested: i64,
@@ -42,12 +38,10 @@ pub struct ResourceCheck {
     /// The request exceeds the node's whole allocatable: evicting pods cannot help.
     pub unresolvable: bool,
     /// Why the check was skipped (an ignored resource), when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     pub pods: PodCount,
     /// Inline for the usual two (cpu and memory): one allocation per node fewer.
@@ -55,8 +49,7 @@ pub struct FilterDetails {
 }
 
 /// One resource of the score.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ResourceScore {
     pub resource: Arc<str>,
     pub weight: i64,
@@ -68,8 +61,7 @@ pub struct ResourceScore {
     pub score: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub strategy: StrategyType,
     pub resources: Vec<ResourceScore>,

@@ -3,8 +3,6 @@
 
 use std::convert::Infallible;
 
-use serde::Serialize;
-
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin};
 use super::status::{Code, Status};
@@ -14,13 +12,11 @@ use crate::state::Taint;
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct Details {
     /// `spec.unschedulable` of the node.
     pub unschedulable: bool,
     /// Index of the toleration that tolerates the synthetic unschedulable taint.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerated_by: Option<u32>,
 }
 

@@ -17,8 +17,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
-
 use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
@@ -41,8 +39,7 @@ const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
 const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
 
 /// Where a constraint the plugin uses comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConstraintSource {
     /// The pod's own `spec.topologySpreadConstraints`.
     Pod,
@@ -66,8 +63,7 @@ struct Constraint {
 }
 
 /// One constraint the plugin applies to the pod, with its cluster-wide counts.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ConstraintTable {
     /// `DoNotSchedule` (Filter) or `ScheduleAnyway` (Score).
     pub when_unsatisfiable: &'static str,
@@ -88,23 +84,19 @@ pub struct ConstraintTable {
     pub domains: BTreeMap<String, i64>,
     /// Hard: the global minimum the skew is measured against (0 when there are fewer domains
     /// than minDomains).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub global_min: Option<i64>,
     /// Soft: `ln(domains + 2)`, the factor applied to each count.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
 }
 
 /// The pod-level view for the report; nodes refer to constraints by position here.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct SpreadTables {
     pub constraints: Vec<ConstraintTable>,
 }
 
 /// One hard constraint on one node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ConstraintOnNode {
     /// Index into `topologySpread.constraints`.
     pub constraint: usize,
@@ -130,15 +122,13 @@ pub struct ConstraintOnNode {
     pub satisfied: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct FilterDetails {
     pub constraints: Vec<ConstraintOnNode>,
 }
 
 /// One soft constraint's part of a node's raw score.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ConstraintScore {
     /// Index into `topologySpread.constraints`.
     pub constraint: usize,
@@ -153,8 +143,7 @@ pub struct ConstraintScore {
     pub value: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     /// The node lacks a topology key of a non-system-default constraint: raw and final 0, and
     /// it takes no part in normalization.
@@ -254,19 +243,17 @@ pub fn default_selector(pod: &Pod, workloads: Option<&WorkloadSelectors>) -> Vec
     selector
 }
 
-/// A note for the report when default spreading would apply but the cluster source held no
-/// Service, ReplicaSet, ReplicationController or StatefulSet, so no selector can be derived.
-pub fn missing_workloads_note(
+/// Whether default spreading would apply but the cluster source held no Service, ReplicaSet,
+/// ReplicationController or StatefulSet, so no selector can be derived and the default
+/// constraints do nothing: the report says so.
+pub fn defaults_without_workloads(
     pod: &Pod,
     state: &ClusterState,
     args: &PodTopologySpreadArgs,
-) -> Option<String> {
-    (pod.template.topology_spread.is_empty()
+) -> bool {
+    pod.template.topology_spread.is_empty()
         && !args.default_constraints.is_empty()
-        && state.workloads.is_none())
-    .then(|| {
-        "no Services, ReplicaSets, ReplicationControllers or StatefulSets were read, so PodTopologySpread's default constraints derive no selector and do nothing; include them in the snapshot (kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml)".to_string()
-    })
+        && state.workloads.is_none()
 }
 
 /// `countPodsMatchSelector`: same namespace, not terminating, labels match; an everything

@@ -1,10 +1,7 @@
 //! What the evaluation says of each node: its verdict, recorded status, and its Filter and
 //! Score entries, each a row of a table stored by plugin (a column per plugin that ran).
 
-use std::borrow::Cow;
 use std::sync::Arc;
-
-use serde::Serialize;
 
 use super::details::{FilterDetails, ScoreDetails};
 use super::status::{Code, PluginName, ReportedStatus, Status, Verdict};
@@ -19,8 +16,8 @@ pub const SKIPPED_SCORE_NOTE: &str =
 /// One plugin's Filter verdict on one node, as read from the node's row: the plugin's part
 /// (its name, and why it did not run) is kept once per column and the node's part (status,
 /// details) once per row, so that 5,000 nodes do not each carry thirteen copies of the
-/// former. The report lists these as they are (serialized with the reason joined and whether
-/// it was evaluated), so that the explanation of 5,000 nodes is not copied to be shown.
+/// former. The report writes these as they are read, so that the explanation of 5,000 nodes
+/// is not copied to be shown.
 #[derive(Debug, Clone, Copy)]
 pub struct FilterResult<'a> {
     pub plugin: &'a str,
@@ -82,40 +79,6 @@ impl Cell for FilterCell {
     }
 }
 
-/// How the report writes a [`FilterResult`]: the status as its joined reason and code, and
-/// whether the plugin was evaluated, with a note when it was not or was skipped.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FilterEntry<'a> {
-    plugin: &'a str,
-    /// `None` (null) when the plugin was not evaluated.
-    pass: Option<bool>,
-    reason: Option<Cow<'static, str>>,
-    code: Option<Code>,
-    skipped: bool,
-    evaluated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a FilterDetails>,
-}
-
-impl Serialize for FilterResult<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        FilterEntry {
-            plugin: self.plugin,
-            pass: self.pass,
-            reason: self.status.map(Status::message),
-            code: self.code(),
-            skipped: self.skipped,
-            evaluated: self.evaluated(),
-            note: self.note(),
-            details: self.details,
-        }
-        .serialize(s)
-    }
-}
-
 /// One plugin's score for one candidate node, as read from the node's row (the plugin's
 /// part kept once per column, as for [`FilterResult`]); listed by the report as it is.
 #[derive(Debug, Clone, Copy)]
@@ -174,41 +137,6 @@ impl Cell for ScoreCell {
             not_evaluated: head.not_evaluated.as_deref(),
             details: cell.and_then(|c| c.details.as_ref()),
         }
-    }
-}
-
-/// How the report writes a [`ScoreResult`]: with whether it was evaluated, and a note when
-/// it was not or was skipped.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ScoreEntry<'a> {
-    plugin: &'a str,
-    raw: Option<i64>,
-    normalized: Option<i64>,
-    weight: i64,
-    weighted: Option<i64>,
-    skipped: bool,
-    evaluated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a ScoreDetails>,
-}
-
-impl Serialize for ScoreResult<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        ScoreEntry {
-            plugin: self.plugin,
-            raw: self.raw,
-            normalized: self.normalized,
-            weight: self.weight,
-            weighted: self.weighted(),
-            skipped: self.skipped,
-            evaluated: self.evaluated(),
-            note: self.note(),
-            details: self.details,
-        }
-        .serialize(s)
     }
 }
 
@@ -382,24 +310,12 @@ impl<'a, C: Cell> IntoIterator for &'a Entries<C> {
     }
 }
 
-/// Written as the list of every entry, as when each node held all its entries.
-impl<C: Cell> Serialize for Entries<C>
-where
-    for<'a> C::View<'a>: Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
 /// Everything about one node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct NodeResult {
     pub name: Arc<str>,
     /// The node's position among all nodes' names (`ClusterState::name_rank`), to order the
     /// report without comparing names.
-    #[serde(skip)]
     pub name_rank: u32,
     pub verdict: Verdict,
     /// `None` when the node passed every Filter (or none that failed was evaluated).
@@ -411,6 +327,5 @@ pub struct NodeResult {
     pub total: Option<i64>,
     /// Every score plugin was evaluated on this node (true for nodes that are not
     /// candidates). Kept here so that ranking 5,000 nodes does not walk their scores again.
-    #[serde(skip)]
     pub score_complete: bool,
 }

@@ -5,10 +5,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
-
 /// A framework status code, as kube-scheduler names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
     /// Preemption might help.
     Unschedulable,
@@ -19,7 +17,7 @@ pub enum Code {
 }
 
 /// A non-success status: its code and upstream's reason strings, verbatim.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub code: Code,
     /// Mostly upstream's constant reasons, which every rejected node then names without a
@@ -71,7 +69,7 @@ pub enum PreScoreOutcome {
 pub type PluginName = Cow<'static, str>;
 
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// Every enabled Filter plugin was evaluated and passed.
     Feasible,
@@ -82,8 +80,7 @@ pub enum Verdict {
 }
 
 /// The status the scheduler itself records for a node: the first failure in profile order.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ReportedStatus {
     pub plugin: PluginName,
     pub code: Code,

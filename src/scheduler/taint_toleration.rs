@@ -4,8 +4,6 @@
 
 use std::convert::Infallible;
 
-use serde::Serialize;
-
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin, default_normalize};
 use super::status::{Code, Status};
@@ -58,17 +56,14 @@ pub fn tolerated_by(
 }
 
 /// One taint of the node and what the pod's tolerations make of it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct TaintCheck {
-    #[serde(flatten)]
     pub taint: Taint,
     /// Whether this check looks at the taint at all (Filter: NoSchedule/NoExecute; Score:
     /// PreferNoSchedule).
     pub considered: bool,
     /// The toleration that tolerates it, by index in the pod's list, with its content.
     pub tolerated_by: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub toleration: Option<Toleration>,
 }
 
@@ -89,25 +84,7 @@ impl FilterDetails {
     }
 }
 
-impl Serialize for FilterDetails {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Entry<'a> {
-            taints: &'a [TaintCheck],
-            #[serde(skip_serializing_if = "Option::is_none")]
-            first_untolerated: Option<&'a Taint>,
-        }
-        Entry {
-            taints: &self.taints,
-            first_untolerated: self.first_untolerated(),
-        }
-        .serialize(s)
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone)]
 pub struct ScoreDetails {
     pub taints: Vec<TaintCheck>,
     pub untolerated_prefer_no_schedule: i64,

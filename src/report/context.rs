@@ -1,0 +1,308 @@
+//! What the document says beside the evaluation: who the pod is, which profile ran, how the
+//! pod came to be evaluated, and which notes the reader needs to read the result right.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::scheduler::Input;
+use crate::scheduler::inter_pod_affinity::namespaces_unknown;
+use crate::scheduler::needs::not_evaluated;
+use crate::scheduler::pod_topology_spread::defaults_without_workloads;
+use crate::scheduler::profile::Profile;
+use crate::state::PodRef;
+use crate::state::validate::Finding;
+
+use super::notes::{DaemonTolerations, Note};
+
+/// The kube-scheduler release whose behaviour (plugins, reasons, defaults) is reproduced.
+pub const KUBERNETES_VERSION: &str = "1.35";
+
+/// Which scheduler and profile the pod was evaluated with.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulerInfo {
+    pub kubernetes_version: &'static str,
+    pub scheduler_name: String,
+    pub profile_source: String,
+    pub feature_gates: BTreeMap<String, bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_nodes_to_score: Option<i32>,
+}
+
+/// How the pod came to be evaluated.
+#[derive(Debug, Clone)]
+pub enum Subject {
+    /// `explain`: a pod of the cluster, and the node it runs on when it is bound.
+    Cluster { current_node: Option<String> },
+    /// `whatif`: the pod a manifest would create.
+    Manifest(Manifest),
+}
+
+impl Default for Subject {
+    fn default() -> Subject {
+        Subject::Cluster { current_node: None }
+    }
+}
+
+/// What `whatif` did to a manifest's pod before evaluating it, as the API server and the
+/// workload's controller would have.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// e.g. `Deployment/web-store`.
+    pub origin: String,
+    /// What the API server's validation says about the pod's scheduling fields.
+    pub findings: Vec<Finding>,
+    /// `--validate=warn`: the pod is evaluated although the API server would reject it, and
+    /// the findings it would reject it for are shown too.
+    pub evaluated_anyway: bool,
+    /// matchLabelKeys/mismatchLabelKeys requirements merged into label selectors.
+    pub merged: usize,
+    /// A DaemonSet's pod: what its controller adds.
+    pub daemon: Option<DaemonTolerations>,
+}
+
+/// Context the evaluation does not know: who the pod is and which profile ran.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub pod: PodRef,
+    pub scheduler: SchedulerInfo,
+    pub notes: Vec<Note>,
+    /// The node a running pod is bound to.
+    pub current_node: Option<String>,
+    /// The pod is a DaemonSet's template.
+    pub daemon_set: bool,
+}
+
+impl Context {
+    /// The context of evaluating `input` under `profile`: `read` is what reading the cluster
+    /// left out, `subject` how the pod came to be evaluated.
+    pub fn new(input: Input<'_>, profile: &Profile, read: Vec<Note>, subject: Subject) -> Context {
+        let pod = input.pod;
+        let mut notes = Vec::new();
+        if let Subject::Manifest(m) = &subject {
+            notes.push(Note::WhatIf {
+                pod: (*pod.id).clone(),
+                origin: m.origin.clone(),
+            });
+        }
+        notes.extend(read);
+        let (current_node, daemon_set) = match subject {
+            Subject::Cluster { current_node } => {
+                notes.extend(current_node.clone().map(Note::RunsOn));
+                (current_node, false)
+            }
+            Subject::Manifest(m) => {
+                let shown = |f: &Finding| m.evaluated_anyway || !f.rejected;
+                notes.extend(m.findings.into_iter().filter(shown).map(Note::Finding));
+                if m.merged > 0 {
+                    notes.push(Note::LabelKeysMerged(m.merged));
+                }
+                notes.extend(m.daemon.map(Note::DaemonSet));
+                if !pod.node_name.is_empty() {
+                    notes.push(Note::NodeNameSet(pod.node_name.to_string()));
+                }
+                (None, m.daemon.is_some())
+            }
+        };
+        notes.extend(evaluation_notes(input, profile));
+        Context {
+            pod: (*pod.id).clone(),
+            scheduler: SchedulerInfo {
+                kubernetes_version: KUBERNETES_VERSION,
+                scheduler_name: profile.scheduler_name.clone(),
+                profile_source: profile.source.clone(),
+                feature_gates: profile.gates.given.clone(),
+                percentage_of_nodes_to_score: profile.percentage_of_nodes_to_score,
+            },
+            notes,
+            current_node,
+            daemon_set,
+        }
+    }
+}
+
+/// What the evaluation leaves uncertain or does not model, for this pod and profile.
+fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
+    let (pod, state) = (input.pod, input.state);
+    let mut notes = Vec::new();
+    let spreads = enabled(
+        profile.filter.iter().chain(&profile.pre_score),
+        "PodTopologySpread",
+    );
+    if spreads && defaults_without_workloads(pod, state, &profile.pod_topology_spread) {
+        notes.push(Note::WorkloadsUnread);
+    }
+    let affinity = enabled(
+        profile
+            .filter
+            .iter()
+            .chain(profile.score.iter().map(|(n, _)| n)),
+        "InterPodAffinity",
+    );
+    if affinity && let Some(why) = namespaces_unknown(input) {
+        notes.push(Note::NamespacesUnread(why));
+    }
+    let missing = not_evaluated(pod, profile);
+    if !missing.is_empty() {
+        notes.push(Note::NotEvaluated(
+            missing.into_iter().map(str::to_string).collect(),
+        ));
+    }
+    notes.extend(
+        profile
+            .gates
+            .unmodelled()
+            .into_iter()
+            .map(Note::GateNotModelled),
+    );
+    if let Some(a) = pod
+        .template
+        .pod_affinity
+        .as_deref()
+        .filter(|a| !a.errors.is_empty())
+    {
+        notes.push(Note::InvalidAffinitySelectors(a.errors.clone()));
+    }
+    notes
+}
+
+fn enabled<'a>(mut plugins: impl Iterator<Item = &'a String>, name: &str) -> bool {
+    plugins.any(|n| n == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Context, Manifest, Subject};
+    use crate::report::{DaemonTolerations, Note, Refusal};
+    use crate::scheduler::Input;
+    use crate::scheduler::config::FeatureGates;
+    use crate::scheduler::profile::Profile;
+    use crate::state::validate::Finding;
+    use crate::state::{ClusterState, Pod, read_snapshot_str};
+
+    fn empty_state() -> ClusterState {
+        read_snapshot_str(r#"{"apiVersion": "v1", "kind": "List", "items": []}"#, "t")
+            .expect("snapshot")
+    }
+
+    /// Pod `shop/p` with `spec`.
+    fn pod(spec: serde_json::Value) -> Pod {
+        let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(
+            json!({"metadata": {"name": "p", "namespace": "shop"}, "spec": spec}),
+        )
+        .expect("pod");
+        Pod::from_api(&api)
+    }
+
+    fn finding(field: &str, rejected: bool) -> Finding {
+        Finding {
+            field: field.to_string(),
+            message: "Invalid value".to_string(),
+            rejected,
+            reading: None,
+        }
+    }
+
+    /// A manifest's notes come in the order the output has always listed them: the what-if,
+    /// what the read left out, the findings shown, then what was done to the pod.
+    #[test]
+    fn a_manifest_s_notes_in_order() {
+        let state = empty_state();
+        let pod = pod(json!({"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let mut gates = FeatureGates::default();
+        gates.set("SomeGate", true);
+        let profile = Profile::default_profile(gates);
+        let daemon = DaemonTolerations {
+            added: 6,
+            host_network: false,
+        };
+        let subject = Subject::Manifest(Manifest {
+            origin: "DaemonSet/p".to_string(),
+            findings: vec![finding("a", true), finding("b", false)],
+            evaluated_anyway: false,
+            merged: 2,
+            daemon: Some(daemon),
+        });
+        let refused = Refusal {
+            user: "u".to_string(),
+            context: "c".to_string(),
+            verb: "list".to_string(),
+            resource: "namespaces".to_string(),
+            namespace: None,
+            name: None,
+        };
+        let read = vec![Note::NamespacesForbidden(refused.clone())];
+        let ctx = Context::new(input, &profile, read, subject);
+        assert!(ctx.daemon_set);
+        assert_eq!(
+            ctx.notes,
+            [
+                Note::WhatIf {
+                    pod: (*pod.id).clone(),
+                    origin: "DaemonSet/p".to_string()
+                },
+                Note::NamespacesForbidden(refused),
+                Note::Finding(finding("b", false)),
+                Note::LabelKeysMerged(2),
+                Note::DaemonSet(daemon),
+                Note::NodeNameSet("n1".to_string()),
+                // No workloads in the snapshot: default spreading derives no selector.
+                Note::WorkloadsUnread,
+                Note::GateNotModelled("SomeGate".to_string()),
+            ]
+        );
+    }
+
+    /// A running pod's notes name its node first.
+    #[test]
+    fn a_running_pod_s_notes() {
+        let state = empty_state();
+        let pod = pod(json!({"containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let profile = Profile::default_profile(FeatureGates::default());
+        let subject = Subject::Cluster {
+            current_node: Some("n1".to_string()),
+        };
+        let ctx = Context::new(input, &profile, Vec::new(), subject);
+        assert_eq!(ctx.current_node.as_deref(), Some("n1"));
+        assert_eq!(
+            ctx.notes,
+            [Note::RunsOn("n1".to_string()), Note::WorkloadsUnread]
+        );
+    }
+
+    /// Default spreading is only noted when PodTopologySpread runs at Filter or PreScore.
+    #[test]
+    fn no_spreading_note_without_the_plugin() {
+        let state = empty_state();
+        let pod = pod(json!({"containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {
+                "filter": {"disabled": [{"name": "PodTopologySpread"}]},
+                "preScore": {"disabled": [{"name": "PodTopologySpread"}]}}}]
+        });
+        let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        assert_eq!(ctx.notes, []);
+    }
+}

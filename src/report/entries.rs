@@ -1,0 +1,294 @@
+//! How the document writes what each plugin did at each extension point. The scheduler's
+//! results are its own to reshape; the schema users read is fixed here.
+
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
+
+use crate::scheduler::default_preemption::PostFilterReport;
+use crate::scheduler::status::PluginName;
+use crate::scheduler::{
+    self, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
+    ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
+};
+
+/// Whether a node can take the pod, as far as the evaluated plugins tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Every enabled Filter plugin was evaluated and passed.
+    Feasible,
+    /// Rejected (by PreFilter or a Filter plugin).
+    Infeasible,
+    /// Every evaluated plugin passed, but some enabled Filter plugin was not evaluated.
+    Unknown,
+}
+
+impl From<scheduler::Verdict> for Verdict {
+    fn from(v: scheduler::Verdict) -> Verdict {
+        match v {
+            scheduler::Verdict::Feasible => Verdict::Feasible,
+            scheduler::Verdict::Infeasible => Verdict::Infeasible,
+            scheduler::Verdict::Unknown => Verdict::Unknown,
+        }
+    }
+}
+
+/// A framework status code, by kube-scheduler's name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Code {
+    Unschedulable,
+    UnschedulableAndUnresolvable,
+    Error,
+}
+
+impl From<scheduler::Code> for Code {
+    fn from(c: scheduler::Code) -> Code {
+        match c {
+            scheduler::Code::Unschedulable => Code::Unschedulable,
+            scheduler::Code::UnschedulableAndUnresolvable => Code::UnschedulableAndUnresolvable,
+            scheduler::Code::Error => Code::Error,
+        }
+    }
+}
+
+/// A plugin's PreFilter outcome.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreFilterEntry {
+    pub plugin: String,
+    /// "Success", "Skip", "Rejected" or "NotEvaluated".
+    pub result: &'static str,
+    /// Node names the plugin restricted the candidates to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<StatusEntry>,
+}
+
+/// A non-success status: its code and upstream's reasons, verbatim.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusEntry {
+    pub code: Code,
+    pub reasons: Vec<Cow<'static, str>>,
+}
+
+impl From<Status> for StatusEntry {
+    fn from(s: Status) -> StatusEntry {
+        StatusEntry {
+            code: s.code.into(),
+            reasons: s.reasons,
+        }
+    }
+}
+
+impl From<PreFilterReport> for PreFilterEntry {
+    fn from(r: PreFilterReport) -> PreFilterEntry {
+        PreFilterEntry {
+            plugin: r.plugin,
+            result: r.result,
+            node_names: r.node_names,
+            status: r.status.map(StatusEntry::from),
+        }
+    }
+}
+
+/// A plugin's PreScore outcome.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreScoreEntry {
+    pub plugin: String,
+    /// "Success", "Skip", "Error" or "NotEvaluated".
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl From<PreScoreReport> for PreScoreEntry {
+    fn from(r: PreScoreReport) -> PreScoreEntry {
+        PreScoreEntry {
+            plugin: r.plugin,
+            result: r.result,
+            error: r.error,
+        }
+    }
+}
+
+/// A PostFilter plugin's part of the FailedScheduling message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PostFilterEntry {
+    pub plugin: String,
+    /// The plugin's message in the FailedScheduling event; `None` when it adds nothing or was
+    /// not evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub evaluated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl From<PostFilterReport> for PostFilterEntry {
+    fn from(r: PostFilterReport) -> PostFilterEntry {
+        PostFilterEntry {
+            plugin: r.plugin,
+            message: r.message,
+            evaluated: r.evaluated,
+            note: r.note,
+        }
+    }
+}
+
+/// The status the scheduler itself records for a node: the first failure in profile order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reported {
+    pub plugin: PluginName,
+    pub code: Code,
+    pub reason: Cow<'static, str>,
+    /// True when an enabled plugin that runs before this one was not evaluated, so the
+    /// scheduler might report that plugin instead.
+    pub uncertain: bool,
+}
+
+impl From<ReportedStatus> for Reported {
+    fn from(r: ReportedStatus) -> Reported {
+        Reported {
+            plugin: r.plugin,
+            code: r.code.into(),
+            reason: r.reason,
+            uncertain: r.uncertain,
+        }
+    }
+}
+
+/// A node's Filter entry: the status as its joined reason and code, and whether the plugin
+/// was evaluated, with a note when it was not or was skipped.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FilterEntry<'a> {
+    plugin: &'a str,
+    /// `None` (null) when the plugin was not evaluated.
+    pass: Option<bool>,
+    reason: Option<Cow<'static, str>>,
+    code: Option<Code>,
+    skipped: bool,
+    evaluated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::details::filter"
+    )]
+    details: Option<&'a FilterDetails>,
+}
+
+impl<'a> From<FilterResult<'a>> for FilterEntry<'a> {
+    fn from(f: FilterResult<'a>) -> FilterEntry<'a> {
+        FilterEntry {
+            plugin: f.plugin,
+            pass: f.pass,
+            reason: f.status.map(Status::message),
+            code: f.code().map(Code::from),
+            skipped: f.skipped,
+            evaluated: f.evaluated(),
+            note: f.note(),
+            details: f.details,
+        }
+    }
+}
+
+/// A candidate's Score entry, with whether it was evaluated, and a note when it was not or
+/// was skipped.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScoreEntry<'a> {
+    plugin: &'a str,
+    raw: Option<i64>,
+    normalized: Option<i64>,
+    weight: i64,
+    weighted: Option<i64>,
+    skipped: bool,
+    evaluated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::details::score"
+    )]
+    details: Option<&'a ScoreDetails>,
+}
+
+impl<'a> From<ScoreResult<'a>> for ScoreEntry<'a> {
+    fn from(r: ScoreResult<'a>) -> ScoreEntry<'a> {
+        ScoreEntry {
+            plugin: r.plugin,
+            raw: r.raw,
+            normalized: r.normalized,
+            weight: r.weight,
+            weighted: r.weighted(),
+            skipped: r.skipped,
+            evaluated: r.evaluated(),
+            note: r.note(),
+            details: r.details,
+        }
+    }
+}
+
+/// A node's Filter entries in profile order, each written as it is read from the node's row
+/// (5,000 nodes' entries are not copied to be written).
+pub(super) fn filters<S: Serializer>(
+    entries: &Entries<FilterCell>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(entries.iter().map(FilterEntry::from))
+}
+
+/// A node's Score entries in profile order, written as [`filters`] are.
+pub(super) fn scores<S: Serializer>(entries: &Entries<ScoreCell>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(entries.iter().map(ScoreEntry::from))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{PostFilterEntry, PreFilterEntry, PreScoreEntry};
+    use crate::scheduler::default_preemption::PostFilterReport;
+    use crate::scheduler::{Code, PreFilterReport, PreScoreReport, Status};
+
+    /// Every optional field present, in the shape the schema has always had.
+    #[test]
+    fn extension_point_entries_keep_their_shape() {
+        let pre_filter = PreFilterEntry::from(PreFilterReport {
+            plugin: "NodeAffinity".to_string(),
+            result: "Rejected",
+            node_names: Some(vec!["a".to_string()]),
+            status: Some(Status::new(Code::UnschedulableAndUnresolvable, "no")),
+        });
+        assert_eq!(
+            serde_json::to_value(&pre_filter).expect("serialize"),
+            json!({"plugin": "NodeAffinity", "result": "Rejected", "nodeNames": ["a"],
+                   "status": {"code": "UnschedulableAndUnresolvable", "reasons": ["no"]}})
+        );
+        let pre_score = PreScoreEntry::from(PreScoreReport {
+            plugin: "PodTopologySpread".to_string(),
+            result: "Error",
+            error: Some("bad".to_string()),
+        });
+        assert_eq!(
+            serde_json::to_value(&pre_score).expect("serialize"),
+            json!({"plugin": "PodTopologySpread", "result": "Error", "error": "bad"})
+        );
+        let post_filter = PostFilterEntry::from(PostFilterReport {
+            plugin: "DefaultPreemption".to_string(),
+            message: Some("preemption: ...".to_string()),
+            evaluated: true,
+            note: Some("why".to_string()),
+        });
+        assert_eq!(
+            serde_json::to_value(&post_filter).expect("serialize"),
+            json!({"plugin": "DefaultPreemption", "message": "preemption: ...", "evaluated": true,
+                   "note": "why"})
+        );
+    }
+}
