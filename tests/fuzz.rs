@@ -112,7 +112,6 @@ fn run_all(snapshot: &str, pod: &str, config: &Value, gates: Option<&str>) {
     for m in manifests {
         // The API-server validation `whatif` runs on every manifest.
         let _ = m.rejection();
-        let _ = m.validation_notes(true);
         let pod = Pod::from_api(&m.pod);
         let Ok(profile) =
             Profile::from_config(config, &pod.template.scheduler_name, gates.clone(), "fuzz")

@@ -81,16 +81,6 @@ impl ManifestPod {
             message,
         }))
     }
-
-    /// The notes for the output: with `rejected` (`--validate=warn`), every finding; else
-    /// only what the API server accepts and the scheduler reads specially.
-    pub fn validation_notes(&self, rejected: bool) -> Vec<String> {
-        self.findings
-            .iter()
-            .filter(|f| rejected || !f.rejected)
-            .map(Finding::note)
-            .collect()
-    }
 }
 
 /// A decoding error of (part of) `obj`, told from the object's root (`at`: the path of the

@@ -44,22 +44,6 @@ impl Finding {
             reading: None,
         }
     }
-
-    /// The note shown in the output when the pod is evaluated with this finding.
-    pub fn note(&self) -> String {
-        let verdict = if self.rejected {
-            "the API server would reject this pod (evaluated anyway: --validate)"
-        } else {
-            "the API server accepts this, but the scheduler cannot parse it"
-        };
-        match self.reading {
-            Some(reading) => format!(
-                "{}: {}: {verdict}; the scheduler reads it so: {reading}",
-                self.field, self.message
-            ),
-            None => format!("{}: {}: {verdict}", self.field, self.message),
-        }
-    }
 }
 
 const TERM_NEVER_MATCHES: &str = "this required node-affinity term never matches any node";
@@ -460,7 +444,7 @@ mod tests {
         let f = findings(json!({"containers": [], "affinity": {"nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}}));
         assert!(matches!(&f[..], [Finding { rejected: true, .. }]), "{f:?}");
-        assert!(f[0].note().contains("matches no node"), "{}", f[0].note());
+        assert!(f[0].message.contains("matches no node"), "{}", f[0].message);
     }
 
     #[test]
