@@ -3,10 +3,11 @@
 //! Data flow:
 //!
 //! ```text
-//! live:     kubeconfig flags -> cluster (paged lists) --+
-//! offline:  --snapshot FILE  -> state::read_snapshot ---+
-//!                                                       v
-//!                                  state::ClusterState (compact, indexed)
+//! what to read:  scheduler::needs(&pod, &profile) -> state::Needs (plain data)
+//! live:     kubeconfig flags -> cluster (paged lists of what is needed) --+
+//! offline:  --snapshot FILE  -> state::read_snapshot (streamed) ----------+
+//!             every wire format -> state::decode -> PodParts / NodeParts   |
+//!             -> one build -> state::ClusterState (compact, indexed) <-----+
 //!                                                       v
 //!       scheduler::evaluate(Input { pod, state }, &Profile) -> Evaluation
 //!           per node, per plugin in upstream order: Filter verdict + typed details;
@@ -16,7 +17,10 @@
 //! ```
 //!
 //! `scheduler` is pure (no client, terminal or clock), which is what lets the oracle corpus
-//! (cases translated from upstream's own unit tests) drive it directly.
+//! (cases translated from upstream's own unit tests) drive it directly. Imports point down
+//! only (app -> cluster, render -> report -> scheduler -> state; cluster reads only state)
+//! and no file imports itself through others: `tests/layers.rs` checks both. `report` owns
+//! the output's schema and its typed notes; `render` chooses every word.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
