@@ -60,14 +60,14 @@ download() {
 }
 
 # ratios NAME: the live explain's wall over the download's, round by round (the two runs of a
-# round were back to back): the median, the range, and how many rounds were at or under 1.5x.
+# round were back to back): the median, the range, and how many rounds were at or under the 2.0x bound.
 ratios() {
   local label=$1
   paste <(awk -v l="$label:download" '$1==l {print $2}' "$OUT/runs.txt") \
     <(awk -v l="$label:explain-live" '$1==l {print $2}' "$OUT/runs.txt") |
     awk '$1 > 0 {print $2 / $1}' | sort -g |
-    awk -v l="$label" '{a[NR]=$1; if ($1 <= 1.5) u++}
-      END {if (NR) printf "%-28s by round: median %.2fx (%.2f-%.2fx), %d of %d rounds <= 1.5x\n",
+    awk -v l="$label" '{a[NR]=$1; if ($1 <= 2.0) u++}
+      END {if (NR) printf "%-28s by round: median %.2fx (%.2f-%.2fx), %d of %d rounds <= 2.0x\n",
         l ":explain-live/download", a[int((NR+1)/2)], a[1], a[NR], u, NR}' | tee -a "$RESULTS"
 }
 
