@@ -166,8 +166,13 @@ const OWNER: Projection = Projection::new(
     &[
         (1, Keep::Whole),
         (3, Keep::Whole),
+        // The uid and blockOwnerDeletion are never read, but prost checks them (UTF-8, wire
+        // type): a controller found by a key without them would take a pod prost refuses.
+        // A workload's replicas name one owner, uid and all, so keeping them shares as much.
+        (4, Keep::Whole),
         (5, Keep::Whole),
         (6, Keep::Whole),
+        (7, Keep::Whole),
     ],
     Keep::Drop,
 );
