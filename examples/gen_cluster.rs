@@ -52,8 +52,8 @@ mod tests {
         assert_eq!(a, b);
         let text = String::from_utf8(a).unwrap();
         let state = kubectl_affinity::state::read_snapshot_str(&text, "gen").unwrap();
-        assert_eq!(state.nodes.len(), 6);
-        assert_eq!(state.pods.len(), 18);
-        assert!(state.workloads.is_some());
+        assert_eq!(state.nodes().len(), 6);
+        assert_eq!(state.pods().len(), 18);
+        assert!(state.workloads().is_some());
     }
 }

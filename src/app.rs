@@ -74,8 +74,8 @@ fn completion_names(plan: &crate::complete::Plan) -> Result<Vec<String>, Error> 
     if let Some(path) = &plan.snapshot {
         let state = read_snapshot(Path::new(path))?;
         let mut v: Vec<String> = match &plan.want {
-            Want::Nodes => state.nodes.iter().map(|n| n.name.clone()).collect(),
-            Want::Namespaces => match &state.namespaces {
+            Want::Nodes => state.nodes().iter().map(|n| n.name.clone()).collect(),
+            Want::Namespaces => match state.namespaces() {
                 Some(ns) => ns.keys().cloned().collect(),
                 None => state
                     .all_pods()
@@ -217,7 +217,7 @@ fn check_drill_down(
     };
     // clap's threshold for its own "a similar argument exists" suggestions.
     let closest = state
-        .nodes
+        .nodes()
         .iter()
         .map(|n| (strsim::jaro(name, &n.name), &n.name))
         .filter(|(score, _)| *score > 0.7)
@@ -506,7 +506,7 @@ fn explain(
         name: name.into(),
     };
     let (mut pod, exclude) = match (state.find_pod(&id), fetched) {
-        (Some(FoundPod::Existing(i)), _) => (state.pods[i].clone(), Some(i)),
+        (Some(FoundPod::Existing(i)), _) => (state.pods()[i].clone(), Some(i)),
         (Some(FoundPod::Other(p)), _) => (p.clone(), None),
         // Live, a pod that went terminal is not in the (non-terminal) list.
         (None, Some(p)) => (p, None),

@@ -100,7 +100,7 @@ impl Live {
             // A panic while folding stays a panic, as when pages were folded in place.
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
-        state.image_names = images;
+        state.set_image_names(images);
         let namespaces = match needs.namespace_labels {
             NamespaceLabels::No => false,
             NamespaceLabels::ForExistingTerms => existing_terms_need_namespace_labels(&state),
@@ -108,7 +108,7 @@ impl Live {
         };
         if namespaces {
             match self.namespaces().await? {
-                Ok(ns) => state.namespaces = Some(ns),
+                Ok(ns) => state.set_namespaces(ns),
                 Err(refused) => omissions.push(Omission::Namespaces(Refused::new(
                     &refused,
                     &self.server.target,
@@ -117,7 +117,7 @@ impl Live {
         }
         if let Some(workloads) = workloads? {
             match workloads {
-                Ok(w) => state.workloads = Some(w),
+                Ok(w) => state.set_workloads(w),
                 Err(refused) => omissions.push(Omission::Workloads(Refused::new(
                     &refused,
                     &self.server.target,
@@ -289,11 +289,11 @@ fn node_pages(images: ImageNames) -> Decode<Node> {
 /// those of the index's groups: a few hundred term sets to look at, not 150,000 pods.
 fn existing_terms_need_namespace_labels(state: &ClusterState) -> bool {
     state
-        .other_pods
+        .other_pods()
         .iter()
         .any(|p| p.affinity_terms().any(|t| t.needs_namespace_labels()))
         || state
-            .index
+            .index()
             .affinity_groups()
             .iter()
             .any(|g| g.terms.all().any(|t| t.needs_namespace_labels()))
@@ -316,10 +316,7 @@ fn fold_pods(folded: std::sync::mpsc::Receiver<Fold>) -> Option<ClusterState> {
             (Fold::Nodes(nodes), _) => {
                 state = Some(ClusterState::new(nodes, std::mem::take(&mut early), None));
             }
-            (Fold::Pods(Page::Restart), Some(s)) => {
-                let nodes = std::mem::take(&mut s.nodes);
-                *s = ClusterState::new(nodes, Vec::new(), None);
-            }
+            (Fold::Pods(Page::Restart), Some(s)) => s.clear_pods(),
             (Fold::Pods(Page::Restart), None) => early.clear(),
             (Fold::Pods(Page::Items(items)), Some(s)) => {
                 for p in items {

@@ -102,9 +102,9 @@ fn default_preemption(input: Input<'_>, nodes: &[NodeResult], name: &str) -> Pos
             reasons.push(NOT_HELPFUL);
             continue;
         }
-        let has_victims = input.state.pods_by_node[i].iter().any(|&p| {
+        let has_victims = input.state.pods_on(i).iter().any(|&p| {
             Some(p) != input.exclude
-                && input.state.pods[p].template.priority < input.pod.template.priority
+                && input.state.pods()[p].template.priority < input.pod.template.priority
         });
         if has_victims {
             undecided.push(&node.name);

@@ -214,7 +214,7 @@ fn run_filter(
     pre_filter: &PreFilterResult,
     state: &ClusterState,
 ) -> Vec<NodeResult> {
-    let node_count = state.nodes.len();
+    let node_count = state.nodes().len();
     let mut table = EntryTable::with_capacity(names.len());
     for name in names {
         let run = match plugins.get(name) {
@@ -227,7 +227,7 @@ fn run_filter(
     let table = Arc::new(table);
     let first_failure = FirstFailure::new(&table);
     let any_unevaluated = table.plugins().any(|(h, _)| h.not_evaluated.is_some());
-    let nodes = state.nodes.iter().enumerate().map(|(ni, node)| {
+    let nodes = state.nodes().iter().enumerate().map(|(ni, node)| {
         let reported = pre_filter
             .reported(&node.name)
             .or_else(|| first_failure.on(ni));
@@ -239,12 +239,8 @@ fn run_filter(
             Verdict::Feasible
         };
         NodeResult {
-            name: state
-                .node_names
-                .get(ni)
-                .cloned()
-                .unwrap_or_else(|| Arc::from(node.name.as_str())),
-            name_rank: state.name_rank.get(ni).copied().unwrap_or(u32::MAX),
+            name: state.node_name(ni).clone(),
+            name_rank: state.name_rank(ni),
             verdict,
             reported,
             filters: Entries::row(&table, ni),

@@ -77,7 +77,7 @@ impl<'a> ImageLocality<'a> {
             .iter()
             .map(|i| {
                 let normalized = normalized_image_name(i);
-                let spread = input.state.images.get(&normalized);
+                let spread = input.state.image(&normalized);
                 (Arc::from(i.as_str()), Arc::from(normalized), spread)
             })
             .collect();
@@ -97,7 +97,7 @@ impl<'a> ImageLocality<'a> {
     }
 
     fn details(&self, ni: usize) -> ScoreDetails {
-        let total = self.input.state.nodes.len();
+        let total = self.input.state.nodes().len();
         let images: Vec<ImageCheck> = self
             .images
             .iter()
@@ -280,7 +280,9 @@ mod tests {
         );
         let profile = Profile::default_profile(FeatureGates::default());
         let mut note = |kept: &[&str]| {
-            state.image_names = ImageNames::Only(kept.iter().map(|s| s.to_string()).collect());
+            state.set_image_names(ImageNames::Only(
+                kept.iter().map(|s| s.to_string()).collect(),
+            ));
             let input = Input {
                 pod: &pod,
                 state: &state,

@@ -191,14 +191,14 @@ impl fmt::Display for NamespacesUnread {
 /// needs namespace labels, and namespaces were not read. Without them such a term would select
 /// nothing (or match nothing), and the verdict would look certain while it is not.
 pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
-    if input.state.namespaces.is_some() {
+    if input.state.namespaces().is_some() {
         return None;
     }
     let pod = input.pod;
     if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
         return Some(NamespacesUnread::PodTerm);
     }
-    let mut groups = input.state.index.affinity_groups_for(&pod.id.namespace);
+    let mut groups = input.state.index().affinity_groups_for(&pod.id.namespace);
     let existing = groups.any(|g| {
         g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
             && g.terms.all().any(|t| {
@@ -298,7 +298,7 @@ struct KeyCounts<'a> {
 
 impl<'a> KeyCounts<'a> {
     fn new(input: Input<'a>, key: &str) -> Self {
-        let domains = input.state.topology.domains(key);
+        let domains = input.state.topology().domains(key);
         KeyCounts {
             key: key.into(),
             domains,
@@ -403,7 +403,7 @@ impl<'a> InterPodAffinity<'a> {
                     let mut term = t.clone();
                     if !term.namespace_selector.is_everything() {
                         if !matches!(term.namespace_selector, LabelSelector::Nothing) {
-                            match &input.state.namespaces {
+                            match input.state.namespaces() {
                                 Some(all) => {
                                     for (name, labels) in all {
                                         if term.namespace_selector.matches(labels) && !term.namespaces.contains(name) {
@@ -422,7 +422,7 @@ impl<'a> InterPodAffinity<'a> {
                     let namespace_ids = (!term.namespace_selector.is_everything()).then(|| {
                         term.namespaces
                             .iter()
-                            .filter_map(|n| input.state.index.namespace_id(n))
+                            .filter_map(|n| input.state.index().namespace_id(n))
                             .collect()
                     });
                     Resolved { term, namespace_ids }
@@ -460,7 +460,7 @@ impl<'a> InterPodAffinity<'a> {
                     incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
                 });
                 term_pods.push(TermPods {
-                    domains: input.state.topology.domains(&r.term.topology_key),
+                    domains: input.state.topology().domains(&r.term.topology_key),
                     ..Default::default()
                 });
             }
@@ -528,7 +528,7 @@ impl<'a> InterPodAffinity<'a> {
 
     /// Turns the recorded pod indexes into the report's per-domain pod lists.
     fn finish_tables(&mut self) {
-        let index = &self.input.state.index;
+        let index = self.input.state.index();
         for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
             let rec = std::mem::take(rec);
             let domains = rec.domains;
@@ -564,7 +564,7 @@ impl<'a> InterPodAffinity<'a> {
     fn matching(&self, r: &Resolved) -> Vec<u32> {
         let state = self.input.state;
         let exclude = self.input.exclude;
-        let index = &state.index;
+        let index = state.index();
         let in_namespace = |p: u32| {
             r.namespace_ids
                 .as_ref()
@@ -573,7 +573,7 @@ impl<'a> InterPodAffinity<'a> {
         let (pods, exact) = match index.candidates(&r.term.selector) {
             Candidates::All => (
                 std::borrow::Cow::Owned(
-                    (0..state.pods.len())
+                    (0..state.pods().len())
                         .map(|p| u32::try_from(p).unwrap_or(u32::MAX))
                         .collect(),
                 ),
@@ -596,7 +596,7 @@ impl<'a> InterPodAffinity<'a> {
         out.extend(pods.iter().copied().filter(|&p| {
             Some(p as usize) != exclude
                 && in_namespace(p)
-                && (exact || r.term.selector.matches(&state.pods[p as usize].labels))
+                && (exact || r.term.selector.matches(&state.pods()[p as usize].labels))
         }));
         out
     }
@@ -607,7 +607,7 @@ impl<'a> InterPodAffinity<'a> {
         if let Some(k) = self.topology_score.iter().position(|k| &*k.key == key) {
             return Some(k);
         }
-        let domains = self.input.state.topology.domains(key)?;
+        let domains = self.input.state.topology().domains(key)?;
         self.topology_score.push(KeyScores {
             key: key.into(),
             domains,
@@ -628,7 +628,7 @@ impl<'a> InterPodAffinity<'a> {
     /// The node's value for `key`, as the report names domains.
     fn domain_value(&self, key: &str, domain: Option<u32>) -> Option<String> {
         let d = domain?;
-        let domains = self.input.state.topology.domains(key)?;
+        let domains = self.input.state.topology().domains(key)?;
         Some(domains.values[d as usize].to_string())
     }
 }
@@ -656,7 +656,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         // Existing pods' required anti-affinity against the incoming pod (symmetry): each
         // distinct term is matched once, then every pod carrying it is a hit.
         let mut hits: Vec<(u32, usize)> = Vec::new();
-        for g in state.index.affinity_groups_for(&incoming.id.namespace) {
+        for g in state.index().affinity_groups_for(&incoming.id.namespace) {
             for (ti, t) in g.terms.required_anti_affinity.iter().enumerate() {
                 if t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
                     hits.extend(
@@ -670,8 +670,8 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         }
         hits.sort_unstable();
         for (p, ti) in hits {
-            let pod = &state.pods[p as usize];
-            let n = state.pod_node[p as usize];
+            let pod = &state.pods()[p as usize];
+            let n = state.pod_node(p as usize);
             let Some(t) = pod
                 .template
                 .pod_affinity
@@ -680,7 +680,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             else {
                 continue;
             };
-            let domains = state.topology.domains(&t.topology_key);
+            let domains = state.topology().domains(&t.topology_key);
             let d = domains.and_then(|ds| ds.of(n).map(|d| (ds, d)));
             let hit = self.tables.existing_anti_affinity.len();
             if let Some((ds, d)) = d {
@@ -739,7 +739,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 if !lists.iter().all(|l| l.binary_search(&p).is_ok()) {
                     continue;
                 }
-                let n = state.pod_node[p as usize];
+                let n = state.pod_node(p as usize);
                 for i in 0..self.required_affinity.len() {
                     let d = self.affinity_counts[self.affinity_key_of[i]].add(n);
                     self.affinity_counted |= d.is_some();
@@ -754,7 +754,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             let found: Vec<(u32, Option<u32>)> = self
                 .matching(&self.required_anti_affinity[i])
                 .into_iter()
-                .map(|p| (p, counts.add(state.pod_node[p as usize])))
+                .map(|p| (p, counts.add(state.pod_node(p as usize))))
                 .collect();
             for (p, d) in found {
                 self.record(TermKind::RequiredAntiAffinity, i, d, p);
@@ -876,8 +876,8 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         let incoming = input.pod;
         let hard = i64::from(self.args.hard_pod_affinity_weight);
         // Pods on nodes without any label contribute nothing (upstream skips them).
-        let node_labelled: Vec<bool> = state.nodes.iter().map(|n| !n.labels.is_empty()).collect();
-        let labelled = |p: u32| node_labelled[state.pod_node[p as usize]];
+        let node_labelled: Vec<bool> = state.nodes().iter().map(|n| !n.labels.is_empty()).collect();
+        let labelled = |p: u32| node_labelled[state.pod_node(p as usize)];
         // The incoming pod's preferred terms against the pods they select.
         let n_aff = self.preferred_affinity.len();
         for (kind, sign) in [
@@ -917,7 +917,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 let hits: Vec<(u32, u32)> = matching
                     .iter()
                     .map(|&p| {
-                        let node = state.pod_node.get(p as usize).copied();
+                        let node = state.pod_nodes().get(p as usize).copied();
                         let d = node.and_then(|n| node_domain.get(n).copied());
                         (d.unwrap_or(UNLABELLED), p)
                     })
@@ -948,7 +948,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         // Existing pods' terms against the incoming pod: each distinct term matched once.
         let existing_source = self.preferred_affinity.len() + self.preferred_anti_affinity.len();
         let mut hits: Vec<(u32, usize, usize, TermKind, &'a AffinityTerm, i64)> = Vec::new();
-        for g in state.index.affinity_groups_for(&incoming.id.namespace) {
+        for g in state.index().affinity_groups_for(&incoming.id.namespace) {
             let pa: &'a PodAffinity = &g.terms;
             let mut matched: Vec<(usize, TermKind, usize, &'a AffinityTerm, i64)> = Vec::new();
             let lists: [(TermKind, &'a [AffinityTerm], i64, usize); 3] = [
@@ -995,11 +995,11 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         hits.sort_by_key(|h| (h.0, h.1, h.2));
         for (p, source, i, kind, t, delta) in hits {
             let source = existing_source + source;
-            let n = state.pod_node[p as usize];
+            let n = state.pod_node(p as usize);
             let d = self.add_score(&t.topology_key, n, source, delta);
             let domain = self.domain_value(&t.topology_key, d);
             self.tables.existing_scoring_terms.push(ExistingTermHit {
-                pod: state.pods[p as usize].id.clone(),
+                pod: state.pods()[p as usize].id.clone(),
                 node: input.node(n).name.clone(),
                 kind,
                 index: i,
@@ -1135,7 +1135,7 @@ mod tests {
             spec.node_name = None;
         }
         let me = Pod::from_api(&me);
-        let at = state.pods.iter().position(|p| &*p.id.name == "me");
+        let at = state.pods().iter().position(|p| &*p.id.name == "me");
         let profile = Profile::default_profile(FeatureGates::default());
         let raws = |exclude: Option<usize>| -> Vec<(String, Option<i64>)> {
             let input = Input {

@@ -139,7 +139,7 @@ fn term_domains<'a, 't>(
     terms
         .map(|t| {
             t.expression_keys()
-                .map(|k| input.state.topology.domains(k))
+                .map(|k| input.state.topology().domains(k))
                 .collect()
         })
         .collect()
@@ -198,7 +198,7 @@ impl<'a> NodeAffinity<'a> {
             .iter()
             .flat_map(|s| s.iter())
             .map(|(k, v)| {
-                let domains = input.state.topology.domains(k);
+                let domains = input.state.topology().domains(k);
                 (Arc::from(k), Arc::from(v), domains)
             })
             .collect();
@@ -219,7 +219,7 @@ impl<'a> NodeAffinity<'a> {
             let selector = p.node_selector.iter().map(|(_, _, d)| *d);
             let terms = p.domains[0].iter().chain(&p.domains[1]).flatten().copied();
             let keys: Vec<_> = selector.chain(terms).collect();
-            let nodes = input.state.nodes.len();
+            let nodes = input.state.nodes().len();
             plugin.filter_shared = Shared::new(nodes, 0..nodes, &keys, |ni| {
                 p.filter_details(ni, &input.node(ni).name)
             });
@@ -365,7 +365,7 @@ impl Plugin for NodeAffinity<'_> {
                 .flatten()
                 .copied()
                 .collect();
-            let nodes = self.input.state.nodes.len();
+            let nodes = self.input.state.nodes().len();
             self.score_shared = Shared::new(nodes, candidates.iter().copied(), &keys, |ni| {
                 self.score_details(ni)
             });

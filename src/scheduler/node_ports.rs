@@ -59,7 +59,7 @@ impl Plugin for NodePorts<'_> {
                     conflicts.push(PortConflict {
                         wanted: w.clone(),
                         used: used.clone(),
-                        pod: (*self.input.state.pods[*pod].id).clone(),
+                        pod: (*self.input.state.pods()[*pod].id).clone(),
                     });
                 }
             }

@@ -657,7 +657,7 @@ mod tests {
                 name: "running".into(),
             };
             match state.find_pod(&id) {
-                Some(FoundPod::Existing(i)) => (state.pods[i].clone(), Some(i)),
+                Some(FoundPod::Existing(i)) => (state.pods()[i].clone(), Some(i)),
                 _ => panic!("running pod missing"),
             }
         } else {

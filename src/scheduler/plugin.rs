@@ -27,25 +27,25 @@ impl<'a> Input<'a> {
         let exclude = self.exclude;
         let state = self.state;
         state
-            .pods
+            .pods()
             .iter()
             .enumerate()
             .filter(move |(i, _)| Some(*i) != exclude)
-            .map(move |(i, p)| (i, p, state.pod_node[i]))
+            .map(move |(i, p)| (i, p, state.pod_node(i)))
     }
 
     pub fn node(&self, i: usize) -> &'a Node {
-        &self.state.nodes[i]
+        &self.state.nodes()[i]
     }
 
     /// What the existing pods of node `i` hold, without the excluded pod.
     pub fn node_usage(&self, i: usize) -> Cow<'a, NodeUsage> {
         let state = self.state;
-        let usage = &state.node_usage[i];
+        let usage = state.node_usage(i);
         match self.exclude {
-            Some(x) if state.pod_node.get(x) == Some(&i) => {
+            Some(x) if state.pod_nodes().get(x) == Some(&i) => {
                 let mut u = usage.clone();
-                u.apply(&state.pods[x].template.resources, x, -1);
+                u.apply(&state.pods()[x].template.resources, x, -1);
                 Cow::Owned(u)
             }
             _ => Cow::Borrowed(usage),

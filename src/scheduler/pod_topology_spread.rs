@@ -253,7 +253,7 @@ pub fn defaults_without_workloads(
 ) -> bool {
     pod.template.topology_spread.is_empty()
         && !args.default_constraints.is_empty()
-        && state.workloads.is_none()
+        && state.workloads().is_none()
 }
 
 /// `countPodsMatchSelector`: same namespace, not terminating, labels match; an everything
@@ -263,12 +263,11 @@ fn count_pods(input: &Input<'_>, node: usize, selector: &LabelSelector, ns: &str
         return 0;
     }
     let state = input.state;
-    let Some(pods) = state.pods_by_node.get(node) else {
-        return 0;
-    };
-    pods.iter()
+    state
+        .pods_on(node)
+        .iter()
         .filter(|&&i| Some(i) != input.exclude)
-        .filter_map(|&i| state.pods.get(i))
+        .filter_map(|&i| state.pods().get(i))
         .filter(|p| !p.terminating && *p.id.namespace == *ns && selector.matches(&p.labels))
         .count() as i64
 }
@@ -414,7 +413,7 @@ impl<'a> PodTopologySpread<'a> {
         if c.is_empty() {
             return Ok((c, source));
         }
-        let selector = default_selector(pod, self.input.state.workloads.as_ref());
+        let selector = default_selector(pod, self.input.state.workloads());
         if selector.is_empty() {
             return Ok((Vec::new(), source));
         }
@@ -499,8 +498,8 @@ impl Plugin for PodTopologySpread<'_> {
         let ns = &input.pod.id.namespace;
         let gate = self.gates.node_inclusion_policy_in_pod_topology_spread();
         let mut counts: Vec<HashMap<String, i64>> = vec![HashMap::new(); hard.len()];
-        let mut counted = vec![vec![false; hard.len()]; input.state.nodes.len()];
-        for (n, node) in input.state.nodes.iter().enumerate() {
+        let mut counted = vec![vec![false; hard.len()]; input.state.nodes().len()];
+        for (n, node) in input.state.nodes().iter().enumerate() {
             if !gate && !self.required.matches(node) {
                 continue;
             }
@@ -603,7 +602,7 @@ impl Plugin for PodTopologySpread<'_> {
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
         self.pre_scored = true;
         let input = self.input;
-        let nodes = &input.state.nodes;
+        let nodes = input.state.nodes();
         if nodes.is_empty() {
             return PreScoreOutcome::Skip;
         }

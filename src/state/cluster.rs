@@ -16,40 +16,44 @@ use super::taints::Toleration;
 use super::workloads::WorkloadSelectors;
 
 /// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
+///
+/// Most of it is derived from the nodes and the pods (names, ranks, usage, images, the index,
+/// the topology) and must stay in step with them: the fields are private, read through
+/// accessors, and changed only by the methods that keep what is derived in step.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterState {
-    pub nodes: Vec<Node>,
+    nodes: Vec<Node>,
     node_index: FastMap<String, usize>,
     /// Per node, its position among all nodes' names: the report orders 5,000 nodes by name
     /// with integers, not string comparisons.
-    pub name_rank: Vec<u32>,
+    name_rank: Vec<u32>,
     /// Per node, its name, shared by the report's entry for the node (one count, not one
     /// copy, per node and evaluation).
-    pub node_names: Vec<Arc<str>>,
+    node_names: Vec<Arc<str>>,
     /// Pods bound to a known node and not terminal: the scheduler's "existing pods".
-    pub pods: Vec<Pod>,
+    pods: Vec<Pod>,
     /// Node index of each existing pod.
-    pub pod_node: Vec<usize>,
+    pod_node: Vec<usize>,
     /// Existing pods per node (indexes into `pods`).
-    pub pods_by_node: Vec<Vec<usize>>,
+    pods_by_node: Vec<Vec<usize>>,
     /// Pods that are not existing pods (pending, terminal, or bound to an unknown node), kept so
     /// that `explain` can find them.
-    pub other_pods: Vec<Pod>,
+    other_pods: Vec<Pod>,
     /// Namespace labels by name. `None` when namespaces were not read at all.
-    pub namespaces: Option<BTreeMap<String, Labels>>,
+    namespaces: Option<BTreeMap<String, Labels>>,
     /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
     /// held none of these kinds, so default spreading cannot be derived.
-    pub workloads: Option<WorkloadSelectors>,
+    workloads: Option<WorkloadSelectors>,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
-    pub node_usage: Vec<NodeUsage>,
+    node_usage: Vec<NodeUsage>,
     /// Per image name in any node's `status.images`: the size the scheduler's cache keeps
     /// (the first node's) and on how many nodes it is.
-    pub images: FastMap<String, ImageSpread>,
+    images: FastMap<String, ImageSpread>,
     /// Existing pods by label and by distinct affinity terms.
-    pub index: PodIndex,
+    index: PodIndex,
     /// Node label values numbered per key (topology domains).
-    pub topology: Topology,
+    topology: Topology,
     /// One copy of each distinct label set and toleration list among the pods.
     shared_labels: Shared<Labels>,
     shared_tolerations: Shared<[Toleration]>,
@@ -58,7 +62,7 @@ pub struct ClusterState {
     last_template: Option<(Arc<PodTemplate>, Arc<PodTemplate>)>,
     /// Which names of the nodes' images were kept: all of them, or, read live, only those of
     /// the pods the read was for (see [`ClusterState::keeps_images_of`]).
-    pub image_names: ImageNames,
+    image_names: ImageNames,
 }
 
 /// What the existing pods of one node hold.
@@ -211,6 +215,43 @@ impl ClusterState {
         }
     }
 
+    /// Forgets every pod, as a pod list that restarted does, and what they added (usage, the
+    /// index, the kept copies); the nodes, and what was set beside them, stay.
+    pub fn clear_pods(&mut self) {
+        let ClusterState {
+            nodes,
+            namespaces,
+            workloads,
+            image_names,
+            ..
+        } = std::mem::take(self);
+        *self = ClusterState {
+            namespaces,
+            workloads,
+            image_names,
+            ..ClusterState::new(nodes, Vec::new(), None)
+        };
+    }
+
+    /// Sets the namespaces' labels. Nothing is derived from them, so they may be read after
+    /// the pods (a live read asks for them only when a term needs them).
+    pub fn set_namespaces(&mut self, namespaces: BTreeMap<String, Labels>) {
+        self.namespaces = Some(namespaces);
+    }
+
+    /// Sets the workloads default spreading takes its selectors from. Nothing is derived
+    /// from them.
+    pub fn set_workloads(&mut self, workloads: WorkloadSelectors) {
+        self.workloads = Some(workloads);
+    }
+
+    /// Says which names the nodes' images were read with (a live read keeps only its pods'),
+    /// so that [`ClusterState::keeps_images_of`] can tell an image left out from one no node
+    /// has.
+    pub fn set_image_names(&mut self, image_names: ImageNames) {
+        self.image_names = image_names;
+    }
+
     /// Gives `template` the kept copies of its tolerations and of its affinity terms (the
     /// index's, when existing pods carry equal ones). A page's replicas hold one template,
     /// so this runs once per template, not per pod: the last one given and the one it was
@@ -275,8 +316,93 @@ impl ClusterState {
             .all(|i| self.image_names.keeps(&normalized_image_name(i)))
     }
 
+    #[inline]
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.node_index.get(name).copied()
+    }
+
+    /// The node's name, shared by the report's entry for it (one count, not one copy, per
+    /// node and evaluation).
+    #[inline]
+    pub fn node_name(&self, node: usize) -> &Arc<str> {
+        &self.node_names[node]
+    }
+
+    /// The node's position among all nodes' names.
+    #[inline]
+    pub fn name_rank(&self, node: usize) -> u32 {
+        self.name_rank[node]
+    }
+
+    /// What the existing pods of the node hold.
+    #[inline]
+    pub fn node_usage(&self, node: usize) -> &NodeUsage {
+        &self.node_usage[node]
+    }
+
+    /// The existing pods: bound to a known node and not terminal.
+    #[inline]
+    pub fn pods(&self) -> &[Pod] {
+        &self.pods
+    }
+
+    /// The node index of existing pod `pod`.
+    #[inline]
+    pub fn pod_node(&self, pod: usize) -> usize {
+        self.pod_node[pod]
+    }
+
+    /// The node index of each existing pod.
+    #[inline]
+    pub fn pod_nodes(&self) -> &[usize] {
+        &self.pod_node
+    }
+
+    /// The existing pods on the node (indexes into [`ClusterState::pods`]).
+    #[inline]
+    pub fn pods_on(&self, node: usize) -> &[usize] {
+        &self.pods_by_node[node]
+    }
+
+    /// The pods that are not existing pods (pending, terminal, or bound to an unknown node).
+    #[inline]
+    pub fn other_pods(&self) -> &[Pod] {
+        &self.other_pods
+    }
+
+    /// The existing pods by label and by distinct affinity terms.
+    #[inline]
+    pub fn index(&self) -> &PodIndex {
+        &self.index
+    }
+
+    /// The node label values numbered per key (topology domains).
+    #[inline]
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The size and the nodes of an image, by any of its names in the nodes' `status.images`.
+    #[inline]
+    pub fn image(&self, name: &str) -> Option<&ImageSpread> {
+        self.images.get(name)
+    }
+
+    /// Namespace labels by name; `None` when namespaces were not read at all.
+    #[inline]
+    pub fn namespaces(&self) -> Option<&BTreeMap<String, Labels>> {
+        self.namespaces.as_ref()
+    }
+
+    /// Services, ReplicaSets, ReplicationControllers and StatefulSets; `None` when the
+    /// source held none of these kinds, so default spreading cannot be derived.
+    #[inline]
+    pub fn workloads(&self) -> Option<&WorkloadSelectors> {
+        self.workloads.as_ref()
     }
 
     /// Labels of a namespace; a namespace without an object reads as having no labels, as
@@ -408,6 +534,29 @@ mod tests {
                 .all(|p| Arc::ptr_eq(&p.node_name, &state.node_names[0]))
         );
         assert_eq!(&*state.other_pods[0].node_name, "elsewhere");
+    }
+
+    /// A restarted pod list leaves the nodes and what was set beside them, and nothing the
+    /// pods added: pods added again are numbered from the first.
+    #[test]
+    fn clearing_the_pods_keeps_the_nodes_and_nothing_of_the_pods() {
+        let mut state = ClusterState::new(vec![node_n1()], vec![workload_pod("a")], None);
+        let mut unbound = workload_pod("pending");
+        unbound.node_name = Arc::from("");
+        state.add_pod(unbound);
+        state.set_namespaces(BTreeMap::from([("ns".to_string(), Labels::default())]));
+        state.set_workloads(WorkloadSelectors::default());
+        state.clear_pods();
+        assert!(state.pods().is_empty() && state.other_pods().is_empty());
+        assert!(state.pods_on(0).is_empty() && state.pod_nodes().is_empty());
+        assert_eq!(state.node_usage(0).pods, 0);
+        assert!(state.index().affinity_groups().is_empty());
+        assert_eq!(state.node_index("n1"), Some(0));
+        assert!(state.namespaces().is_some() && state.workloads().is_some());
+        state.add_pod(workload_pod("b"));
+        assert_eq!((state.pods_on(0), state.pod_node(0)), (&[0][..], 0));
+        assert_eq!(state.node_usage(0).pods, 1);
+        assert_eq!(state.index().affinity_groups()[0].pods, vec![0]);
     }
 
     /// A replica of workload `x` on node `n1`, with a toleration and a pod anti-affinity term.

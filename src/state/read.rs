@@ -457,7 +457,9 @@ impl SnapshotBuilder {
             });
         }
         let mut state = ClusterState::new(nodes, pods, namespaces);
-        state.workloads = workloads;
+        if let Some(workloads) = workloads {
+            state.set_workloads(workloads);
+        }
         Ok(state)
     }
 }
@@ -698,7 +700,7 @@ items:
   spec: {selector: {matchExpressions: [{key: app, operator: Bogus}]}}
 "#;
         let s = read_snapshot_str(text, "t").unwrap();
-        let w = s.workloads.expect("workloads read");
+        let w = s.workloads().expect("workloads read");
         assert_eq!(
             w.services["shop"].len(),
             1,
@@ -713,7 +715,7 @@ items:
 
     /// What a state is built from, in a stable order (the state's own maps are hashed).
     fn model(s: &ClusterState) -> String {
-        let workloads = s.workloads.as_ref().map(|w| {
+        let workloads = s.workloads().map(|w| {
             (
                 w.services.iter().collect::<BTreeMap<_, _>>(),
                 w.replication_controllers.iter().collect::<BTreeMap<_, _>>(),
@@ -723,7 +725,13 @@ items:
         });
         format!(
             "{:?}",
-            (&s.nodes, &s.pods, &s.other_pods, &s.namespaces, workloads)
+            (
+                s.nodes(),
+                s.pods(),
+                s.other_pods(),
+                s.namespaces(),
+                workloads
+            )
         )
     }
 
@@ -856,7 +864,7 @@ items:
     #[test]
     fn an_empty_list_is_an_empty_cluster() {
         let s = read_snapshot_str(r#"{"apiVersion":"v1","kind":"List","items":[]}"#, "t").unwrap();
-        assert!(s.nodes.is_empty() && s.workloads.is_none());
+        assert!(s.nodes().is_empty() && s.workloads().is_none());
         assert!(read_snapshot_str("{}", "t").is_err());
     }
 }
