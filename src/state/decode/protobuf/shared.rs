@@ -1366,8 +1366,8 @@ mod tests {
             source: Some(Default::default()),
         };
         assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [] as [u32; 0]);
-        // The uid and blockOwnerDeletion are decoded for the parts but not read by
-        // `controller_of`.
+        // Every field prost checks is kept, the uid and blockOwnerDeletion too, though
+        // `controller_of` reads neither.
         let owner = PbOwnerReference {
             kind: s(),
             name: s(),
@@ -1376,7 +1376,7 @@ mod tests {
             controller: Some(true),
             block_owner_deletion: Some(true),
         };
-        assert_eq!(dropped(&owner.encode_to_vec(), &OWNER), [4, 7]);
+        assert_eq!(dropped(&owner.encode_to_vec(), &OWNER), [] as [u32; 0]);
         let spec = PbSpec {
             volumes: vec![volume],
             containers: vec![container.clone()],
@@ -1771,8 +1771,14 @@ mod tests {
         let controller = |i: usize| built[i].controller.clone().expect("a controller");
         for i in [1, 2, 3, 5] {
             assert!(Arc::ptr_eq(&built[i].labels, &built[0].labels), "pod {i}");
+        }
+        // One copy per owner as written: another uid (the workload made again under its
+        // name) is another key, with an equal controller.
+        for i in [1, 5] {
             assert!(Arc::ptr_eq(&controller(i), &controller(0)), "pod {i}");
         }
+        assert!(Arc::ptr_eq(&controller(3), &controller(2)));
+        assert_eq!(controller(2), controller(0));
         assert_eq!(controller(0).name, "web-5d8f");
         assert_eq!(controller(4).name, "api-7c9b");
         assert_ne!(built[4].labels, built[0].labels);
