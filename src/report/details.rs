@@ -919,7 +919,7 @@ mod tests {
     use serde_json::json;
 
     use super::DomainPods;
-    use crate::scheduler::testing::evaluate_default;
+    use crate::scheduler::testing::{db_pod, evaluate_default, zone_node};
     use crate::scheduler::{FilterDetails, node_ports};
     use crate::state::PodRef;
     use crate::state::resources::HostPort;
@@ -927,16 +927,7 @@ mod tests {
     /// A term's domains are a map, in the domains' order, of each domain's pods.
     #[test]
     fn term_domains_are_written_as_a_map() {
-        let node = |name: &str, zone: &str| {
-            json!({"apiVersion": "v1", "kind": "Node",
-                   "metadata": {"name": name, "labels": {"zone": zone}},
-                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
-        };
-        let pod = |name: &str, node: &str| {
-            json!({"apiVersion": "v1", "kind": "Pod",
-                   "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
-                   "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}})
-        };
+        let (node, pod) = (zone_node, db_pod);
         let items = json!([
             node("n1", "zone-c"),
             node("n2", "zone-a"),

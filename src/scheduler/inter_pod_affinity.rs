@@ -1098,7 +1098,7 @@ fn kind_name(kind: TermKind) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use crate::scheduler::testing::evaluate_default;
+    use crate::scheduler::testing::{db_pod, evaluate_default, zone_node};
     use serde_json::json;
 
     /// The pod being explained is left out of what its own preferred term counts, also when
@@ -1288,16 +1288,7 @@ mod tests {
     /// come in), found by value, and serialized as an object, as a `BTreeMap` would be.
     #[test]
     fn term_domains_are_ordered_and_found_by_value() {
-        let node = |name: &str, zone: &str| {
-            json!({"apiVersion": "v1", "kind": "Node",
-                   "metadata": {"name": name, "labels": {"zone": zone}},
-                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
-        };
-        let pod = |name: &str, node: &str| {
-            json!({"apiVersion": "v1", "kind": "Pod",
-                   "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
-                   "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}})
-        };
+        let (node, pod) = (zone_node, db_pod);
         let items = json!([
             node("n1", "zone-c"),
             node("n2", "zone-a"),

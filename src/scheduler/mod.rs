@@ -70,4 +70,18 @@ pub(crate) mod testing {
             profile,
         )
     }
+
+    /// A node with room for any test pod, labelled `zone`.
+    pub(crate) fn zone_node(name: &str, zone: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": name, "labels": {"zone": zone}},
+               "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    }
+
+    /// A pod labelled `app: db` in namespace default, bound to `node`.
+    pub(crate) fn db_pod(name: &str, node: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}})
+    }
 }
