@@ -160,13 +160,13 @@ const CONTAINER_RESOURCES: Projection = Projection::new(
     Keep::Drop,
 );
 
-/// `OwnerReference`: what [`controller_of`] reads (kind, name, apiVersion, controller); the
-/// uid is left out.
+/// `OwnerReference`: every field `PbOwnerReference` declares, though [`controller_of`] reads
+/// only the kind, name, apiVersion and controller.
 const OWNER: Projection = Projection::new(
     &[
         (1, Keep::Whole),
         (3, Keep::Whole),
-        // The uid and blockOwnerDeletion are never read, but prost checks them (UTF-8, wire
+        // The uid and blockOwnerDeletion are not read, but prost checks them (UTF-8, wire
         // type): a controller found by a key without them would take a pod prost refuses.
         // A workload's replicas name one owner, uid and all, so keeping them shares as much.
         (4, Keep::Whole),
