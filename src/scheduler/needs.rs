@@ -3,6 +3,7 @@
 //! The live client reads exactly what [`needs`] says; what no source gives is
 //! [`not_evaluated`].
 
+use super::pod_topology_spread::default_spreading_applies;
 use super::profile::{Profile, is_implemented};
 use super::storage;
 use crate::state::needs::{Controller, NamespaceLabels, Needs};
@@ -33,8 +34,7 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     // `helper.DefaultSelector`: the Services of the pod's namespace and its controller, for
     // a pod without constraints of its own when the profile has default constraints.
     let default_spreading = runs(profile, "PodTopologySpread")
-        && pod.template.topology_spread.is_empty()
-        && !profile.pod_topology_spread.default_constraints.is_empty();
+        && default_spreading_applies(pod, &profile.pod_topology_spread);
     if default_spreading {
         needs.services.insert(pod.id.namespace.to_string());
         if let Some(owner) = pod.controller.as_deref()

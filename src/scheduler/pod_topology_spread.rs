@@ -251,9 +251,14 @@ pub fn defaults_without_workloads(
     state: &ClusterState,
     args: &PodTopologySpreadArgs,
 ) -> bool {
-    pod.template.topology_spread.is_empty()
-        && !args.default_constraints.is_empty()
-        && state.workloads().is_none()
+    default_spreading_applies(pod, args) && state.workloads().is_none()
+}
+
+/// Whether the profile's default constraints apply to `pod`: it has none of its own and the
+/// profile has some. Only then does `helper.DefaultSelector` read its Services and
+/// controller.
+pub fn default_spreading_applies(pod: &Pod, args: &PodTopologySpreadArgs) -> bool {
+    pod.template.topology_spread.is_empty() && !args.default_constraints.is_empty()
 }
 
 /// `countPodsMatchSelector`: same namespace, not terminating, labels match; an everything
