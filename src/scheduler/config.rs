@@ -393,16 +393,7 @@ impl FitArgs {
                 }
             };
             if !s.resources.is_empty() {
-                out.resources = s
-                    .resources
-                    .into_iter()
-                    .map(|mut r| {
-                        if r.weight == 0 {
-                            r.weight = 1;
-                        }
-                        r
-                    })
-                    .collect();
+                out.resources = weights_defaulted(s.resources);
             }
             validate_weights(&out.resources, "scoringStrategy.resources", &mut errors);
             match s.requested_to_capacity_ratio {
@@ -422,6 +413,17 @@ impl FitArgs {
             Err(ProfileError(format!("{prefix}: {}", errors.join("; "))))
         }
     }
+}
+
+/// A resource weight left at 0 is 1 (v1 defaulting of both plugins' `resources`).
+fn weights_defaulted(resources: Vec<ResourceSpec>) -> Vec<ResourceSpec> {
+    resources
+        .into_iter()
+        .map(|r| ResourceSpec {
+            weight: if r.weight == 0 { 1 } else { r.weight },
+            ..r
+        })
+        .collect()
 }
 
 /// `validateFunctionShape`.
@@ -498,16 +500,7 @@ impl BalancedAllocationArgs {
         }
         let mut errors = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
-        let resources: Vec<ResourceSpec> = a
-            .resources
-            .into_iter()
-            .map(|mut r| {
-                if r.weight == 0 {
-                    r.weight = 1;
-                }
-                r
-            })
-            .collect();
+        let resources = weights_defaulted(a.resources);
         for (i, r) in resources.iter().enumerate() {
             if seen.contains(&&*r.name) {
                 errors.push(format!(
