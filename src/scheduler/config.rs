@@ -524,3 +524,25 @@ impl BalancedAllocationArgs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A resource given without a weight weighs 1 for both plugins, as v1 defaulting makes it.
+    #[test]
+    fn resources_without_a_weight_weigh_one() {
+        let fit = FitArgs::parse(
+            &json!({"scoringStrategy": {"type": "MostAllocated",
+                    "resources": [{"name": "cpu"}, {"name": "memory", "weight": 3}]}}),
+            "c",
+        )
+        .expect("valid");
+        let weights: Vec<i64> = fit.resources.iter().map(|r| r.weight).collect();
+        assert_eq!(weights, [1, 3]);
+        let balanced = BalancedAllocationArgs::parse(&json!({"resources": [{"name": "cpu"}]}), "c")
+            .expect("valid");
+        assert_eq!(balanced.resources[0].weight, 1);
+    }
+}
