@@ -1,0 +1,253 @@
+//! The differential corpus (tests/oracle-diff/README.md): whole scheduling decisions of
+//! kube-scheduler's own code, unpacked from one archive, and the comparison of the binary's
+//! JSON explanation with a case's `expected.json`, field by field as the corpus's README
+//! defines it.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The archive holding every case folder (`cases/`, `cases-profiles/`, `cases-preemption/`,
+/// `minimal/`), each with cluster.yaml, pod.yaml, expected.json and, for custom profiles,
+/// config.yaml.
+pub fn archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle-diff/corpus.tar.zst")
+}
+
+/// Unpacks the archive into `dir` and returns every case folder under it, sorted.
+pub fn unpack(dir: &Path) -> Vec<PathBuf> {
+    let file = std::fs::File::open(archive()).expect("open the corpus archive");
+    let zstd = ruzstd::decoding::StreamingDecoder::new(std::io::BufReader::new(file))
+        .expect("the corpus archive is zstd");
+    tar::Archive::new(zstd)
+        .unpack(dir)
+        .expect("unpack the corpus archive");
+    let mut cases = Vec::new();
+    for group in std::fs::read_dir(dir).expect("read the unpacked corpus") {
+        let group = group.expect("dir entry").path();
+        for case in std::fs::read_dir(&group).expect("read a case group") {
+            let case = case.expect("dir entry").path();
+            if case.join("expected.json").is_file() {
+                cases.push(case);
+            }
+        }
+    }
+    cases.sort();
+    cases
+}
+
+/// The binary's arguments for a case: `whatif` of pod.yaml on cluster.yaml, as JSON, with the
+/// case's scheduler configuration when it has one.
+pub fn args(case: &Path) -> Vec<String> {
+    let mut args = vec![
+        "whatif".to_string(),
+        "-f".to_string(),
+        case.join("pod.yaml").display().to_string(),
+        "--snapshot".to_string(),
+        case.join("cluster.yaml").display().to_string(),
+        "-o".to_string(),
+        "json".to_string(),
+    ];
+    let config = case.join("config.yaml");
+    if config.is_file() {
+        args.push("--scheduler-config".to_string());
+        args.push(config.display().to_string());
+    }
+    args
+}
+
+/// One difference between the scheduler's decision and the project's: its class (what kind
+/// of field differs, and for which plugin) and the words that show it.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    pub class: String,
+    pub detail: String,
+}
+
+fn differ(class: impl Into<String>, detail: impl Into<String>) -> Difference {
+    Difference {
+        class: class.into(),
+        detail: detail.into(),
+    }
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A node's reasons in a comparable order. NodeResourcesFit lists the insufficient extended
+/// resources in Go map order, which is random; everything else keeps its order.
+pub fn comparable_reasons(message: &str) -> Vec<String> {
+    let mut reasons: Vec<String> = message.split(", ").map(str::to_string).collect();
+    let fixed = ["cpu", "memory", "ephemeral-storage", "pods"];
+    let extended: Vec<usize> = reasons
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.strip_prefix("Insufficient ")
+                .is_some_and(|name| !fixed.contains(&name))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut sorted: Vec<String> = extended.iter().map(|&i| reasons[i].clone()).collect();
+    sorted.sort();
+    for (slot, reason) in extended.into_iter().zip(sorted) {
+        reasons[slot] = reason;
+    }
+    reasons
+}
+
+/// Compares the project's explanation (`actual`, the binary's JSON) with the scheduler's
+/// decision (`expected`, the case's expected.json).
+pub fn compare(expected: &Value, actual: &Value) -> Vec<Difference> {
+    let mut diffs = Vec::new();
+    let actual_nodes: BTreeMap<&str, &Value> = actual["nodes"]
+        .as_array()
+        .map(|nodes| nodes.iter().map(|n| (str_of(n, "name"), n)).collect())
+        .unwrap_or_default();
+    let expected_nodes = expected["nodes"].as_object().cloned().unwrap_or_default();
+    if actual_nodes.len() != expected_nodes.len() {
+        diffs.push(differ(
+            "nodes",
+            format!(
+                "scheduler has {} nodes, project {}",
+                expected_nodes.len(),
+                actual_nodes.len()
+            ),
+        ));
+    }
+    for (name, e) in &expected_nodes {
+        let Some(a) = actual_nodes.get(name.as_str()) else {
+            diffs.push(differ("nodes", format!("{name}: missing from the project")));
+            continue;
+        };
+        compare_node(name, e, a, &mut diffs);
+    }
+
+    let summary = &actual["summary"];
+    let feasible = expected["feasibleNodes"]
+        .as_array()
+        .map_or(0, |nodes| nodes.len());
+    let names = |v: &Value| -> BTreeSet<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if feasible > 1 && names(&expected["bestNodes"]) != names(&summary["selected"]) {
+        diffs.push(differ(
+            "best",
+            format!(
+                "best: scheduler {}, project {}",
+                expected["bestNodes"], summary["selected"]
+            ),
+        ));
+    }
+    if feasible == 0 && expected["fitError"] != summary["failedSchedulingMessage"] {
+        diffs.push(differ(
+            "message",
+            format!(
+                "FailedScheduling:\n      scheduler: {}\n      project:   {}",
+                expected["fitError"], summary["failedSchedulingMessage"]
+            ),
+        ));
+    }
+    let mut expected_errors = names(&expected["errors"]);
+    if let Some(e) = expected["schedulerError"].as_str() {
+        expected_errors.insert(e.to_string());
+    }
+    let actual_errors = names(&actual["errors"]);
+    if expected_errors != actual_errors {
+        diffs.push(differ(
+            "errors",
+            format!("errors: scheduler {expected_errors:?}, project {actual_errors:?}"),
+        ));
+    }
+    diffs
+}
+
+fn compare_node(name: &str, e: &Value, a: &Value, diffs: &mut Vec<Difference>) {
+    let feasible = e["feasible"].as_bool().unwrap_or(false);
+    let reported = &a["reported"];
+    if Some(feasible) != a["feasible"].as_bool() {
+        let plugin = if feasible {
+            str_of(reported, "plugin")
+        } else {
+            str_of(e, "plugin")
+        };
+        diffs.push(differ(
+            format!("feasibility:{plugin}"),
+            format!(
+                "{name}: scheduler {}, project {} {}",
+                if feasible {
+                    "feasible".to_string()
+                } else {
+                    format!(
+                        "rejects [{} {}: {}]",
+                        str_of(e, "plugin"),
+                        str_of(e, "code"),
+                        str_of(e, "message")
+                    )
+                },
+                str_of(a, "verdict"),
+                reported
+            ),
+        ));
+        return;
+    }
+    if !feasible {
+        let same = str_of(reported, "plugin") == str_of(e, "plugin")
+            && str_of(reported, "code") == str_of(e, "code")
+            && comparable_reasons(str_of(reported, "reason"))
+                == comparable_reasons(str_of(e, "message"));
+        if !same {
+            diffs.push(differ(
+                format!("status:{}", str_of(e, "plugin")),
+                format!(
+                    "{name}: scheduler [{} {}: {}], project [{} {}: {}]",
+                    str_of(e, "plugin"),
+                    str_of(e, "code"),
+                    str_of(e, "message"),
+                    str_of(reported, "plugin"),
+                    str_of(reported, "code"),
+                    str_of(reported, "reason")
+                ),
+            ));
+        }
+        return;
+    }
+    let scores: BTreeMap<&str, i64> = a["scores"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .map(|s| (str_of(s, "plugin"), s["weighted"].as_i64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(expected_scores) = e["scores"].as_object() {
+        for (plugin, weighted) in expected_scores {
+            let project = scores.get(plugin.as_str()).copied().unwrap_or(0);
+            if weighted.as_i64() != Some(project) {
+                diffs.push(differ(
+                    format!("score:{plugin}"),
+                    format!("{name}: {plugin} scheduler {weighted}, project {project}"),
+                ));
+            }
+        }
+    }
+    if let Some(total) = e["total"].as_i64()
+        && a["score"].as_i64() != Some(total)
+    {
+        diffs.push(differ(
+            "total",
+            format!("{name}: total scheduler {total}, project {}", a["score"]),
+        ));
+    }
+}
