@@ -260,11 +260,14 @@ pub(crate) fn pods_from_objects(
             }
             other => other,
         })?;
-        let findings = pod
-            .spec
-            .as_ref()
-            .map(|s| pod_spec(s, spec_path))
-            .unwrap_or_default();
+        // Unknown fields first: a misspelt field explains the rest of what the pod does.
+        let mut findings = super::strict::unknown_fields(kind, &obj.value);
+        findings.extend(
+            pod.spec
+                .as_ref()
+                .map(|s| pod_spec(s, spec_path))
+                .unwrap_or_default(),
+        );
         pods.push(ManifestPod {
             origin: format!("{kind}/{}", obj.name()),
             kind: kind.to_string(),

@@ -25,6 +25,7 @@ pub mod quantity;
 mod read;
 pub mod resources;
 pub mod selector;
+mod strict;
 mod taints;
 pub mod validate;
 mod workloads;
