@@ -55,6 +55,174 @@ const POD_AFFINITY_FAILS: &str = "an invalid pod (anti-)affinity selector fails 
 const NO_DOMAIN: &str = "no node has a label with an empty key, so the term has no topology \
                          domain on any node";
 const SPREAD_FAILS: &str = "PodTopologySpread cannot parse the constraint: its PreFilter fails";
+const TOLERATES_NOTHING: &str = "this toleration tolerates no taint";
+const ANY_KEY: &str = "an empty key matches every taint key";
+const SECONDS_IGNORED: &str = "tolerationSeconds plays no part in scheduling";
+const VALUE_IGNORED: &str = "`Exists` ignores the value";
+const VALUE_AS_WRITTEN: &str = "the value is compared with each taint's value as written";
+
+/// `field.NotSupported`: a value outside an enumeration, refused with the supported values in
+/// upstream's order.
+fn one_of(
+    value: &str,
+    supported: &[&str],
+    field: String,
+    reading: Option<&'static str>,
+    out: &mut Vec<Finding>,
+) {
+    if !supported.contains(&value) {
+        let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        out.push(Finding {
+            field,
+            message: format!(
+                "Unsupported value: {value:?}: supported values: {}",
+                list.join(", ")
+            ),
+            rejected: true,
+            reading,
+        });
+    }
+}
+
+/// `ValidateTolerations` (pkg/apis/core/validation). `Lt`/`Gt` stay with the scheduler's
+/// TaintTolerationComparisonOperators gate, which decides how they are read.
+fn tolerations(ts: &[core::Toleration], at: &str, out: &mut Vec<Finding>) {
+    for (i, t) in ts.iter().enumerate() {
+        let at = format!("{at}.tolerations[{i}]");
+        let key = t.key.as_deref().unwrap_or("");
+        let op = t.operator.as_deref().unwrap_or("");
+        let value = t.value.as_deref().unwrap_or("");
+        let effect = t.effect.as_deref().unwrap_or("");
+        if !key.is_empty() {
+            label_key(key, format!("{at}.key"), TOLERATES_NOTHING, out);
+        }
+        if key.is_empty() && op != "Exists" {
+            out.push(Finding {
+                field: format!("{at}.operator"),
+                message: format!(
+                    "Invalid value: {op:?}: operator must be Exists when `key` is empty, which \
+                     means \"match all values and all keys\""
+                ),
+                rejected: true,
+                reading: Some(ANY_KEY),
+            });
+        }
+        if t.toleration_seconds.is_some() && effect != "NoExecute" {
+            out.push(Finding {
+                field: format!("{at}.effect"),
+                message: format!(
+                    "Invalid value: {effect:?}: effect must be 'NoExecute' when \
+                     `tolerationSeconds` is set"
+                ),
+                rejected: true,
+                reading: Some(SECONDS_IGNORED),
+            });
+        }
+        match op {
+            // Upstream names the operator's field for an invalid value.
+            "Equal" | "" => {
+                let errs = label_value_errors(value);
+                if !errs.is_empty() {
+                    out.push(Finding {
+                        field: format!("{at}.operator"),
+                        message: format!("Invalid value: {value:?}: {}", errs.join(";")),
+                        rejected: true,
+                        reading: Some(VALUE_AS_WRITTEN),
+                    });
+                }
+            }
+            "Exists" if !value.is_empty() => out.push(Finding {
+                field: format!("{at}.operator"),
+                message: format!(
+                    "Invalid value: {{key: {key:?}, operator: \"Exists\", value: {value:?}}}: \
+                     value must be empty when `operator` is 'Exists'"
+                ),
+                rejected: true,
+                reading: Some(VALUE_IGNORED),
+            }),
+            "Exists" | "Lt" | "Gt" => {}
+            other => one_of(
+                other,
+                &["Equal", "Exists"],
+                format!("{at}.operator"),
+                Some(TOLERATES_NOTHING),
+                out,
+            ),
+        }
+        if !effect.is_empty() {
+            one_of(
+                effect,
+                &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+                format!("{at}.effect"),
+                Some(TOLERATES_NOTHING),
+                out,
+            );
+        }
+    }
+}
+
+/// The enumerations of a pod spec the scheduler reads, besides tolerations and selectors.
+fn enumerations(spec: &core::PodSpec, at: &str, out: &mut Vec<Finding>) {
+    if let Some(policy) = &spec.preemption_policy {
+        one_of(
+            policy,
+            &["PreemptLowerPriority", "Never"],
+            format!("{at}.preemptionPolicy"),
+            None,
+            out,
+        );
+    }
+    for (list, containers) in [
+        (
+            "initContainers",
+            spec.init_containers.as_deref().unwrap_or(&[]),
+        ),
+        ("containers", &spec.containers[..]),
+    ] {
+        for (i, c) in containers.iter().enumerate() {
+            for (j, p) in c.ports.iter().flatten().enumerate() {
+                if let Some(protocol) = &p.protocol {
+                    one_of(
+                        protocol,
+                        &["SCTP", "TCP", "UDP"],
+                        format!("{at}.{list}[{i}].ports[{j}].protocol"),
+                        None,
+                        out,
+                    );
+                }
+            }
+        }
+    }
+    for (i, c) in spec
+        .topology_spread_constraints
+        .iter()
+        .flatten()
+        .enumerate()
+    {
+        let at = format!("{at}.topologySpreadConstraints[{i}]");
+        one_of(
+            &c.when_unsatisfiable,
+            &["DoNotSchedule", "ScheduleAnyway"],
+            format!("{at}.whenUnsatisfiable"),
+            None,
+            out,
+        );
+        for (name, policy) in [
+            ("nodeAffinityPolicy", &c.node_affinity_policy),
+            ("nodeTaintsPolicy", &c.node_taints_policy),
+        ] {
+            if let Some(policy) = policy {
+                one_of(
+                    policy,
+                    &["Honor", "Ignore"],
+                    format!("{at}.{name}"),
+                    None,
+                    out,
+                );
+            }
+        }
+    }
+}
 
 /// `ValidateLabelName`, worded as the API server words it: one error per problem.
 fn label_key(key: &str, field: String, reading: &'static str, out: &mut Vec<Finding>) {
@@ -350,6 +518,8 @@ pub fn pod_spec(spec: &core::PodSpec, at: &str) -> Vec<Finding> {
             }
         }
     }
+    tolerations(spec.tolerations.as_deref().unwrap_or(&[]), at, &mut out);
+    enumerations(spec, at, &mut out);
     for (i, c) in spec
         .topology_spread_constraints
         .iter()
@@ -385,6 +555,88 @@ mod tests {
     }
 
     const EXPR: &str = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]";
+
+    #[test]
+    fn enumerations_are_refused_with_the_supported_values_in_upstream_order() {
+        let found: Vec<(String, String, Option<&str>)> = findings(json!({
+            "containers": [{"name": "c", "ports": [{"containerPort": 80, "protocol": "tcp"}]}],
+            "preemptionPolicy": "Sometimes",
+            "tolerations": [
+                {"key": "k", "operator": "Exist"},
+                {"key": "k", "operator": "Exists", "effect": "NoScheduling"},
+                {"operator": "Equal", "value": "v"},
+                {"key": "k", "operator": "Exists", "value": "v"},
+                {"key": "k", "value": "not valid!"},
+                {"key": "k", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 5},
+                {"operator": "Exists"},
+                {"key": "k", "operator": "Gt", "value": "3"}
+            ],
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                "whenUnsatisfiable": "DoNotScheduled", "nodeTaintsPolicy": "honor"}]
+        }))
+        .into_iter()
+        .map(|f| {
+            assert!(f.rejected, "{f:?}");
+            (f.field, f.message, f.reading)
+        })
+        .collect();
+        let t = |i: usize, f: &str| format!("spec.tolerations[{i}].{f}");
+        assert_eq!(
+            found,
+            [
+                (
+                    t(0, "operator"),
+                    r#"Unsupported value: "Exist": supported values: "Equal", "Exists""#.into(),
+                    Some(TOLERATES_NOTHING)
+                ),
+                (
+                    t(1, "effect"),
+                    r#"Unsupported value: "NoScheduling": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute""#.into(),
+                    Some(TOLERATES_NOTHING)
+                ),
+                (
+                    t(2, "operator"),
+                    r#"Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys""#.into(),
+                    Some(ANY_KEY)
+                ),
+                (
+                    t(3, "operator"),
+                    r#"Invalid value: {key: "k", operator: "Exists", value: "v"}: value must be empty when `operator` is 'Exists'"#.into(),
+                    Some(VALUE_IGNORED)
+                ),
+                (
+                    t(4, "operator"),
+                    format!(r#"Invalid value: "not valid!": {}"#, label_value_errors("not valid!").join(";")),
+                    Some(VALUE_AS_WRITTEN)
+                ),
+                (
+                    t(5, "effect"),
+                    r#"Invalid value: "NoSchedule": effect must be 'NoExecute' when `tolerationSeconds` is set"#.into(),
+                    Some(SECONDS_IGNORED)
+                ),
+                (
+                    "spec.preemptionPolicy".into(),
+                    r#"Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never""#.into(),
+                    None
+                ),
+                (
+                    "spec.containers[0].ports[0].protocol".into(),
+                    r#"Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP""#.into(),
+                    None
+                ),
+                (
+                    "spec.topologySpreadConstraints[0].whenUnsatisfiable".into(),
+                    r#"Unsupported value: "DoNotScheduled": supported values: "DoNotSchedule", "ScheduleAnyway""#.into(),
+                    None
+                ),
+                (
+                    "spec.topologySpreadConstraints[0].nodeTaintsPolicy".into(),
+                    r#"Unsupported value: "honor": supported values: "Honor", "Ignore""#.into(),
+                    None
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn what_the_api_server_rejects_is_rejected_with_its_path() {
