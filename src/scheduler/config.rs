@@ -151,6 +151,63 @@ pub(crate) fn validate_pod_topology_spread_args(
     }
 }
 
+/// The gates kube-scheduler 1.35's own code reads (pkg/features/kube_features.go, as read
+/// from pkg/scheduler). kube-scheduler knows every Kubernetes gate and refuses any other name
+/// ("unrecognized feature gate"); we know only these, so a name that is none of them but
+/// close to one is refused as the typo it must be, and any other is accepted and said to
+/// change nothing evaluated.
+const SCHEDULER_GATES: &[&str] = &[
+    "CSIMigrationPortworx",
+    "DRAAdminAccess",
+    "DRAConsumableCapacity",
+    "DRADeviceBindingConditions",
+    "DRADeviceTaintRules",
+    "DRADeviceTaints",
+    "DRAExtendedResource",
+    "DRAPartitionableDevices",
+    "DRAPrioritizedList",
+    "DRAResourceClaimDeviceStatus",
+    "DRASchedulerFilterTimeout",
+    "DynamicResourceAllocation",
+    "GangScheduling",
+    "GenericWorkload",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "InPlacePodVerticalScaling",
+    "MatchLabelKeysInPodTopologySpread",
+    "NodeDeclaredFeatures",
+    "NodeInclusionPolicyInPodTopologySpread",
+    "NominatedNodeNameForExpectation",
+    "OpportunisticBatching",
+    "PodLevelResources",
+    "SchedulerAsyncAPICalls",
+    "SchedulerAsyncPreemption",
+    "SchedulerPopFromBackoffQ",
+    "SchedulerQueueingHints",
+    "SidecarContainers",
+    "StorageCapacityScoring",
+    "TaintTolerationComparisonOperators",
+    "VolumeAttributesClass",
+    "VolumeLimitScaling",
+];
+
+/// The scheduler's gate that `name` misspells, if it is not one itself.
+fn misspelt_gate(name: &str) -> Option<&'static str> {
+    if SCHEDULER_GATES.contains(&name) {
+        return None;
+    }
+    SCHEDULER_GATES
+        .iter()
+        .map(|g| {
+            (
+                strsim::jaro_winkler(&name.to_lowercase(), &g.to_lowercase()),
+                *g,
+            )
+        })
+        .filter(|(similarity, _)| *similarity >= 0.9)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, g)| g)
+}
+
 /// Feature gates that change the decisions of the modelled plugins.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FeatureGates {
@@ -182,7 +239,13 @@ impl FeatureGates {
                     )));
                 }
             };
-            gates.set(name.trim(), value);
+            let name = name.trim();
+            if let Some(known) = misspelt_gate(name) {
+                return Err(ProfileError(format!(
+                    "--feature-gates: unrecognized feature gate: {name} (did you mean {known}?)"
+                )));
+            }
+            gates.set(name, value);
         }
         Ok(gates)
     }
@@ -529,6 +592,24 @@ impl BalancedAllocationArgs {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_misspelt_gate_is_refused_and_other_gates_are_kept() {
+        let err = FeatureGates::parse("PodLevelResource=false").expect_err("a typo");
+        assert_eq!(
+            err.0,
+            "--feature-gates: unrecognized feature gate: PodLevelResource (did you mean \
+             PodLevelResources?)"
+        );
+        assert!(FeatureGates::parse("taintTolerationComparisonOperators=true").is_err());
+        let gates = FeatureGates::parse("SchedulerPopFromBackoffQ=false,SomeKubeletGate=true")
+            .expect("a scheduler gate and one we do not know");
+        assert_eq!(gates.given.get("SchedulerPopFromBackoffQ"), Some(&false));
+        assert_eq!(
+            gates.unmodelled(),
+            ["SchedulerPopFromBackoffQ", "SomeKubeletGate"]
+        );
+    }
 
     /// A resource given without a weight weighs 1 for both plugins, as v1 defaulting makes it.
     #[test]
