@@ -359,6 +359,67 @@ fn whatif_refuses_a_namespace_flag_the_manifest_contradicts() {
     assert_eq!(unset["pod"]["namespace"], "shop");
 }
 
+/// `kubectl apply` validates strictly: a misspelt field, an operator or effect outside the
+/// API's enumeration, is refused, not dropped; `--validate=warn` evaluates the pod anyway.
+#[test]
+fn whatif_refuses_what_the_api_server_refuses_strictly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = dir.path().join("pod.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         nodeSelecter: {disktype: ssd}\n  containers: [{name: c, image: nginx}]\n  \
+         tolerations: [{key: dedicated, operator: Exist, effect: NoSchedule}]\n",
+    )
+    .expect("write");
+    let path = manifest.to_str().expect("utf-8 path");
+    let out = run(&["whatif", "-f", path, "--snapshot", "examples/cluster.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "field spec.nodeSelecter: unknown field \"nodeSelecter\"; did you mean \"nodeSelector\"?"
+        ) && err.contains("(and 1 more invalid field)")
+            && err.contains("--validate=warn"),
+        "{err}"
+    );
+
+    // Evaluated anyway, the misspelt selector is dropped (so control-plane's taint aside,
+    // nodes fit that `nodeSelector: {disktype: ssd}` would exclude) and both are noted.
+    let doc = json(&["whatif", "-f", path, "--validate=warn"]);
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("spec.nodeSelecter: unknown field")
+            && notes.contains(
+                "spec.tolerations[0].operator: Unsupported value: \\\"Exist\\\": supported values: \\\"Equal\\\", \\\"Exists\\\""
+            ),
+        "{notes}"
+    );
+    assert!(
+        doc["summary"]["feasible"].as_u64() > Some(0),
+        "{}",
+        doc["summary"]
+    );
+
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/nginx-nodeselector.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--feature-gates",
+        "PodLevelResource=true",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "unrecognized feature gate: PodLevelResource (did you mean PodLevelResources?)"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_unknown_drill_down_node_is_an_error_with_the_likely_name() {
     // A typo in --node used to print the table with a line at its end, exit 0, and nothing
