@@ -47,6 +47,11 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
             });
         }
     }
+    // DefaultPreemption re-adds victims a PodDisruptionBudget protects first. Whether it
+    // runs (no node fits) is known only after the evaluation; a pod that never preempts
+    // needs none.
+    needs.disruption_budgets =
+        profile.post_filter.iter().any(|p| p == "DefaultPreemption") && !pod.template.preempt_never;
     needs
 }
 

@@ -53,6 +53,9 @@ pub(crate) struct Meta {
 pub(crate) struct Status {
     #[serde(default)]
     pub(crate) phase: Option<String>,
+    /// Preemption orders victims of equal priority, and picks between nodes, by it.
+    #[serde(default)]
+    pub(crate) start_time: Option<meta::Time>,
     #[serde(default)]
     pub(crate) conditions: Option<Vec<Condition>>,
     #[serde(default)]
@@ -315,4 +318,10 @@ mod tests {
         assert!(meta.deletion_timestamp.is_some());
         assert!(serde_json::from_str::<Meta>(r#"{"deletionTimestamp":"soon"}"#).is_err());
     }
+}
+
+/// A time as nanoseconds since the epoch (saturating), the way preemption compares start
+/// times.
+pub(crate) fn unix_nanos(t: &meta::Time) -> i64 {
+    i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX)
 }
