@@ -441,6 +441,25 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         )?;
     }
     for pf in &doc.post_filter {
+        if let Some(pe) = &pf.preemption
+            && let Some(node) = &pe.nominated_node
+        {
+            let tie = if pe.tied_nodes.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; tied with {}, the scheduler picks one at random",
+                    pe.tied_nodes.join(", ")
+                )
+            };
+            writeln!(
+                out,
+                "Preemption: nominates {node}, evicting {} (picked by {} among {} candidate(s){tie})",
+                pe.victims.join(", "),
+                pe.picked_by.unwrap_or_default(),
+                pe.candidates.len(),
+            )?;
+        }
         if let Some(note) = &pf.note {
             writeln!(out, "Note: {}: {note}", pf.plugin)?;
         }
