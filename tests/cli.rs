@@ -768,3 +768,111 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(out.status.success());
 }
+
+/// A whatif pod naming a PriorityClass gets its priority from it (Priority admission), and
+/// where no node fits DefaultPreemption's dry run nominates a node: the FailedScheduling
+/// message then has no PostFilter part, and the table says whom preemption would evict.
+#[test]
+fn whatif_preemption_nominates_a_node_and_names_the_victims() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: polite}, value: 1000, preemptionPolicy: Never}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: -10}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: db, namespace: default}
+  spec: {selector: {matchLabels: {app: db}}, maxUnavailable: 0}
+  status: {disruptionsAllowed: 0}
+- {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-0, namespace: default, labels: {app: db}}
+  spec: {nodeName: a, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-01T00:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch-0, namespace: default, labels: {app: batch}}
+  spec: {nodeName: b, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-02T00:00:00Z"}
+"#,
+    )
+    .unwrap();
+    let manifest = |class: &str| {
+        let path = dir.path().join(format!("{class}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: web, namespace: default}}\n\
+                 spec:\n  priorityClassName: {class}\n\
+                 \x20 containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let cluster = cluster.to_str().unwrap();
+    let whatif = |class: &str, output: &str| {
+        let path = manifest(class);
+        run(&[
+            "whatif",
+            "-f",
+            path.to_str().unwrap(),
+            "--snapshot",
+            cluster,
+            "-o",
+            output,
+        ])
+    };
+    let out = whatif("high", "json");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/2 nodes are available: 2 Insufficient cpu."
+    );
+    let preemption = doc["postFilter"]
+        .as_array()
+        .and_then(|l| l.iter().find(|p| p["plugin"] == "DefaultPreemption"))
+        .map(|p| &p["preemption"])
+        .expect("DefaultPreemption's outcome");
+    // Evicting db-0 would violate its budget: b, whose victim has none, is picked.
+    assert_eq!(preemption["nominatedNode"], "b");
+    assert_eq!(
+        preemption["victims"],
+        serde_json::json!(["default/batch-0"])
+    );
+    assert_eq!(preemption["pickedBy"], "fewest PDB violations");
+    let table = whatif("high", "table");
+    assert!(
+        String::from_utf8_lossy(&table.stdout).contains(
+            "Preemption: nominates b, evicting default/batch-0 (picked by fewest PDB violations among 2 candidate(s))"
+        ),
+        "{}",
+        String::from_utf8_lossy(&table.stdout)
+    );
+    // The class says Never: the pod waits instead.
+    let doc: Value = serde_json::from_slice(&whatif("polite", "json").stdout).unwrap();
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
+    );
+    // A class that does not exist is refused, as the API server refuses the pod.
+    let refused = whatif("gold", "json");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("pods \"web\" is forbidden: no PriorityClass with name gold was found"),
+        "{err}"
+    );
+}

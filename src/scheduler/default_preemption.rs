@@ -402,3 +402,167 @@ fn split_by_budgets(
     }
     (violating, non_violating)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PostFilterReport;
+    use crate::scheduler::preemption::Criterion;
+    use crate::scheduler::testing::evaluate_default;
+    use serde_json::{Value, json};
+
+    fn node(name: &str, cpu: &str) -> Value {
+        json!({"kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+               "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+    }
+
+    /// A running pod on `node` with `priority`, requesting `cpu`, started at `start`.
+    fn pod(name: &str, node: &str, priority: i32, cpu: &str, start: &str) -> Value {
+        json!({"kind": "Pod", "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+               "spec": {"nodeName": node, "priority": priority,
+                        "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]},
+               "status": {"phase": "Running", "startTime": start}})
+    }
+
+    fn incoming(priority: i32, cpu: &str) -> Value {
+        json!({"metadata": {"name": "incoming", "namespace": "default"},
+               "spec": {"priority": priority,
+                        "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}})
+    }
+
+    fn post_filter(items: Value, pod: Value) -> Vec<PostFilterReport> {
+        evaluate_default(items, pod).post_filter
+    }
+
+    fn preemption(reports: &[PostFilterReport]) -> &crate::scheduler::preemption::Outcome {
+        reports
+            .iter()
+            .find(|r| r.plugin == "DefaultPreemption")
+            .and_then(|r| r.preemption.as_deref())
+            .expect("DefaultPreemption ran")
+    }
+
+    fn messages(reports: &[PostFilterReport]) -> Vec<Option<&str>> {
+        reports.iter().map(|r| r.message.as_deref()).collect()
+    }
+
+    fn victims(o: &crate::scheduler::preemption::Outcome) -> Vec<String> {
+        o.victims.iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn a_pod_that_never_preempts_is_not_eligible() {
+        let items = json!([
+            node("n", "2"),
+            pod("low", "n", -10, "2", "2026-01-01T00:00:00Z")
+        ]);
+        let mut pod = incoming(10, "1");
+        pod["spec"]["preemptionPolicy"] = json!("Never");
+        let reports = post_filter(items, pod);
+        assert_eq!(
+            messages(&reports),
+            [
+                Some("no new claims to deallocate"),
+                Some("preemption: not eligible due to preemptionPolicy=Never.")
+            ]
+        );
+        assert!(preemption(&reports).nominated_node.is_none());
+    }
+
+    /// Lower-priority pods are removed, then re-added most important first while the pod
+    /// still fits: the one it no longer fits with is the victim. A node is found, so no
+    /// plugin's message reaches the event.
+    #[test]
+    fn victims_are_the_pods_that_cannot_be_reprieved() {
+        let items = json!([
+            node("n", "4"),
+            pod("a", "n", 1, "2", "2026-01-01T00:00:00Z"),
+            pod("b", "n", 5, "1", "2026-01-01T00:00:00Z"),
+            pod("c", "n", 20, "1", "2026-01-01T00:00:00Z"),
+        ]);
+        let reports = post_filter(items, incoming(10, "2"));
+        assert_eq!(messages(&reports), [None, None]);
+        let o = preemption(&reports);
+        assert_eq!(o.nominated_node.as_deref(), Some("n"));
+        assert_eq!(victims(o), ["default/a"]);
+        assert_eq!(o.picked_by, Some(Criterion::OnlyCandidate));
+    }
+
+    /// Pods a PodDisruptionBudget protects are re-added first; among the others, the
+    /// earlier started (more important) first.
+    #[test]
+    fn reprieve_tries_budget_protected_pods_first() {
+        let items = |budget: bool| {
+            let mut items = vec![
+                node("n", "4"),
+                pod("x", "n", 0, "2", "2026-01-02T00:00:00Z"),
+                pod("y", "n", 0, "2", "2026-01-01T00:00:00Z"),
+            ];
+            if budget {
+                items.push(
+                    json!({"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+                    "metadata": {"name": "x", "namespace": "default"},
+                    "spec": {"selector": {"matchLabels": {"app": "x"}}},
+                    "status": {"disruptionsAllowed": 0}}),
+                );
+            }
+            Value::Array(items)
+        };
+        let without = post_filter(items(false), incoming(10, "2"));
+        assert_eq!(victims(preemption(&without)), ["default/x"]);
+        let with = post_filter(items(true), incoming(10, "2"));
+        let o = preemption(&with);
+        assert_eq!(victims(o), ["default/y"]);
+        assert_eq!(o.candidates[0].pdb_violations, 0);
+        // Both protected and only one may go: evicting it violates its budget.
+        let mut both = items(true);
+        both.as_array_mut().expect("items").push(json!({"kind": "PodDisruptionBudget",
+            "metadata": {"name": "y", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "y"}}}, "status": {"disruptionsAllowed": 0}}));
+        let o = post_filter(both, incoming(10, "2"));
+        assert_eq!(preemption(&o).candidates[0].pdb_violations, 1);
+    }
+
+    /// Without candidates the message is a FitError of its own: each examined node's dry-run
+    /// status, every other node "not helpful".
+    #[test]
+    fn the_message_without_candidates() {
+        let mut tainted = node("tainted", "4");
+        tainted["spec"] = json!({"taints": [{"key": "k", "effect": "NoSchedule"}]});
+        let items = json!([
+            node("busy", "4"),
+            node("higher", "4"),
+            tainted,
+            pod("high", "busy", 100, "4", "2026-01-01T00:00:00Z"),
+            pod("high2", "higher", 100, "3", "2026-01-01T00:00:00Z"),
+            pod("low", "higher", 1, "1", "2026-01-01T00:00:00Z"),
+        ]);
+        let reports = post_filter(items, incoming(10, "2"));
+        assert_eq!(
+            messages(&reports),
+            [
+                Some("no new claims to deallocate"),
+                Some(
+                    "preemption: 0/3 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+                )
+            ]
+        );
+        let o = preemption(&reports);
+        assert_eq!(o.potential_nodes, 2);
+        assert!(o.candidates.is_empty());
+    }
+
+    /// After an UnschedulableAndUnresolvable PreFilter rejection, DynamicResources' PreFilter
+    /// never ran: its PostFilter fails with "not found", and DefaultPreemption does not run.
+    #[test]
+    fn a_prefilter_rejection_leaves_dynamic_resources_without_state() {
+        let items = json!([node("a", "4"), node("b", "4")]);
+        let mut pod = incoming(0, "1");
+        pod["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["a"]},
+                {"key": "metadata.name", "operator": "In", "values": ["b"]}]}]}}});
+        let reports = post_filter(items, pod);
+        assert_eq!(messages(&reports), [Some("not found"), None]);
+        assert!(reports[1].preemption.is_none() && reports[1].evaluated);
+    }
+}

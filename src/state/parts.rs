@@ -268,6 +268,12 @@ impl<'de> Deserialize<'de> for Toleration {
     }
 }
 
+/// A time as nanoseconds since the epoch (saturating), the way preemption compares start
+/// times.
+pub(crate) fn unix_nanos(t: &meta::Time) -> i64 {
+    i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,10 +324,4 @@ mod tests {
         assert!(meta.deletion_timestamp.is_some());
         assert!(serde_json::from_str::<Meta>(r#"{"deletionTimestamp":"soon"}"#).is_err());
     }
-}
-
-/// A time as nanoseconds since the epoch (saturating), the way preemption compares start
-/// times.
-pub(crate) fn unix_nanos(t: &meta::Time) -> i64 {
-    i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX)
 }
