@@ -2,6 +2,7 @@
 //! results are its own to reshape; the schema users read is fixed here.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
@@ -155,7 +156,7 @@ pub struct PreemptionEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_eligible_reason: Option<&'static str>,
     /// Nodes whose status was Unschedulable: the only ones preemption examines.
-    pub potential_nodes: usize,
+    pub potential_nodes: Vec<Arc<str>>,
     /// How many candidates the dry run looks for before it stops (upstream's
     /// `GetOffsetAndNumCandidates`, examined from the first node in name order).
     pub candidates_wanted: usize,
@@ -166,7 +167,8 @@ pub struct PreemptionEntry {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tied_nodes: Vec<Arc<str>>,
     pub candidates: Vec<CandidateEntry>,
-    pub non_candidates: Vec<NonCandidateEntry>,
+    /// Each examined node that is not a candidate, with the status its dry run ended with.
+    pub non_candidates: BTreeMap<Arc<str>, NonCandidateEntry>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -186,9 +188,9 @@ pub struct CandidateEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NonCandidateEntry {
-    pub node: Arc<str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<PluginName>,
+    #[serde(flatten)]
     pub status: StatusEntry,
 }
 
@@ -223,10 +225,9 @@ impl From<Outcome> for PreemptionEntry {
             non_candidates: o
                 .non_candidates
                 .into_iter()
-                .map(|(node, plugin, status)| NonCandidateEntry {
-                    node,
-                    plugin,
-                    status: status.into(),
+                .map(|(node, plugin, status)| {
+                    let status = status.into();
+                    (node, NonCandidateEntry { plugin, status })
                 })
                 .collect(),
         }

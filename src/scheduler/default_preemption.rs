@@ -206,7 +206,7 @@ fn preempt(input: Input<'_>, nodes: &[NodeResult], dry_run: &DryRun<'_>) -> Pree
         })
         .collect();
     potential.sort_by_key(|&n| nodes[n].name_rank);
-    outcome.potential_nodes = potential.len();
+    outcome.potential_nodes = potential.iter().map(|&n| nodes[n].name.clone()).collect();
     outcome.wanted_candidates = num_candidates(potential.len());
     let budgets = state.disruption_budgets();
     let (mut non_violating, mut violating): (Vec<Candidate>, Vec<Candidate>) = Default::default();
@@ -405,6 +405,8 @@ fn split_by_budgets(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::PostFilterReport;
     use crate::scheduler::preemption::Criterion;
     use crate::scheduler::testing::evaluate_default;
@@ -547,7 +549,7 @@ mod tests {
             ]
         );
         let o = preemption(&reports);
-        assert_eq!(o.potential_nodes, 2);
+        assert_eq!(o.potential_nodes, [Arc::from("busy"), Arc::from("higher")]);
         assert!(o.candidates.is_empty());
     }
 

@@ -199,8 +199,8 @@ pub struct CandidateReport {
 pub struct Outcome {
     /// Why the pod may not preempt (`PodEligibleToPreemptOthers`), verbatim.
     pub not_eligible: Option<&'static str>,
-    /// The nodes whose status was Unschedulable: the only ones examined.
-    pub potential_nodes: usize,
+    /// The nodes whose status was Unschedulable, in name order: the only ones examined.
+    pub potential_nodes: Vec<Arc<str>>,
     /// How many candidates the dry run looked for before stopping.
     pub wanted_candidates: usize,
     pub candidates: Vec<CandidateReport>,
