@@ -791,6 +791,7 @@ items:
   status: {disruptionsAllowed: 0}
 - {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
 - {apiVersion: v1, kind: Node, metadata: {name: b}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: c}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
 - apiVersion: v1
   kind: Pod
   metadata: {name: db-0, namespace: default, labels: {app: db}}
@@ -800,6 +801,11 @@ items:
   kind: Pod
   metadata: {name: batch-0, namespace: default, labels: {app: batch}}
   spec: {nodeName: b, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-02T00:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch-1, namespace: default, labels: {app: batch}}
+  spec: {nodeName: c, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
   status: {phase: Running, startTime: "2026-01-02T00:00:00Z"}
 "#,
     )
@@ -839,24 +845,39 @@ items:
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         doc["summary"]["failedSchedulingMessage"],
-        "0/2 nodes are available: 2 Insufficient cpu."
+        "0/3 nodes are available: 3 Insufficient cpu."
     );
     let preemption = doc["postFilter"]
         .as_array()
         .and_then(|l| l.iter().find(|p| p["plugin"] == "DefaultPreemption"))
         .map(|p| &p["preemption"])
         .expect("DefaultPreemption's outcome");
-    // Evicting db-0 would violate its budget: b, whose victim has none, is picked.
+    // Evicting db-0 would violate its budget; b and c, alike in every other criterion,
+    // are tied, and the scheduler picks one at random.
+    assert_eq!(preemption["pickedBy"], "tied after all five criteria");
+    assert_eq!(preemption["tiedNodes"], serde_json::json!(["b", "c"]));
     assert_eq!(preemption["nominatedNode"], "b");
     assert_eq!(
         preemption["victims"],
         serde_json::json!(["default/batch-0"])
     );
-    assert_eq!(preemption["pickedBy"], "fewest PDB violations");
+    // Candidates without a violation come first, as upstream's dry run lists them.
+    let nodes: Vec<(&str, i64)> = preemption["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["node"].as_str().unwrap(),
+                c["pdbViolations"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(nodes, [("b", 0), ("c", 0), ("a", 1)]);
     let table = whatif("high", "table");
     assert!(
         String::from_utf8_lossy(&table.stdout).contains(
-            "Preemption: nominates b, evicting default/batch-0 (picked by fewest PDB violations among 2 candidate(s))"
+            "Preemption: nominates b, evicting default/batch-0 (picked by tied after all five criteria among 3 candidate(s); tied with b, c, the scheduler picks one of them at random)"
         ),
         "{}",
         String::from_utf8_lossy(&table.stdout)
@@ -865,7 +886,7 @@ items:
     let doc: Value = serde_json::from_slice(&whatif("polite", "json").stdout).unwrap();
     assert_eq!(
         doc["summary"]["failedSchedulingMessage"],
-        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
     );
     // A class that does not exist is refused, as the API server refuses the pod.
     let refused = whatif("gold", "json");

@@ -444,13 +444,23 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         if let Some(pe) = &pf.preemption
             && let Some(node) = &pe.nominated_node
         {
-            let tie = if pe.tied_nodes.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; tied with {}, the scheduler picks one at random",
-                    pe.tied_nodes.join(", ")
-                )
+            // A tie can span thousands of nodes: a few are named, the JSON has them all.
+            const NAMED: usize = 5;
+            let tie = match pe.tied_nodes.len() {
+                0 => String::new(),
+                n => {
+                    let named: Vec<&str> = pe.tied_nodes.iter().take(NAMED).map(|n| &**n).collect();
+                    let more = n.saturating_sub(NAMED);
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "; tied with {}{more}, the scheduler picks one of them at random",
+                        named.join(", ")
+                    )
+                }
             };
             writeln!(
                 out,

@@ -202,4 +202,19 @@ mod tests {
             ]
         );
     }
+
+    /// PodDisruptionBudgets are read when DefaultPreemption may run for the pod.
+    #[test]
+    fn budgets_are_needed_by_a_pod_that_may_preempt() {
+        let default = Profile::default_profile(FeatureGates::default());
+        let containers = json!([{"name": "c", "image": "x"}]);
+        let may = pod(json!({"containers": containers}), None);
+        let never = pod(
+            json!({"containers": containers, "preemptionPolicy": "Never"}),
+            None,
+        );
+        assert!(needs(&may, &default).disruption_budgets);
+        assert!(!needs(&never, &default).disruption_budgets);
+        assert!(!needs(&may, &without("DefaultPreemption")).disruption_budgets);
+    }
 }
