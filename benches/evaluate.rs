@@ -59,6 +59,7 @@ fn evaluate_probe(bencher: divan::Bencher, nodes: usize) {
                 pod,
                 state,
                 exclude: None,
+                removed: &[],
             },
             &profile,
         )

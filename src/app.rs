@@ -15,8 +15,9 @@ use crate::scheduler::profile::Profile;
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::{
-    ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
-    merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot,
+    ClusterState, FoundPod, ManifestPod, Pod, PodRef, PriorityRequest, SourceError,
+    add_daemon_tolerations, merge_match_label_keys, read_objects, read_pod_manifests,
+    read_snapshot,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -182,6 +183,7 @@ fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>
             let notes = fetched.omissions.into_iter().map(|o| match o {
                 Omission::Namespaces(r) => Note::NamespacesForbidden(r.into()),
                 Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
+                Omission::PreemptionObjects(r) => Note::PreemptionObjectsForbidden(r.into()),
             });
             Ok((fetched.state, notes.collect()))
         }
@@ -271,6 +273,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
         .map(|o| match o {
             Omission::Namespaces(r) => Note::SnapshotWithoutNamespaces(r.into()),
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
+            Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;
@@ -341,6 +344,7 @@ pub fn explain_pod(
         pod,
         state,
         exclude,
+        removed: &[],
     };
     let context = Context::new(input, profile, read, subject);
     Explanation::new(evaluate(input, profile), context)
@@ -403,22 +407,34 @@ fn whatif(
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let evaluated_anyway = validate == Validate::Warn;
-    let pods: Vec<(Pod, Manifest)> = manifests
+    let pods: Vec<(Pod, Manifest, PriorityRequest)> = manifests
         .into_iter()
         .map(|m| admit(m, &default_ns, evaluated_anyway))
         .collect();
     let profiles = pods
         .iter()
-        .map(|(pod, _)| scheduler.profile(&pod.template.scheduler_name))
+        .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
         .collect::<Result<Vec<_>, _>>()?;
     let mut need = Needs::default();
-    for ((pod, _), profile) in pods.iter().zip(&profiles) {
+    for ((pod, ..), profile) in pods.iter().zip(&profiles) {
         need.add(needs(pod, profile));
     }
+    need.priority_classes = true;
     let (state, read) = load_state(&source, &need)?;
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((pod, manifest), profile) in pods.into_iter().zip(&profiles) {
+    for ((mut pod, manifest, priority), profile) in pods.into_iter().zip(&profiles) {
+        // The API server's Priority admission, once the classes are read.
+        if let Err(e) = priority.admit(&mut pod, state.priority_classes()) {
+            return Err(Error::Manifest {
+                path: file.display().to_string(),
+                message: format!(
+                    "pods \"{}\" is forbidden: {e} (the API server's Priority admission would refuse it; PriorityClasses are read from {})",
+                    pod.id.name,
+                    source.name()
+                ),
+            });
+        }
         let subject = Subject::Manifest(manifest);
         let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
         doc.source = Some(source.name());
@@ -430,7 +446,11 @@ fn whatif(
 
 /// The pod a manifest would create, as the API server (namespace, matchLabelKeys) and a
 /// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
-fn admit(m: ManifestPod, default_ns: &str, evaluated_anyway: bool) -> (Pod, Manifest) {
+fn admit(
+    m: ManifestPod,
+    default_ns: &str,
+    evaluated_anyway: bool,
+) -> (Pod, Manifest, PriorityRequest) {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
@@ -447,7 +467,8 @@ fn admit(m: ManifestPod, default_ns: &str, evaluated_anyway: bool) -> (Pod, Mani
         merged,
         daemon,
     };
-    (Pod::from_owned(api_pod), manifest)
+    let priority = PriorityRequest::of(&api_pod);
+    (Pod::from_owned(api_pod), manifest, priority)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one

@@ -829,3 +829,132 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(out.status.success());
 }
+
+/// A whatif pod naming a PriorityClass gets its priority from it (Priority admission), and
+/// where no node fits DefaultPreemption's dry run nominates a node: the FailedScheduling
+/// message then has no PostFilter part, and the table says whom preemption would evict.
+#[test]
+fn whatif_preemption_nominates_a_node_and_names_the_victims() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: polite}, value: 1000, preemptionPolicy: Never}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: -10}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: db, namespace: default}
+  spec: {selector: {matchLabels: {app: db}}, maxUnavailable: 0}
+  status: {disruptionsAllowed: 0}
+- {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: c}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-0, namespace: default, labels: {app: db}}
+  spec: {nodeName: a, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-01T00:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch-0, namespace: default, labels: {app: batch}}
+  spec: {nodeName: b, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-02T00:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch-1, namespace: default, labels: {app: batch}}
+  spec: {nodeName: c, priorityClassName: low, priority: -10, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running, startTime: "2026-01-02T00:00:00Z"}
+"#,
+    )
+    .unwrap();
+    let manifest = |class: &str| {
+        let path = dir.path().join(format!("{class}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: web, namespace: default}}\n\
+                 spec:\n  priorityClassName: {class}\n\
+                 \x20 containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\"}}}}}}]\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let cluster = cluster.to_str().unwrap();
+    let whatif = |class: &str, output: &str| {
+        let path = manifest(class);
+        run(&[
+            "whatif",
+            "-f",
+            path.to_str().unwrap(),
+            "--snapshot",
+            cluster,
+            "-o",
+            output,
+        ])
+    };
+    let out = whatif("high", "json");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/3 nodes are available: 3 Insufficient cpu."
+    );
+    let preemption = doc["postFilter"]
+        .as_array()
+        .and_then(|l| l.iter().find(|p| p["plugin"] == "DefaultPreemption"))
+        .map(|p| &p["preemption"])
+        .expect("DefaultPreemption's outcome");
+    // Evicting db-0 would violate its budget; b and c, alike in every other criterion,
+    // are tied, and the scheduler picks one at random.
+    assert_eq!(preemption["pickedBy"], "tied after all five criteria");
+    assert_eq!(preemption["tiedNodes"], serde_json::json!(["b", "c"]));
+    assert_eq!(preemption["nominatedNode"], "b");
+    assert_eq!(
+        preemption["victims"],
+        serde_json::json!(["default/batch-0"])
+    );
+    // Candidates without a violation come first, as upstream's dry run lists them.
+    let nodes: Vec<(&str, i64)> = preemption["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["node"].as_str().unwrap(),
+                c["pdbViolations"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(nodes, [("b", 0), ("c", 0), ("a", 1)]);
+    let table = whatif("high", "table");
+    assert!(
+        String::from_utf8_lossy(&table.stdout).contains(
+            "Preemption: nominates b, evicting default/batch-0 (picked by tied after all five criteria among 3 candidate(s); tied with b, c, the scheduler picks one of them at random)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&table.stdout)
+    );
+    // The class says Never: the pod waits instead.
+    let doc: Value = serde_json::from_slice(&whatif("polite", "json").stdout).unwrap();
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
+    );
+    // A class that does not exist is refused, as the API server refuses the pod.
+    let refused = whatif("gold", "json");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("pods \"web\" is forbidden: no PriorityClass with name gold was found"),
+        "{err}"
+    );
+}

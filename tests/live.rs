@@ -1560,3 +1560,67 @@ fn credential_plugin_output_is_never_printed() {
         ],
     );
 }
+
+/// PriorityClasses and PodDisruptionBudgets are read live as `snapshot` writes them: a whatif
+/// pod naming a class is admitted with its priority and preemption decides alike from both
+/// sources; a refused list is said in a note.
+#[test]
+fn preemption_objects_are_read_live_and_written_by_snapshot() {
+    let env = setup();
+    env.fake.add(
+        "priorityclasses",
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+               "metadata": {"name": "urgent"}, "value": 1000000}),
+    );
+    env.fake.add(
+        "poddisruptionbudgets",
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+               "metadata": {"name": "everything", "namespace": "default"},
+               "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}},
+               "status": {"disruptionsAllowed": 0}}),
+    );
+    let manifest = env.dir.path().join("urgent.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: urgent, namespace: default}\n\
+         spec:\n  priorityClassName: urgent\n\
+         \x20 containers: [{name: c, image: x, resources: {requests: {cpu: \"7\"}}}]\n",
+    )
+    .unwrap();
+    let manifest = manifest.to_str().unwrap();
+    let live = env.json(&["whatif", "-f", manifest]);
+    let preemption = |doc: &Value| {
+        doc["postFilter"]
+            .as_array()
+            .and_then(|l| l.iter().find(|p| p["plugin"] == "DefaultPreemption"))
+            .map(|p| p["preemption"].clone())
+            .unwrap_or(Value::Null)
+    };
+    // Only worker-b-2 could hold it, once lower-priority pods are gone.
+    assert_eq!(preemption(&live)["nominatedNode"], "worker-b-2", "{live}");
+    let file = env.dir.path().join("saved.yaml");
+    let out = env.run(&["snapshot", "-o", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("kind: PriorityClass") && text.contains("kind: PodDisruptionBudget"));
+    let home = tempfile::tempdir().unwrap();
+    let out = bin(home.path())
+        .args(["whatif", "-f", manifest, "-o", "json", "--snapshot"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let saved: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(without_source(live), without_source(saved));
+    // Without PodDisruptionBudgets the answer says what that costs.
+    env.fake.forbid("poddisruptionbudgets");
+    let doc = env.json(&["whatif", "-f", manifest]);
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("cannot list poddisruptionbudgets (403 Forbidden"),
+        "{}",
+        doc["notes"]
+    );
+    env.assert_read_only();
+}

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
 use kube::api::Api;
 
 use super::client::Live;
@@ -17,7 +19,8 @@ use crate::state::labels::Labels;
 use crate::state::needs::{NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
 use crate::state::{
-    ClusterState, LabelSelectorObject, MapSelectorObject, Node, OwnerKind, Pod, WorkloadSelectors,
+    ClusterState, DisruptionBudget, DisruptionBudgetObject, LabelSelectorObject, MapSelectorObject,
+    Node, OwnerKind, Pod, PriorityClass, PriorityClassObject, WorkloadSelectors,
 };
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -114,6 +117,10 @@ impl Live {
                     &self.server.target,
                 ))),
             }
+        }
+        if needs.disruption_budgets || needs.priority_classes {
+            let (budgets, classes) = self.preemption_objects(needs, &mut omissions).await?;
+            state.set_preemption_objects(budgets, classes);
         }
         if let Some(workloads) = workloads? {
             match workloads {
@@ -218,6 +225,53 @@ impl Live {
             }
         }
         Ok(Ok(w))
+    }
+
+    /// The PodDisruptionBudgets and PriorityClasses `needs` asks for, their selectors and
+    /// values only; a list the API server refuses is left out, and said.
+    async fn preemption_objects(
+        &self,
+        needs: &Needs,
+        omissions: &mut Vec<Omission>,
+    ) -> Result<(Vec<DisruptionBudget>, Vec<PriorityClass>), ClusterError> {
+        let client = &self.server.client;
+        let refused =
+            |req: &Request| Omission::PreemptionObjects(Refused::new(req, &self.server.target));
+        let mut budgets = Vec::new();
+        if needs.disruption_budgets {
+            let req = Request::new("list", "poddisruptionbudgets", true);
+            let api: Api<policy::PodDisruptionBudget> = Api::all(client.clone());
+            let listed = self
+                .server
+                .collect(
+                    api.resource_url(),
+                    req.clone(),
+                    |o: DisruptionBudgetObject| Some(DisruptionBudget::from(o)),
+                )
+                .await;
+            match listed {
+                Ok(b) => budgets = b,
+                Err(ClusterError::Forbidden(_)) => omissions.push(refused(&req)),
+                Err(e) => return Err(e),
+            }
+        }
+        let mut classes = Vec::new();
+        if needs.priority_classes {
+            let req = Request::new("list", "priorityclasses", false);
+            let api: Api<scheduling::PriorityClass> = Api::all(client.clone());
+            let listed = self
+                .server
+                .collect(api.resource_url(), req.clone(), |o: PriorityClassObject| {
+                    Some(PriorityClass::from(o))
+                })
+                .await;
+            match listed {
+                Ok(c) => classes = c,
+                Err(ClusterError::Forbidden(_)) => omissions.push(refused(&req)),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((budgets, classes))
     }
 
     /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.

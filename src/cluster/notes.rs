@@ -38,4 +38,6 @@ pub enum Omission {
     Namespaces(Refused),
     /// The Services and controllers PodTopologySpread's default constraints select by.
     Workloads(Refused),
+    /// PodDisruptionBudgets (preemption's victims) or PriorityClasses (a new pod's priority).
+    PreemptionObjects(Refused),
 }

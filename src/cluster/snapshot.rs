@@ -10,6 +10,8 @@ use std::io::Write;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::scheduling::v1 as scheduling;
 use kube::api::Api;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -24,7 +26,7 @@ use crate::state::to_yaml_string;
 
 impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
-    /// ReplicaSets and StatefulSets as one `v1 List` in YAML, page by page. Returns what was
+    /// ReplicaSets, StatefulSets, PodDisruptionBudgets and PriorityClasses as one `v1 List` in YAML, page by page. Returns what was
     /// left out: a list the API server refused.
     pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<Omission>, ClusterError> {
         self.rt.block_on(self.write_snapshot_async(out))
@@ -93,6 +95,28 @@ impl Live {
                 Err((ClusterError::Forbidden(_), req)) => {
                     omitted.push(Omission::Workloads(Refused::new(&req, &self.server.target)))
                 }
+                Err((e, _)) => return Err(e),
+            }
+        }
+        // What preemption (PodDisruptionBudgets) and Priority admission (PriorityClasses) read.
+        let pdbs: Api<policy::PodDisruptionBudget> = Api::all(self.server.client.clone());
+        let classes: Api<scheduling::PriorityClass> = Api::all(self.server.client.clone());
+        let pdb = Request::new("list", "poddisruptionbudgets", true);
+        let pc = Request::new("list", "priorityclasses", false);
+        let results = [
+            self.snapshot_resource(&pdbs, pdb.clone(), None, out)
+                .await
+                .map_err(|e| (e, pdb)),
+            self.snapshot_resource(&classes, pc.clone(), None, out)
+                .await
+                .map_err(|e| (e, pc)),
+        ];
+        for r in results {
+            match r {
+                Ok(()) => {}
+                Err((ClusterError::Forbidden(_), req)) => omitted.push(
+                    Omission::PreemptionObjects(Refused::new(&req, &self.server.target)),
+                ),
                 Err((e, _)) => return Err(e),
             }
         }

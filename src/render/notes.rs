@@ -130,7 +130,34 @@ impl Display for Note {
                 r.context,
                 resource = r.resource
             ),
+            Note::PreemptionObjectsForbidden(r) => write!(
+                f,
+                "cannot list {resource} (403 Forbidden for user {} in context {}): {}; grant list \
+                 on {resource} to read them",
+                r.user,
+                r.context,
+                without(&r.resource),
+                resource = r.resource
+            ),
+            Note::SnapshotWithoutPreemptionObjects(r) => write!(
+                f,
+                "{resource} left out: list {resource} is forbidden for user {} in context {}; {}",
+                r.user,
+                r.context,
+                without(&r.resource),
+                resource = r.resource
+            ),
         }
+    }
+}
+
+/// What the answer does without PodDisruptionBudgets or PriorityClasses.
+fn without(resource: &str) -> &'static str {
+    if resource == "priorityclasses" {
+        "a new pod's priority is resolved as if there were no PriorityClass (one it names is \
+         refused, no default class applies)"
+    } else {
+        "preemption picks its victims as if no PodDisruptionBudget protected them"
     }
 }
 
@@ -333,6 +360,28 @@ mod tests {
                 Note::SnapshotWithoutNamespaces(refusal("list", "namespaces", None, None)),
                 "namespaces left out: list namespaces is forbidden for user tester in context \
                  fake; namespaceSelector terms will show as not evaluated",
+            ),
+            (
+                Note::PreemptionObjectsForbidden(refusal(
+                    "list",
+                    "poddisruptionbudgets",
+                    None,
+                    None,
+                )),
+                "cannot list poddisruptionbudgets (403 Forbidden for user tester in context fake): \
+                 preemption picks its victims as if no PodDisruptionBudget protected them; grant \
+                 list on poddisruptionbudgets to read them",
+            ),
+            (
+                Note::SnapshotWithoutPreemptionObjects(refusal(
+                    "list",
+                    "priorityclasses",
+                    None,
+                    None,
+                )),
+                "priorityclasses left out: list priorityclasses is forbidden for user tester in \
+                 context fake; a new pod's priority is resolved as if there were no PriorityClass \
+                 (one it names is refused, no default class applies)",
             ),
             (
                 Note::SnapshotWithoutWorkloads(refusal("list", "statefulsets", None, None)),

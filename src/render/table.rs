@@ -441,6 +441,35 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         )?;
     }
     for pf in &doc.post_filter {
+        if let Some(pe) = &pf.preemption
+            && let Some(node) = &pe.nominated_node
+        {
+            // A tie can span thousands of nodes: a few are named, the JSON has them all.
+            const NAMED: usize = 5;
+            let tie = match pe.tied_nodes.len() {
+                0 => String::new(),
+                n => {
+                    let named: Vec<&str> = pe.tied_nodes.iter().take(NAMED).map(|n| &**n).collect();
+                    let more = n.saturating_sub(NAMED);
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "; tied with {}{more}, the scheduler picks one of them at random",
+                        named.join(", ")
+                    )
+                }
+            };
+            writeln!(
+                out,
+                "Preemption: nominates {node}, evicting {} (picked by {} among {} candidate(s){tie})",
+                pe.victims.join(", "),
+                pe.picked_by.unwrap_or_default(),
+                pe.candidates.len(),
+            )?;
+        }
         if let Some(note) = &pf.note {
             writeln!(out, "Note: {}: {note}", pf.plugin)?;
         }

@@ -216,6 +216,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude: None,
+            removed: &[],
         };
         let mut gates = FeatureGates::default();
         gates.set("SomeGate", true);
@@ -270,6 +271,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude: None,
+            removed: &[],
         };
         let profile = Profile::default_profile(FeatureGates::default());
         let subject = Subject::Cluster {
@@ -292,6 +294,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude: None,
+            removed: &[],
         };
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",

@@ -2,15 +2,19 @@
 //! results are its own to reshape; the schema users read is fixed here.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
 use crate::scheduler::default_preemption::PostFilterReport;
+use crate::scheduler::preemption::Outcome;
 use crate::scheduler::status::PluginName;
 use crate::scheduler::{
     self, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
     ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
 };
+use crate::state::PodRef;
 
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -125,6 +129,9 @@ pub struct PostFilterEntry {
     pub evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// DefaultPreemption's dry run, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionEntry>,
 }
 
 impl From<PostFilterReport> for PostFilterEntry {
@@ -134,8 +141,103 @@ impl From<PostFilterReport> for PostFilterEntry {
             message: r.message,
             evaluated: r.evaluated,
             note: r.note,
+            preemption: r.preemption.map(|o| PreemptionEntry::from(*o)),
         }
     }
+}
+
+/// What DefaultPreemption's dry run found: the nominated node and its victims, every
+/// candidate with what the pick compares, and the status of each examined node that is not
+/// one.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreemptionEntry {
+    pub eligible: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_eligible_reason: Option<&'static str>,
+    /// Nodes whose status was Unschedulable: the only ones preemption examines.
+    pub potential_nodes: Vec<Arc<str>>,
+    /// How many candidates the dry run looks for before it stops (upstream's
+    /// `GetOffsetAndNumCandidates`, examined from the first node in name order).
+    pub candidates_wanted: usize,
+    pub nominated_node: Option<Arc<str>>,
+    pub victims: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picked_by: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tied_nodes: Vec<Arc<str>>,
+    pub candidates: Vec<CandidateEntry>,
+    /// Each examined node that is not a candidate, with the status its dry run ended with.
+    pub non_candidates: BTreeMap<Arc<str>, NonCandidateEntry>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateEntry {
+    pub node: Arc<str>,
+    /// "namespace/name", most important first.
+    pub victims: Vec<String>,
+    pub pdb_violations: usize,
+    pub highest_victim_priority: i32,
+    pub victim_priority_sum: i64,
+    pub num_victims: usize,
+    /// RFC 3339; `None` when no such victim has started (upstream then uses the current time).
+    pub earliest_start_of_highest_priority_victims: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NonCandidateEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<PluginName>,
+    #[serde(flatten)]
+    pub status: StatusEntry,
+}
+
+impl From<Outcome> for PreemptionEntry {
+    fn from(o: Outcome) -> PreemptionEntry {
+        let names = |pods: Vec<Arc<PodRef>>| pods.iter().map(|p| p.to_string()).collect();
+        PreemptionEntry {
+            eligible: o.not_eligible.is_none(),
+            not_eligible_reason: o.not_eligible,
+            potential_nodes: o.potential_nodes,
+            candidates_wanted: o.wanted_candidates,
+            nominated_node: o.nominated_node,
+            victims: names(o.victims),
+            picked_by: o.picked_by.map(|c| c.as_str()),
+            tied_nodes: o.tied_nodes,
+            candidates: o
+                .candidates
+                .into_iter()
+                .map(|c| CandidateEntry {
+                    node: c.node,
+                    victims: names(c.victims),
+                    pdb_violations: c.pdb_violations,
+                    highest_victim_priority: c.fields.highest_victim_priority,
+                    victim_priority_sum: c.fields.victim_priority_sum,
+                    num_victims: c.fields.num_victims,
+                    earliest_start_of_highest_priority_victims: c
+                        .fields
+                        .earliest_start_of_highest_priority_victims
+                        .map(rfc3339),
+                })
+                .collect(),
+            non_candidates: o
+                .non_candidates
+                .into_iter()
+                .map(|(node, plugin, status)| {
+                    let status = status.into();
+                    (node, NonCandidateEntry { plugin, status })
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Nanoseconds since the epoch as RFC 3339 (UTC, seconds unless there is a fraction).
+fn rfc3339(nanos: i64) -> String {
+    k8s_openapi::jiff::Timestamp::from_nanosecond(i128::from(nanos))
+        .map_or_else(|_| nanos.to_string(), |t| t.to_string())
 }
 
 /// The status the scheduler itself records for a node: the first failure in profile order.
@@ -284,6 +386,7 @@ mod tests {
             message: Some("preemption: ...".to_string()),
             evaluated: true,
             note: Some("why".to_string()),
+            preemption: None,
         });
         assert_eq!(
             serde_json::to_value(&post_filter).expect("serialize"),

@@ -44,6 +44,10 @@ pub enum Note {
     SnapshotWithoutNamespaces(Refusal),
     /// `snapshot`: a kind default spreading selects by was left out, its list refused.
     SnapshotWithoutWorkloads(Refusal),
+    /// Listing PodDisruptionBudgets or PriorityClasses was refused.
+    PreemptionObjectsForbidden(Refusal),
+    /// `snapshot`: PodDisruptionBudgets or PriorityClasses were left out, their list refused.
+    SnapshotWithoutPreemptionObjects(Refusal),
 }
 
 /// A request the API server refused (403 Forbidden), and for whom.

@@ -17,6 +17,7 @@ use super::details::Tables;
 use super::inter_pod_affinity::TermTables;
 use super::plugin::Input;
 use super::pod_topology_spread::SpreadTables;
+use super::preemption::DryRunFilter;
 use super::profile::Profile;
 use super::registry::{Plugins, Registered, plugin_name};
 use super::result::{Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Run, ScoreCell};
@@ -71,7 +72,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let skipped = &pre_score.skipped;
     let score_errors = run_score(&plugins, &profile.score, skipped, &candidates, &mut nodes);
     let (pod_terms, topology_spread) = tables(&mut plugins);
-    let post_filter = run_post_filter(input, &profile.post_filter, &nodes);
+    let post_filter = run_post_filter(input, profile, &pre_filter.reports, &nodes);
     Evaluation {
         pre_filter: pre_filter.reports,
         pre_score: pre_score.reports,
@@ -419,17 +420,43 @@ fn tables(plugins: &mut Plugins<'_>) -> (Option<TermTables>, Option<SpreadTables
     (pod_terms, topology_spread)
 }
 
-/// `RunPostFilterPlugins`, when no node can take the pod.
+/// `RunPostFilterPlugins`, when no node can take the pod; preemption's dry run filters
+/// through [`filter_node`].
 fn run_post_filter(
     input: Input<'_>,
-    names: &[String],
+    profile: &Profile,
+    pre_filter: &[PreFilterReport],
     nodes: &[NodeResult],
 ) -> Vec<PostFilterReport> {
-    if nodes.iter().all(|n| n.verdict == Verdict::Infeasible) {
-        default_preemption::post_filter(input, names, nodes)
-    } else {
-        Vec::new()
+    if nodes.iter().any(|n| n.verdict != Verdict::Infeasible) {
+        return Vec::new();
     }
+    let ran: Vec<&str> = pre_filter.iter().map(|p| p.plugin.as_str()).collect();
+    let dry_run = |input: Input<'_>, node: usize| filter_node(input, profile, node);
+    default_preemption::post_filter(input, &profile.post_filter, &ran, nodes, &dry_run)
+}
+
+/// Filter on one node with `input.removed` taken out, for preemption's dry run
+/// (`SelectVictimsOnNode` runs `RunFilterPluginsWithNominatedPods` on a copy of the node
+/// without its victims): the first failure in profile order. PreFilter runs again on the
+/// input without those pods, which leaves each plugin the state upstream's `RemovePod` and
+/// `AddPod` extensions update the cycle's to; what PreFilter decides for the pod itself
+/// (a rejection, the nodes it names) was settled by the cycle, before any node was examined.
+pub(crate) fn filter_node(input: Input<'_>, profile: &Profile, node: usize) -> DryRunFilter {
+    let mut plugins = Plugins::new(input, profile);
+    let pre_filter = run_pre_filter(&mut plugins, &profile.pre_filter);
+    for name in &profile.filter {
+        if pre_filter.skipped.contains(name) {
+            continue;
+        }
+        let Some(plugin) = plugins.get(name) else {
+            return DryRunFilter::NotEvaluated(name.clone());
+        };
+        if let Some(status) = plugin.filter_node(node) {
+            return DryRunFilter::Fails(plugin_name(name), status);
+        }
+    }
+    DryRunFilter::Fits
 }
 
 #[cfg(test)]

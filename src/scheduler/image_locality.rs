@@ -287,6 +287,7 @@ mod tests {
                 pod: &pod,
                 state: &state,
                 exclude: None,
+                removed: &[],
             };
             let eval = crate::scheduler::evaluate(input, &profile);
             let s = eval.nodes[0]

@@ -200,7 +200,7 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
     }
     let mut groups = input.state.index().affinity_groups_for(&pod.id.namespace);
     let existing = groups.any(|g| {
-        g.pods.iter().any(|&p| Some(p as usize) != input.exclude)
+        g.pods.iter().any(|&p| !input.is_excluded(p as usize))
             && g.terms.all().any(|t| {
                 t.needs_namespace_labels()
                     && !t.namespaces.iter().any(|n| **n == *pod.id.namespace)
@@ -560,10 +560,11 @@ impl<'a> InterPodAffinity<'a> {
     }
 
     /// The existing pods an incoming term matches (`Resolved::matches`), ascending, the
-    /// excluded pod left out. Pods are read only when the label index cannot decide alone.
+    /// pods left out. Pods are read only when the label index cannot decide alone.
     fn matching(&self, r: &Resolved) -> Vec<u32> {
-        let state = self.input.state;
-        let exclude = self.input.exclude;
+        let input = self.input;
+        let state = input.state;
+        let leaves_out = input.exclude.is_some() || !input.removed.is_empty();
         let index = state.index();
         let in_namespace = |p: u32| {
             r.namespace_ids
@@ -582,11 +583,11 @@ impl<'a> InterPodAffinity<'a> {
             Candidates::Some { pods, exact } => (pods, exact),
         };
         // The index alone decides for a one-requirement selector over every namespace (the
-        // usual preferred term): a copy of its list, minus the excluded pod.
+        // usual preferred term): a copy of its list, minus the pods left out.
         if exact && r.namespace_ids.is_none() {
             let mut out = pods.into_owned();
-            if let Some(x) = exclude {
-                out.retain(|&p| p as usize != x);
+            if leaves_out {
+                out.retain(|&p| !input.is_excluded(p as usize));
             }
             return out;
         }
@@ -594,7 +595,7 @@ impl<'a> InterPodAffinity<'a> {
         // growing to that doubled the list 17 times.
         let mut out = Vec::with_capacity(pods.len());
         out.extend(pods.iter().copied().filter(|&p| {
-            Some(p as usize) != exclude
+            !input.is_excluded(p as usize)
                 && in_namespace(p)
                 && (exact || r.term.selector.matches(&state.pods()[p as usize].labels))
         }));
@@ -662,7 +663,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                     hits.extend(
                         g.pods
                             .iter()
-                            .filter(|&&p| Some(p as usize) != input.exclude)
+                            .filter(|&&p| !input.is_excluded(p as usize))
                             .map(|&p| (p, ti)),
                     );
                 }
@@ -982,7 +983,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 continue;
             }
             for &p in &g.pods {
-                if Some(p as usize) == input.exclude || !labelled(p) {
+                if input.is_excluded(p as usize) || !labelled(p) {
                     continue;
                 }
                 for &(source, kind, i, t, delta) in &matched {
@@ -1142,6 +1143,7 @@ mod tests {
                 pod: &me,
                 state: &state,
                 exclude,
+                removed: &[],
             };
             evaluate(input, &profile)
                 .nodes

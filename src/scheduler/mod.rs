@@ -21,6 +21,7 @@ pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod plugin;
 pub mod pod_topology_spread;
+pub mod preemption;
 pub mod profile;
 mod registry;
 pub mod result;
@@ -66,6 +67,7 @@ pub(crate) mod testing {
                 pod: &pod,
                 state: &state,
                 exclude: None,
+                removed: &[],
             },
             profile,
         )

@@ -47,6 +47,11 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
             });
         }
     }
+    // DefaultPreemption re-adds victims a PodDisruptionBudget protects first. Whether it
+    // runs (no node fits) is known only after the evaluation; a pod that never preempts
+    // needs none.
+    needs.disruption_budgets =
+        profile.post_filter.iter().any(|p| p == "DefaultPreemption") && !pod.template.preempt_never;
     needs
 }
 
@@ -196,5 +201,20 @@ mod tests {
                 "VolumeZone"
             ]
         );
+    }
+
+    /// PodDisruptionBudgets are read when DefaultPreemption may run for the pod.
+    #[test]
+    fn budgets_are_needed_by_a_pod_that_may_preempt() {
+        let default = Profile::default_profile(FeatureGates::default());
+        let containers = json!([{"name": "c", "image": "x"}]);
+        let may = pod(json!({"containers": containers}), None);
+        let never = pod(
+            json!({"containers": containers, "preemptionPolicy": "Never"}),
+            None,
+        );
+        assert!(needs(&may, &default).disruption_budgets);
+        assert!(!needs(&never, &default).disruption_budgets);
+        assert!(!needs(&may, &without("DefaultPreemption")).disruption_budgets);
     }
 }

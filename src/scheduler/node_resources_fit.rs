@@ -668,6 +668,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude,
+            removed: &[],
         };
         let mut fit = NodeResourcesFit::new(input, &profile.node_resources_fit, &profile.gates);
         let pre = match fit.pre_filter() {

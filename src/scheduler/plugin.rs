@@ -19,18 +19,29 @@ pub struct Input<'a> {
     pub state: &'a ClusterState,
     /// An existing pod to leave out (the pod being explained, evaluated as if unscheduled).
     pub exclude: Option<usize>,
+    /// Existing pods taken out by preemption's dry run (its victims), ascending. Upstream
+    /// removes them from a copy of the node and updates the PreFilter state through each
+    /// plugin's `RemovePod` (`preemption.go`, `SelectVictimsOnNode`); every plugin here
+    /// reads the cluster through this input, so leaving them out gives the same state.
+    pub removed: &'a [usize],
 }
 
 impl<'a> Input<'a> {
-    /// The existing pods (index, pod, node index), minus the excluded one.
+    /// Whether existing pod `p` is left out: the excluded pod or one taken out by
+    /// preemption's dry run.
+    pub fn is_excluded(&self, p: usize) -> bool {
+        Some(p) == self.exclude || self.removed.binary_search(&p).is_ok()
+    }
+
+    /// The existing pods (index, pod, node index), minus those left out.
     pub fn existing_pods(&self) -> impl Iterator<Item = (usize, &'a Pod, usize)> + 'a {
-        let exclude = self.exclude;
+        let input = *self;
         let state = self.state;
         state
             .pods()
             .iter()
             .enumerate()
-            .filter(move |(i, _)| Some(*i) != exclude)
+            .filter(move |(i, _)| !input.is_excluded(*i))
             .map(move |(i, p)| (i, p, state.pod_node(i)))
     }
 
@@ -38,18 +49,24 @@ impl<'a> Input<'a> {
         &self.state.nodes()[i]
     }
 
-    /// What the existing pods of node `i` hold, without the excluded pod.
+    /// What the existing pods of node `i` hold, without those left out.
     pub fn node_usage(&self, i: usize) -> Cow<'a, NodeUsage> {
         let state = self.state;
         let usage = state.node_usage(i);
-        match self.exclude {
-            Some(x) if state.pod_nodes().get(x) == Some(&i) => {
-                let mut u = usage.clone();
-                u.apply(&state.pods()[x].template.resources, x, -1);
-                Cow::Owned(u)
-            }
-            _ => Cow::Borrowed(usage),
+        let mut left_out = self
+            .exclude
+            .into_iter()
+            .chain(self.removed.iter().copied())
+            .filter(|&x| state.pod_nodes().get(x) == Some(&i))
+            .peekable();
+        if left_out.peek().is_none() {
+            return Cow::Borrowed(usage);
         }
+        let mut u = usage.clone();
+        for x in left_out {
+            u.apply(&state.pods()[x].template.resources, x, -1);
+        }
+        Cow::Owned(u)
     }
 }
 

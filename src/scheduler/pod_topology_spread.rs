@@ -271,7 +271,7 @@ fn count_pods(input: &Input<'_>, node: usize, selector: &LabelSelector, ns: &str
     state
         .pods_on(node)
         .iter()
-        .filter(|&&i| Some(i) != input.exclude)
+        .filter(|&&i| !input.is_excluded(i))
         .filter_map(|&i| state.pods().get(i))
         .filter(|p| !p.terminating && *p.id.namespace == *ns && selector.matches(&p.labels))
         .count() as i64
@@ -847,6 +847,7 @@ mod tests {
                 pod,
                 state: &state,
                 exclude: None,
+                removed: &[],
             },
             &profile,
         )

@@ -21,7 +21,7 @@ use super::plugin::{Input, Plugin};
 use super::pod_topology_spread::PodTopologySpread;
 use super::profile::{DEFAULT_PLUGINS, Profile};
 use super::result::{FilterCell, ScoreCell};
-use super::status::{PluginName, PreFilterOutcome, PreScoreOutcome};
+use super::status::{PluginName, PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage;
 use super::taint_toleration::TaintToleration;
 
@@ -36,6 +36,8 @@ pub(crate) trait Registered {
     /// and reading it back stalled, a large share of `evaluate`'s own time at thousands of
     /// nodes.
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
+    /// Filter on one node: its failure, if any (preemption's dry run).
+    fn filter_node(&self, node: usize) -> Option<Status>;
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome;
     fn pre_score_disabled(&mut self);
     /// Score on every candidate, a cell each (normalized left 0), as `filter_all` does; stops
@@ -74,6 +76,10 @@ where
                 }
             })
             .collect()
+    }
+
+    fn filter_node(&self, node: usize) -> Option<Status> {
+        self.filter(node).0
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {

@@ -148,6 +148,10 @@ impl Pod {
             labels: Arc::new(metadata.labels.unwrap_or_default().into()),
             node_name: spec.node_name.map(Arc::from).unwrap_or_default(),
             terminating: metadata.deletion_timestamp.is_some(),
+            start_time: status
+                .as_ref()
+                .and_then(|s| s.start_time.as_ref())
+                .map(parts::unix_nanos),
             controller,
             template: Arc::new(PodTemplate {
                 phase: status

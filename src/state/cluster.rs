@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
 
+use super::disruption_budget::DisruptionBudget;
 use super::index::{PodIndex, Topology};
 use super::interned::Shared;
 use super::labels::Labels;
 use super::node::Node;
 use super::pod::{ControllerRef, Pod, PodRef, PodTemplate};
+use super::priority_class::PriorityClass;
 use super::resources::{HostPort, ImageNames, PodResources, Resources, normalized_image_name};
 use super::taints::Toleration;
 use super::workloads::WorkloadSelectors;
@@ -44,6 +46,9 @@ pub struct ClusterState {
     /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
     /// held none of these kinds, so default spreading cannot be derived.
     workloads: Option<WorkloadSelectors>,
+    /// PodDisruptionBudgets and PriorityClasses: what preemption and Priority admission read.
+    disruption_budgets: Vec<DisruptionBudget>,
+    priority_classes: Vec<PriorityClass>,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
     node_usage: Vec<NodeUsage>,
@@ -223,12 +228,16 @@ impl ClusterState {
             namespaces,
             workloads,
             image_names,
+            disruption_budgets,
+            priority_classes,
             ..
         } = std::mem::take(self);
         *self = ClusterState {
             namespaces,
             workloads,
             image_names,
+            disruption_budgets,
+            priority_classes,
             ..ClusterState::new(nodes, Vec::new(), None)
         };
     }
@@ -237,6 +246,26 @@ impl ClusterState {
     /// the pods (a live read asks for them only when a term needs them).
     pub fn set_namespaces(&mut self, namespaces: BTreeMap<String, Labels>) {
         self.namespaces = Some(namespaces);
+    }
+
+    /// Sets the PodDisruptionBudgets and PriorityClasses. Nothing is derived from them.
+    pub fn set_preemption_objects(
+        &mut self,
+        disruption_budgets: Vec<DisruptionBudget>,
+        priority_classes: Vec<PriorityClass>,
+    ) {
+        self.disruption_budgets = disruption_budgets;
+        self.priority_classes = priority_classes;
+    }
+
+    #[inline]
+    pub fn disruption_budgets(&self) -> &[DisruptionBudget] {
+        &self.disruption_budgets
+    }
+
+    #[inline]
+    pub fn priority_classes(&self) -> &[PriorityClass] {
+        &self.priority_classes
     }
 
     /// Sets the workloads default spreading takes its selectors from. Nothing is derived

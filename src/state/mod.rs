@@ -13,6 +13,7 @@
 mod build;
 mod cluster;
 pub mod decode;
+mod disruption_budget;
 mod index;
 mod interned;
 pub mod labels;
@@ -21,6 +22,7 @@ pub mod needs;
 mod node;
 pub(crate) mod parts;
 mod pod;
+mod priority_class;
 pub mod quantity;
 mod read;
 pub mod resources;
@@ -32,6 +34,7 @@ mod workloads;
 mod yaml;
 
 pub use cluster::{ClusterState, FoundPod, ImageSpread, NodeUsage};
+pub use disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
@@ -42,6 +45,7 @@ pub use pod::{
     AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
+pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityRequest, admit};
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };

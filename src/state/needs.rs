@@ -16,6 +16,10 @@ pub struct Needs {
     pub services: BTreeSet<String>,
     /// The controllers default topology spreading selects by, got by name.
     pub controllers: BTreeSet<Controller>,
+    /// PodDisruptionBudgets: DefaultPreemption picks victims by them.
+    pub disruption_budgets: bool,
+    /// PriorityClasses: Priority admission resolves a new pod's priority from them.
+    pub priority_classes: bool,
 }
 
 /// A pod's controller, as default spreading reads it.
@@ -44,6 +48,8 @@ impl Needs {
         self.namespace_labels = self.namespace_labels.max(other.namespace_labels);
         self.services.extend(other.services);
         self.controllers.extend(other.controllers);
+        self.disruption_budgets |= other.disruption_budgets;
+        self.priority_classes |= other.priority_classes;
     }
 
     /// Whether default spreading needs any Service or controller.

@@ -53,6 +53,9 @@ pub(crate) struct Meta {
 pub(crate) struct Status {
     #[serde(default)]
     pub(crate) phase: Option<String>,
+    /// Preemption orders victims of equal priority, and picks between nodes, by it.
+    #[serde(default)]
+    pub(crate) start_time: Option<meta::Time>,
     #[serde(default)]
     pub(crate) conditions: Option<Vec<Condition>>,
     #[serde(default)]
@@ -263,6 +266,12 @@ impl<'de> Deserialize<'de> for Toleration {
             effect: t.effect.unwrap_or_default(),
         })
     }
+}
+
+/// A time as nanoseconds since the epoch (saturating), the way preemption compares start
+/// times.
+pub(crate) fn unix_nanos(t: &meta::Time) -> i64 {
+    i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

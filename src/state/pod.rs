@@ -164,6 +164,9 @@ pub struct Pod {
     /// copies were 5 MB of a live run).
     pub node_name: Arc<str>,
     pub terminating: bool,
+    /// `status.startTime` in nanoseconds since the epoch; `None` when not started (upstream's
+    /// `GetPodStartTime` then takes the current time, later than any start).
+    pub start_time: Option<i64>,
     /// Shared like `labels`: a workload's replicas have the same controller.
     pub controller: Option<Arc<ControllerRef>>,
     /// Shared by the replicas of a page (see `decode::protobuf::shared`) and, once in the

@@ -12,8 +12,10 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::cluster::ClusterState;
+use super::disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 use super::node::Node;
 use super::pod::Pod;
+use super::priority_class::{PriorityClass, PriorityClassObject};
 use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
 /// A problem with an input file, naming the file, the document and the field.
@@ -352,6 +354,8 @@ struct SnapshotBuilder {
     pods: Vec<Pod>,
     namespaces: Option<BTreeMap<String, crate::state::labels::Labels>>,
     workloads: Option<WorkloadSelectors>,
+    disruption_budgets: Vec<DisruptionBudget>,
+    priority_classes: Vec<PriorityClass>,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -365,6 +369,8 @@ enum Decoded {
     ReplicationController((String, String), Option<crate::state::labels::Labels>),
     /// A ReplicaSet (`false`) or StatefulSet (`true`).
     LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
+    DisruptionBudget(DisruptionBudget),
+    PriorityClass(PriorityClass),
 }
 
 impl Decoded {
@@ -389,6 +395,12 @@ impl Decoded {
                     namespaced_name(&o.metadata),
                     o.spec.and_then(|s| s.selector),
                 )
+            }
+            "PodDisruptionBudget" => {
+                Decoded::DisruptionBudget(obj.decode::<DisruptionBudgetObject>(path)?.into())
+            }
+            "PriorityClass" => {
+                Decoded::PriorityClass(obj.decode::<PriorityClassObject>(path)?.into())
             }
             "Node" => {
                 let node = Node::from(obj.decode::<core::Node>(path)?);
@@ -431,6 +443,8 @@ impl SnapshotBuilder {
             Decoded::LabelSelector(stateful, key, selector) => workloads
                 .get_or_insert_with(Default::default)
                 .add_label_selector(stateful, key, selector.as_ref()),
+            Decoded::DisruptionBudget(b) => self.disruption_budgets.push(b),
+            Decoded::PriorityClass(c) => self.priority_classes.push(c),
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
             Decoded::Namespace(name, labels) => {
@@ -447,6 +461,8 @@ impl SnapshotBuilder {
             pods,
             namespaces,
             workloads,
+            disruption_budgets,
+            priority_classes,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -460,6 +476,7 @@ impl SnapshotBuilder {
         if let Some(workloads) = workloads {
             state.set_workloads(workloads);
         }
+        state.set_preemption_objects(disruption_budgets, priority_classes);
         Ok(state)
     }
 }
@@ -612,7 +629,9 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             | "Service"
             | "ReplicationController"
             | "ReplicaSet"
-            | "StatefulSet" => located().and_then(|obj| Decoded::of(&obj, path)),
+            | "StatefulSet"
+            | "PodDisruptionBudget"
+            | "PriorityClass" => located().and_then(|obj| Decoded::of(&obj, path)),
             _ => Ok(Decoded::Skip),
         },
         ListItem::PodRefused => located().and_then(|obj| Decoded::of(&obj, path)),

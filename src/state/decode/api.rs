@@ -75,6 +75,7 @@ impl From<core::Pod> for PodParts {
             };
             Status {
                 phase: s.phase,
+                start_time: s.start_time,
                 conditions: s.conditions.map(|cs| {
                     cs.into_iter()
                         .map(|c| Condition {

@@ -63,20 +63,26 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("replicationcontrollers", "ReplicationController", true),
     ("replicasets", "ReplicaSet", true),
     ("statefulsets", "StatefulSet", true),
+    ("poddisruptionbudgets", "PodDisruptionBudget", true),
+    ("priorityclasses", "PriorityClass", false),
 ];
 
 fn api_version(plural: &str) -> &'static str {
-    if group_of(plural) == "apps" {
-        "apps/v1"
-    } else {
-        "v1"
+    match group_of(plural) {
+        "apps" => "apps/v1",
+        "policy" => "policy/v1",
+        "scheduling.k8s.io" => "scheduling.k8s.io/v1",
+        _ => "v1",
     }
 }
 
-/// The API group of a resource: "" (core, under /api/v1) or "apps" (/apis/apps/v1).
+/// The API group of a resource: "" (core, under /api/v1) or the group it is served under
+/// (/apis/GROUP/v1).
 fn group_of(plural: &str) -> &'static str {
     match plural {
         "replicasets" | "statefulsets" => "apps",
+        "poddisruptionbudgets" => "policy",
+        "priorityclasses" => "scheduling.k8s.io",
         _ => "",
     }
 }
@@ -784,6 +790,7 @@ fn route(
             get(server, plural, Some(ns), name)
         }
         ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => list(plural, None),
+        ["apis", group, "v1", plural] if group_of(plural) == *group => list(plural, None),
         ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
             list(plural, Some(ns))
         }

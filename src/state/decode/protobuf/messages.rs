@@ -145,6 +145,15 @@ pub(super) struct PbTime {
     pub(super) nanos: Option<i32>,
 }
 
+impl PbTime {
+    /// The time, when its seconds and nanos are in range.
+    pub(super) fn to_time(&self) -> Option<meta::Time> {
+        let ts =
+            k8s_openapi::jiff::Timestamp::new(self.seconds.unwrap_or(0), self.nanos.unwrap_or(0));
+        ts.ok().map(meta::Time)
+    }
+}
+
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbOwnerReference {
     #[prost(string, optional, tag = "1")]
@@ -424,6 +433,8 @@ pub(super) struct PbPodStatus {
     pub(super) phase: Option<String>,
     #[prost(message, repeated, tag = "2")]
     pub(super) conditions: Vec<PbCondition>,
+    #[prost(message, optional, tag = "7")]
+    pub(super) start_time: Option<PbTime>,
     #[prost(message, repeated, tag = "8")]
     pub(super) container_statuses: Vec<PbContainerStatus>,
     #[prost(message, repeated, tag = "10")]
@@ -461,6 +472,7 @@ impl From<PbPod> for PodParts {
             spec: p.spec.map(spec),
             status: p.status.map(|s| parts::Status {
                 phase: non_empty(s.phase),
+                start_time: s.start_time.as_ref().and_then(PbTime::to_time),
                 conditions: some_vec(s.conditions, |c| parts::Condition {
                     type_: c.type_.unwrap_or_default(),
                     reason: non_empty(c.reason),

@@ -44,7 +44,7 @@ use super::messages::{PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, own
 use super::wire::{LD_BYTE, field, string_entry};
 use crate::state::build::{Derived, TemplateParts, controller_of};
 use crate::state::labels::Labels;
-use crate::state::parts::PodParts;
+use crate::state::parts::{PodParts, unix_nanos};
 use crate::state::pod::{ControllerRef, Pod, PodRef};
 use crate::state::resources::PodResources;
 use crate::state::taints::Toleration;
@@ -282,13 +282,13 @@ impl SharedParts {
         let own = self.metadata(metadata.unwrap_or_default())?;
         let labels = self.labels()?;
         let controller = self.controller()?;
+        let start_time = start_time(status)?;
         let node = self.template(bytes, &own, spec, status)?;
         let node_name = self.kept.node_names.get(node)?;
         Some(replica(
             self.last.template.as_ref()?,
-            own.name,
+            Own { start_time, ..own },
             node_name,
-            own.terminating,
             labels,
             controller,
         ))
@@ -302,6 +302,7 @@ impl SharedParts {
             namespace: None,
             namespace_value: None,
             terminating: false,
+            start_time: None,
         };
         self.labels_key.clear();
         self.owners.clear();
@@ -1087,14 +1088,30 @@ struct Own<'a> {
     /// Its value, as written (see [`SharedParts::template`]).
     namespace_value: Option<&'a [u8]>,
     terminating: bool,
+    /// `status.startTime` (which the template leaves out with the status's other times).
+    start_time: Option<i64>,
 }
 
-/// A pod of template `t` with its own name, node, deletion, labels and controller.
+/// The pod's `status.startTime` (field 7), read from its status as written; `None` when a
+/// field is not as an API server writes it (the whole decode then says what is wrong).
+fn start_time(status: Option<&[u8]>) -> Option<Option<i64>> {
+    let mut status = status.unwrap_or_default();
+    let mut time = None;
+    while !status.is_empty() {
+        let (tag, wire, body) = field(&mut status)?;
+        if tag == 7 {
+            (wire == LD_BYTE).then_some(())?;
+            time = Some(PbTime::decode(body).ok()?.to_time()?);
+        }
+    }
+    Some(time.as_ref().map(unix_nanos))
+}
+
+/// A pod of template `t` with its own name, node, deletion, start, labels and controller.
 fn replica(
     t: &Pod,
-    name: &str,
+    own: Own<'_>,
     node_name: Arc<str>,
-    terminating: bool,
     labels: Arc<Labels>,
     controller: Option<Arc<ControllerRef>>,
 ) -> Pod {
@@ -1103,11 +1120,12 @@ fn replica(
     Pod {
         id: Arc::new(PodRef {
             namespace: t.id.namespace.clone(),
-            name: name.into(),
+            name: own.name.into(),
         }),
         labels,
         node_name,
-        terminating,
+        terminating: own.terminating,
+        start_time: own.start_time,
         controller,
         template: t.template.clone(),
     }
@@ -1354,6 +1372,8 @@ mod tests {
         );
         let pod_status = PbPodStatus {
             phase: s(),
+            // The pod's own, read apart from the template (`start_time`).
+            start_time: None,
             conditions: vec![condition],
             container_statuses: vec![status.clone()],
             init_container_statuses: vec![status],
