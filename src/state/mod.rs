@@ -13,6 +13,7 @@
 mod build;
 mod cluster;
 pub mod decode;
+mod defaults;
 mod index;
 mod interned;
 pub mod labels;
@@ -31,6 +32,7 @@ mod workloads;
 mod yaml;
 
 pub use cluster::{ClusterState, FoundPod, ImageSpread, NodeUsage};
+pub use defaults::{ContainerName, Defaulted, PodRequestFrom};
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
