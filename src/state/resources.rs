@@ -736,8 +736,9 @@ pub struct PodResources {
     pub non_zero_memory: i64,
     /// `spec.resources` sets a supported pod-level request (`IsPodLevelRequestsSet`).
     pub pod_level_requests: bool,
-    /// What NodeResourcesFit's scorer counts for the pod, when that differs from what the
-    /// other plugins count: see [`PodResources::fit_score_request`].
+    /// What NodeResourcesFit's scorer counts for the pod, computed only where it can differ
+    /// from what the other plugins count (pod-level requests, or status resources after an
+    /// in-place resize): see [`PodResources::fit_score_request`].
     pub fit_scorer: Option<Box<Resources>>,
     /// Host ports of containers and sidecars (`GetHostPorts`).
     pub host_ports: Vec<HostPort>,
@@ -1090,6 +1091,11 @@ mod tests {
         let r = PodResources::from_api(&p);
         assert_eq!(r.requests.milli_cpu, 1000);
         assert_eq!(r.usage.milli_cpu, 2000);
+        // NodeResourcesFit's scorer is built without `UseStatusResources`: the spec's.
+        assert_eq!(
+            (r.fit_score_request(CPU), r.balanced_request(CPU)),
+            (1000, 2000)
+        );
     }
 
     /// Templates that differ only in their containers' names take one computed copy; a
