@@ -444,7 +444,7 @@ fn whatif(
     Ok(code)
 }
 
-/// The pod a manifest would create, as the API server (namespace, matchLabelKeys) and a
+/// The pod a manifest would create, as the API server (namespace, defaults, matchLabelKeys) and a
 /// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
 fn admit(
     m: ManifestPod,
@@ -460,15 +460,17 @@ fn admit(
         added: add_daemon_tolerations(&mut api_pod),
         host_network: api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true),
     });
+    let priority = PriorityRequest::of(&api_pod);
+    let (pod, defaulted) = Pod::from_manifest(api_pod);
     let manifest = Manifest {
         origin: m.origin,
         findings: m.findings,
         evaluated_anyway,
+        defaulted,
         merged,
         daemon,
     };
-    let priority = PriorityRequest::of(&api_pod);
-    (Pod::from_owned(api_pod), manifest, priority)
+    (pod, manifest, priority)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one

@@ -898,6 +898,52 @@ items:
         ])
     };
     let out = whatif("high", "json");
+#[test]
+fn whatif_defaults_requests_from_limits_and_says_so() {
+    // The API server sets the requests of a container with only limits to those limits:
+    // 3 cpu does not fit a 2-cpu node at all, and the output says where the 3 came from.
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("cluster.yaml");
+    let manifest = dir.path().join("pod.yaml");
+    std::fs::write(
+        &snapshot,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: small, labels: {kubernetes.io/hostname: small}}
+  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: big, labels: {kubernetes.io/hostname: big}}
+  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &manifest,
+        r#"apiVersion: v1
+kind: Pod
+metadata: {name: worker, namespace: default}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      limits: {cpu: "3", memory: 1Gi}
+"#,
+    )
+    .unwrap();
+    let out = run(&[
+        "whatif",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -956,5 +1002,24 @@ items:
     assert!(
         err.contains("pods \"web\" is forbidden: no PriorityClass with name gold was found"),
         "{err}"
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let small = node(&doc, "small");
+    assert_eq!(small["reported"]["plugin"], "NodeResourcesFit");
+    assert_eq!(small["reported"]["code"], "UnschedulableAndUnresolvable");
+    assert_eq!(small["reported"]["reason"], "Insufficient cpu");
+    assert_eq!(node(&doc, "big")["verdict"], "Feasible");
+    let notes: Vec<&str> = doc["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        notes.contains(
+            &"defaulted as the API server does at pod creation: container c: requests.cpu=3 \
+              (from its limit); container c: requests.memory=1Gi (from its limit); the \
+              scheduler evaluates the pod so"
+        ),
+        "{notes:?}"
     );
 }

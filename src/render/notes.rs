@@ -5,6 +5,7 @@ use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
 use crate::report::{KUBERNETES_VERSION, Note, Refusal};
+use crate::state::{ContainerName, Defaulted, PodRequestFrom};
 
 impl Display for Note {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -50,6 +51,23 @@ impl Display for Note {
                     None => Ok(()),
                 }
             }
+            Note::Defaulted(changes) => {
+                f.write_str("defaulted as the API server does at pod creation: ")?;
+                for (i, change) in changes.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{}", Change(change))?;
+                }
+                f.write_str("; the scheduler evaluates the pod so")
+            }
+            Note::PodLevelFitScore => f.write_str(
+                "the pod sets pod-level requests (spec.resources): NodeResourcesFit's score \
+                 ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
+                 a container without one), as kube-scheduler 1.35 builds that scorer without the \
+                 PodLevelResources flag; NodeResourcesFit's Filter, \
+                 NodeResourcesBalancedAllocation and the nodes' totals use the pod-level requests",
+            ),
             Note::LabelKeysMerged(n) => write!(
                 f,
                 "matchLabelKeys/mismatchLabelKeys merged into {n} label selector requirement(s), \
@@ -161,6 +179,48 @@ fn without(resource: &str) -> &'static str {
     }
 }
 
+/// One value the defaulting set, as `container c: requests.cpu=3 (from its limit)`.
+struct Change<'a>(&'a Defaulted);
+
+impl Display for Change<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let container = |f: &mut Formatter<'_>, c: &ContainerName| {
+            let kind = if c.init {
+                "init container"
+            } else {
+                "container"
+            };
+            write!(f, "{kind} {}: ", c.name)
+        };
+        match self.0 {
+            Defaulted::RequestFromLimit {
+                container: c,
+                resource,
+                value,
+            } => {
+                container(f, c)?;
+                write!(f, "requests.{resource}={value} (from its limit)")
+            }
+            Defaulted::PodRequest {
+                resource,
+                value,
+                from,
+            } => write!(
+                f,
+                "spec.resources.requests.{resource}={value} ({})",
+                match from {
+                    PodRequestFrom::Containers => "the containers' requests",
+                    PodRequestFrom::Limit => "from the pod-level limit",
+                }
+            ),
+            Defaulted::HostPort { container: c, port } => {
+                container(f, c)?;
+                write!(f, "hostPort={port} (hostNetwork: the containerPort)")
+            }
+        }
+    }
+}
+
 /// A refused request as RBAC names it: `get replicasets shop/web-5d8f`.
 struct Request<'a>(&'a Refusal);
 
@@ -189,8 +249,8 @@ pub fn snapshot_notes(out: &mut dyn Write, notes: &[Note]) -> std::io::Result<()
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal};
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
-    use crate::state::PodRef;
     use crate::state::validate::Finding;
+    use crate::state::{ContainerName, Defaulted, PodRef, PodRequestFrom};
 
     fn refusal(verb: &str, resource: &str, namespace: Option<&str>, name: Option<&str>) -> Refusal {
         Refusal {
@@ -267,6 +327,48 @@ mod tests {
                 "spec.affinity.nodeAffinity: Invalid value: \"Is\": not a valid selector operator: \
                  the API server accepts this, but the scheduler cannot parse it; the scheduler \
                  reads it so: this required node-affinity term never matches any node",
+            ),
+            (
+                Note::Defaulted(vec![
+                    Defaulted::RequestFromLimit {
+                        container: ContainerName {
+                            init: true,
+                            name: "i".to_string(),
+                        },
+                        resource: "cpu".to_string(),
+                        value: "3".to_string(),
+                    },
+                    Defaulted::PodRequest {
+                        resource: "memory".to_string(),
+                        value: "1Gi".to_string(),
+                        from: PodRequestFrom::Containers,
+                    },
+                    Defaulted::PodRequest {
+                        resource: "cpu".to_string(),
+                        value: "2".to_string(),
+                        from: PodRequestFrom::Limit,
+                    },
+                    Defaulted::HostPort {
+                        container: ContainerName {
+                            init: false,
+                            name: "c".to_string(),
+                        },
+                        port: 8080,
+                    },
+                ]),
+                "defaulted as the API server does at pod creation: init container i: \
+                 requests.cpu=3 (from its limit); spec.resources.requests.memory=1Gi (the \
+                 containers' requests); spec.resources.requests.cpu=2 (from the pod-level \
+                 limit); container c: hostPort=8080 (hostNetwork: the containerPort); the \
+                 scheduler evaluates the pod so",
+            ),
+            (
+                Note::PodLevelFitScore,
+                "the pod sets pod-level requests (spec.resources): NodeResourcesFit's score \
+                 ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
+                 a container without one), as kube-scheduler 1.35 builds that scorer without the \
+                 PodLevelResources flag; NodeResourcesFit's Filter, \
+                 NodeResourcesBalancedAllocation and the nodes' totals use the pod-level requests",
             ),
             (
                 Note::LabelKeysMerged(2),

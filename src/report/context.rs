@@ -10,8 +10,8 @@ use crate::scheduler::inter_pod_affinity::namespaces_unknown;
 use crate::scheduler::needs::not_evaluated;
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
-use crate::state::PodRef;
 use crate::state::validate::Finding;
+use crate::state::{Defaulted, PodRef};
 
 use super::notes::{DaemonTolerations, Note};
 
@@ -56,6 +56,8 @@ pub struct Manifest {
     /// `--validate=warn`: the pod is evaluated although the API server would reject it, and
     /// the findings it would reject it for are shown too.
     pub evaluated_anyway: bool,
+    /// What the API server's defaulting set on the pod.
+    pub defaulted: Vec<Defaulted>,
     /// matchLabelKeys/mismatchLabelKeys requirements merged into label selectors.
     pub merged: usize,
     /// A DaemonSet's pod: what its controller adds.
@@ -95,6 +97,9 @@ impl Context {
             Subject::Manifest(m) => {
                 let shown = |f: &Finding| m.evaluated_anyway || !f.rejected;
                 notes.extend(m.findings.into_iter().filter(shown).map(Note::Finding));
+                if !m.defaulted.is_empty() {
+                    notes.push(Note::Defaulted(m.defaulted));
+                }
                 if m.merged > 0 {
                     notes.push(Note::LabelKeysMerged(m.merged));
                 }
@@ -143,6 +148,10 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
     if affinity && let Some(why) = namespaces_unknown(input) {
         notes.push(Note::NamespacesUnread(why));
     }
+    let fit_scores = enabled(profile.score.iter().map(|(n, _)| n), "NodeResourcesFit");
+    if fit_scores && pod.template.resources.pod_level_requests {
+        notes.push(Note::PodLevelFitScore);
+    }
     let missing = not_evaluated(pod, profile);
     if !missing.is_empty() {
         notes.push(Note::NotEvaluated(
@@ -181,7 +190,7 @@ mod tests {
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
     use crate::state::validate::Finding;
-    use crate::state::{ClusterState, Pod, read_snapshot_str};
+    use crate::state::{ClusterState, ContainerName, Defaulted, Pod, read_snapshot_str};
 
     fn empty_state() -> ClusterState {
         read_snapshot_str(r#"{"apiVersion": "v1", "kind": "List", "items": []}"#, "t")
@@ -225,10 +234,18 @@ mod tests {
             added: 6,
             host_network: false,
         };
+        let defaulted = Defaulted::HostPort {
+            container: ContainerName {
+                init: false,
+                name: "c".to_string(),
+            },
+            port: 80,
+        };
         let subject = Subject::Manifest(Manifest {
             origin: "DaemonSet/p".to_string(),
             findings: vec![finding("a", true), finding("b", false)],
             evaluated_anyway: false,
+            defaulted: vec![defaulted.clone()],
             merged: 2,
             daemon: Some(daemon),
         });
@@ -252,6 +269,7 @@ mod tests {
                 },
                 Note::NamespacesForbidden(refused),
                 Note::Finding(finding("b", false)),
+                Note::Defaulted(vec![defaulted]),
                 Note::LabelKeysMerged(2),
                 Note::DaemonSet(daemon),
                 Note::NodeNameSet("n1".to_string()),
@@ -307,5 +325,39 @@ mod tests {
             .expect("profile");
         let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
         assert_eq!(ctx.notes, []);
+    }
+
+    /// Pod-level requests are noted when NodeResourcesFit scores (its score ignores them),
+    /// and not when the profile does not score with it.
+    #[test]
+    fn pod_level_requests_are_noted_where_the_fit_score_ignores_them() {
+        let state = empty_state();
+        let pod = pod(json!({"resources": {"requests": {"memory": "1Gi"}},
+                             "containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let profile = Profile::default_profile(FeatureGates::default());
+        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        assert!(
+            ctx.notes.contains(&Note::PodLevelFitScore),
+            "{:?}",
+            ctx.notes
+        );
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {"score": {"disabled": [{"name": "NodeResourcesFit"}]}}}]
+        });
+        let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        assert!(
+            !ctx.notes.contains(&Note::PodLevelFitScore),
+            "{:?}",
+            ctx.notes
+        );
     }
 }

@@ -4,8 +4,8 @@
 use serde::{Serialize, Serializer};
 
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
-use crate::state::PodRef;
 use crate::state::validate::Finding;
+use crate::state::{Defaulted, PodRef};
 
 /// One note of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +20,11 @@ pub enum Note {
     EventsForbidden(Refusal),
     /// `whatif`: what the API server's validation says about a scheduling field.
     Finding(Finding),
+    /// `whatif`: what the API server's defaulting set on the pod (requests from limits,
+    /// pod-level requests, host ports of a hostNetwork pod).
+    Defaulted(Vec<Defaulted>),
+    /// The pod sets pod-level requests, which NodeResourcesFit's score ignores in 1.35.
+    PodLevelFitScore,
     /// `whatif`: matchLabelKeys/mismatchLabelKeys merged into this many requirements.
     LabelKeysMerged(usize),
     /// `whatif`: a DaemonSet's pod, given the daemon tolerations.

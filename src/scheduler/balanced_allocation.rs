@@ -60,7 +60,10 @@ impl<'a> BalancedAllocation<'a> {
         let scored = args
             .resources
             .iter()
-            .map(|r| ScoredResource::new(&input.pod.template.resources, &r.name, false))
+            .map(|r| {
+                let request = input.pod.template.resources.balanced_request(&r.name);
+                ScoredResource::new(&r.name, request)
+            })
             .collect();
         BalancedAllocation {
             input,

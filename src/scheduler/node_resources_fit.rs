@@ -10,9 +10,7 @@ use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::NodeUsage;
-use crate::state::resources::{
-    CPU, EPHEMERAL_STORAGE, MEMORY, PodResources, Resources, is_extended, is_scalar,
-};
+use crate::state::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, Resources, is_extended, is_scalar};
 
 pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
 pub const REASON_SIDECARS_DISABLED: &str =
@@ -112,9 +110,8 @@ pub(crate) struct ScoredResource {
 }
 
 impl ScoredResource {
-    /// `non_zero`: the pod's cpu and memory requests with upstream's non-zero defaults.
-    pub(crate) fn new(pod: &PodResources, name: &Arc<str>, non_zero: bool) -> ScoredResource {
-        let pod_request = pod.score_request(name, non_zero);
+    /// `pod_request`: the pod's own request for it, as the scoring plugin computes it.
+    pub(crate) fn new(name: &Arc<str>, pod_request: i64) -> ScoredResource {
         ScoredResource {
             name: name.clone(),
             field: Field::of(name),
@@ -356,7 +353,10 @@ impl<'a> NodeResourcesFit<'a> {
         let scored = args
             .resources
             .iter()
-            .map(|r| ScoredResource::new(&input.pod.template.resources, &r.name, true))
+            .map(|r| {
+                let request = input.pod.template.resources.fit_score_request(&r.name);
+                ScoredResource::new(&r.name, request)
+            })
             .collect();
         NodeResourcesFit {
             input,
@@ -676,6 +676,64 @@ mod tests {
             _ => None,
         };
         (pre, fit.filter(0).0)
+    }
+
+    /// In 1.35 the score counts a pod's containers (100m / 200 MiB each without a request)
+    /// and not its pod-level requests, which Filter and BalancedAllocation do count
+    /// (`nodeResourceStrategyTypeMap` builds the scorer without the feature flags).
+    #[test]
+    fn the_score_ignores_pod_level_requests_and_the_filter_does_not() {
+        use crate::scheduler::balanced_allocation::BalancedAllocation;
+        use crate::scheduler::profile::Profile;
+        use crate::state::Pod;
+        let snapshot = json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+             "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "10"}}}
+        ]});
+        let state = crate::state::read_snapshot_str(&snapshot.to_string(), "s").expect("state");
+        let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "d"},
+            "spec": {"resources": {"requests": {"memory": "3Gi"}},
+                     "containers": [{"name": "c", "image": "i"}]}
+        }))
+        .expect("pod");
+        let pod = Pod::from_api(&api);
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+        };
+        let profile = Profile::default_profile(FeatureGates::default());
+        let fit = NodeResourcesFit::new(input, &profile.node_resources_fit, &profile.gates);
+        let (_, details) = fit.filter(0);
+        let memory = details.expect("details").resources;
+        assert_eq!(
+            memory
+                .iter()
+                .map(|c| (&*c.resource, c.requested))
+                .collect::<Vec<_>>(),
+            [("memory", 3i64 << 30)]
+        );
+        let (score, details) = fit.score(0).expect("score");
+        let requested: Vec<i64> = details
+            .expect("details")
+            .resources
+            .iter()
+            .map(|r| r.requested)
+            .collect();
+        // cpu 100m of 4, memory 200 MiB of 4 GiB: (97 + 95) / 2.
+        assert_eq!(requested, [100, 200 << 20]);
+        assert_eq!(score, 96);
+
+        let balanced = BalancedAllocation::new(input, &profile.balanced_allocation);
+        let (_, details) = balanced.score(0).expect("score");
+        let requested: Vec<i64> = details
+            .expect("details")
+            .fractions
+            .iter()
+            .map(|f| f.requested)
+            .collect();
+        assert_eq!(requested, [0, 3 << 30]);
     }
 
     #[test]

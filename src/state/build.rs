@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1 as core;
 
+use crate::state::defaults::{self, Defaulted};
 use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::pod::{
@@ -98,6 +99,21 @@ impl Pod {
     /// The compact pod from the parts it is made of, its derived parts computed.
     pub(crate) fn from_parts(p: PodParts) -> Pod {
         Pod::build(p, Derived::Computed)
+    }
+
+    /// The pod a manifest would create: as the API server stores it (its defaults applied),
+    /// with what the defaulting set.
+    pub fn from_manifest(p: core::Pod) -> (Pod, Vec<Defaulted>) {
+        let mut parts = PodParts::from(p);
+        let defaulted = defaults::apply(&mut parts);
+        (Pod::from_parts(parts), defaulted)
+    }
+
+    /// A snapshot's pod, as the API server stores it: a file written by hand or generated
+    /// may lack the defaults, one written by `kubectl get -o yaml` has them already.
+    pub(crate) fn from_snapshot(mut p: PodParts) -> Pod {
+        defaults::apply(&mut p);
+        Pod::from_parts(p)
     }
 
     /// Every pod is built here, whichever front-end read its parts: JSON pages and

@@ -14,6 +14,7 @@ mod build;
 mod cluster;
 pub mod decode;
 mod disruption_budget;
+mod defaults;
 mod index;
 mod interned;
 pub mod labels;
@@ -35,6 +36,7 @@ mod yaml;
 
 pub use cluster::{ClusterState, FoundPod, ImageSpread, NodeUsage};
 pub use disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
+pub use defaults::{ContainerName, Defaulted, PodRequestFrom};
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,

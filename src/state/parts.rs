@@ -94,6 +94,10 @@ pub(crate) struct Spec {
     pub(crate) affinity: Option<core::Affinity>,
     #[serde(default)]
     pub(crate) containers: Option<Vec<Container>>,
+    /// Read only for the API server's defaulting (`defaults.rs`): pods from a live API server
+    /// come with their host ports set, and their decode leaves it out.
+    #[serde(default)]
+    pub(crate) host_network: Option<bool>,
     #[serde(default)]
     pub(crate) init_containers: Option<Vec<Container>>,
     #[serde(default)]

@@ -408,7 +408,7 @@ impl Decoded {
                 Decoded::Node(Box::new(node))
             }
             "Pod" => {
-                let pod = Pod::from_owned(obj.decode::<core::Pod>(path)?);
+                let pod = Pod::from_snapshot(obj.decode::<core::Pod>(path)?.into());
                 check_quantities(obj, path, &pod.template.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }
@@ -782,6 +782,36 @@ items:
             .expect("one list");
         streamed_as_read_whole(&serde_json::to_string(&list).expect("json"));
         streamed_as_read_whole(&serde_json::to_string_pretty(&list).expect("json"));
+    }
+
+    /// A snapshot's pods and nodes are read as the API server stores them, by every path:
+    /// requests from limits, host ports of a hostNetwork pod, allocatable from capacity.
+    #[test]
+    fn snapshots_are_read_with_the_api_server_s_defaults() {
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+             "status": {"capacity": {"cpu": "2", "memory": "1Gi", "pods": "5"}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+             "spec": {"nodeName": "n", "hostNetwork": true, "containers": [{"name": "c",
+               "ports": [{"containerPort": 8080}],
+               "resources": {"limits": {"cpu": "1500m"}}}]}}
+        ]});
+        let text = serde_json::to_string(&list).expect("json");
+        streamed_as_read_whole(&text);
+        let yaml = crate::state::to_yaml_string(&list).expect("yaml");
+        for state in [
+            read_snapshot_str(&text, "t").expect("json"),
+            read_snapshot_str(&yaml, "t").expect("yaml"),
+        ] {
+            let node = &state.nodes()[0].resources;
+            assert_eq!((node.allocatable.milli_cpu, node.allowed_pods), (2000, 5));
+            let pod = &state.pods()[0].template.resources;
+            assert_eq!(pod.requests.milli_cpu, 1500);
+            assert_eq!(
+                pod.host_ports.iter().map(|h| h.port).collect::<Vec<_>>(),
+                [8080]
+            );
+        }
     }
 
     /// More items than one chunk, as `gen_cluster` writes them.

@@ -581,9 +581,15 @@ impl PodSpecRequests {
         result
     }
 
-    /// `PodRequests` with pod-level resources on; `use_status` is kube-scheduler's
-    /// `UseStatusResources` (InPlacePodVerticalScaling, on by default).
-    fn requests(&self, use_status: bool, non_missing: &ResourceList) -> ResourceList {
+    /// `PodRequests`; `use_status` is kube-scheduler's `UseStatusResources`
+    /// (InPlacePodVerticalScaling, on by default), `pod_level` the opposite of
+    /// `SkipPodLevelResources` (PodLevelResources, on by default).
+    fn requests(
+        &self,
+        use_status: bool,
+        pod_level: bool,
+        non_missing: &ResourceList,
+    ) -> ResourceList {
         let mut reqs = if use_status && self.has_status {
             let spec = self.aggregate(Source::Spec, non_missing);
             let allocated = self.aggregate(Source::Allocated, non_missing);
@@ -599,7 +605,7 @@ impl PodSpecRequests {
         } else {
             self.aggregate(Source::Spec, non_missing)
         };
-        if self.pod_level_set() {
+        if pod_level && self.pod_level_set() {
             for (name, q) in self.pod_level.iter() {
                 if pod_level_supported(name) {
                     reqs.insert(name.clone(), *q);
@@ -609,6 +615,16 @@ impl PodSpecRequests {
         add_into(&mut reqs, &self.overhead);
         reqs
     }
+}
+
+/// `AggregateContainerRequests` without options: the containers' effective requests from
+/// the spec (what the API server's defaulting of pod-level requests reads). Quantities that
+/// do not parse are left out; building the pod reports them.
+pub(crate) fn aggregate_container_requests(p: &PodParts) -> Vec<(Name, Quantity)> {
+    PodSpecRequests::parse(p, &mut Vec::new())
+        .aggregate(Source::Spec, &ResourceList::new())
+        .0
+        .into_vec()
 }
 
 /// Pod resources already computed for earlier templates, by what they are computed from.
@@ -718,6 +734,12 @@ pub struct PodResources {
     /// 100m / 200 MiB.
     pub non_zero_milli_cpu: i64,
     pub non_zero_memory: i64,
+    /// `spec.resources` sets a supported pod-level request (`IsPodLevelRequestsSet`).
+    pub pod_level_requests: bool,
+    /// What NodeResourcesFit's scorer counts for the pod, computed only where it can differ
+    /// from what the other plugins count (pod-level requests, or status resources after an
+    /// in-place resize): see [`PodResources::fit_score_request`].
+    pub fit_scorer: Option<Box<Resources>>,
     /// Host ports of containers and sidecars (`GetHostPorts`).
     pub host_ports: Vec<HostPort>,
     /// Images of init containers, then containers (what ImageLocality looks up).
@@ -740,11 +762,11 @@ impl PodResources {
         let mut problems = Vec::new();
         let parsed = PodSpecRequests::parse(p, &mut problems);
         let none = ResourceList::new();
-        let spec_requests = parsed.requests(false, &none);
+        let spec_requests = parsed.requests(false, true, &none);
         // Without status resources (every pod not resized in place) the usage is the spec's.
         let usage_owned;
         let usage_list = if parsed.has_status {
-            usage_owned = parsed.requests(true, &none);
+            usage_owned = parsed.requests(true, true, &none);
             &usage_owned
         } else {
             &spec_requests
@@ -768,8 +790,29 @@ impl PodResources {
         let non_zero = if non_missing.is_empty() {
             usage_list.clone()
         } else {
-            parsed.requests(true, &non_missing)
+            parsed.requests(true, true, &non_missing)
         };
+        // NodeResourcesFit's scorer is built by its strategy (`nodeResourceStrategyTypeMap`
+        // in pkg/scheduler/framework/plugins/noderesources/fit.go) without the feature flags
+        // `NewFit` is given, so `calculatePodResourceRequest` (resource_allocation.go) runs
+        // with `SkipPodLevelResources` and without `UseStatusResources`: the spec's container
+        // requests with the 100m / 200 MiB defaults, plus overhead, whatever `spec.resources`
+        // says. Filter, BalancedAllocation and the nodes' totals use the pod-level requests.
+        let pod_level_requests = parsed.pod_level_set();
+        let fit_scorer = (pod_level_requests || parsed.has_status).then(|| {
+            let mut defaults = ResourceList::new();
+            defaults.insert(
+                Cow::Borrowed(CPU),
+                Quantity::from_milli(DEFAULT_MILLI_CPU_REQUEST),
+            );
+            defaults.insert(
+                Cow::Borrowed(MEMORY),
+                Quantity::from_units(DEFAULT_MEMORY_REQUEST),
+            );
+            Box::new(Resources::from_list(
+                &parsed.requests(false, false, &defaults),
+            ))
+        });
         let spec = p.spec.as_ref();
         let mut host_ports = Vec::new();
         let mut images = Vec::new();
@@ -792,6 +835,8 @@ impl PodResources {
             usage: Resources::from_list(usage_list),
             non_zero_milli_cpu: non_zero.get(CPU).map_or(0, |q| q.milli_value()),
             non_zero_memory: non_zero.get(MEMORY).map_or(0, |q| q.value()),
+            pod_level_requests,
+            fit_scorer,
             host_ports,
             images,
             has_restartable_init,
@@ -799,15 +844,23 @@ impl PodResources {
         }
     }
 
-    /// The pod's own request for one resource as the scoring plugins compute it
-    /// (`calculatePodResourceRequest`): with the 100m / 200 MiB defaults when `non_zero`
-    /// (NodeResourcesFit), with real requests otherwise (BalancedAllocation).
-    pub fn score_request(&self, name: &str, non_zero: bool) -> i64 {
-        match name {
-            CPU if non_zero => self.non_zero_milli_cpu,
-            MEMORY if non_zero => self.non_zero_memory,
-            _ => self.usage.get(name),
+    /// The pod's own request for one resource as NodeResourcesFit's scorer computes it
+    /// (`calculatePodResourceRequest` without `useRequested`): cpu and memory with the
+    /// 100m / 200 MiB defaults, and, in 1.35, from the containers' spec requests even when
+    /// the pod sets pod-level requests (see `fit_scorer`).
+    pub fn fit_score_request(&self, name: &str) -> i64 {
+        match (&self.fit_scorer, name) {
+            (Some(r), _) => r.get(name),
+            (None, CPU) => self.non_zero_milli_cpu,
+            (None, MEMORY) => self.non_zero_memory,
+            (None, _) => self.usage.get(name),
         }
+    }
+
+    /// The pod's own request for one resource as BalancedAllocation's scorer computes it
+    /// (`useRequested`, pod-level and status resources on): what it holds on a node.
+    pub fn balanced_request(&self, name: &str) -> i64 {
+        self.usage.get(name)
     }
 }
 
@@ -985,6 +1038,45 @@ mod tests {
         }
     }
 
+    /// NodeResourcesFit's scorer reads the containers' spec requests with the non-zero
+    /// defaults, plus overhead, even when the pod sets pod-level requests (1.35's scorer is
+    /// built without the PodLevelResources flag); BalancedAllocation and the node totals
+    /// read the pod-level requests.
+    #[test]
+    fn the_fit_scorer_skips_pod_level_requests() {
+        let r = pod(json!({
+            "resources": {"requests": {"memory": "3Gi", "hugepages-2Mi": "2Mi"}},
+            "overhead": {"memory": "10Mi"},
+            "containers": [c("a", json!({"cpu": "1"})), {"name": "b", "image": "i"}]
+        }));
+        assert!(r.pod_level_requests);
+        assert_eq!(
+            (
+                r.fit_score_request(CPU),
+                r.fit_score_request(MEMORY),
+                r.fit_score_request("hugepages-2Mi")
+            ),
+            (1100, 2 * DEFAULT_MEMORY_REQUEST + (10 << 20), 0)
+        );
+        assert_eq!(
+            (
+                r.balanced_request(CPU),
+                r.balanced_request(MEMORY),
+                r.balanced_request("hugepages-2Mi")
+            ),
+            (1000, (3 << 30) + (10 << 20), 2 << 20)
+        );
+        assert_eq!(r.non_zero_memory, (3 << 30) + (10 << 20));
+
+        // Without pod-level requests both read the same requests.
+        let r = pod(json!({"containers": [c("a", json!({"cpu": "1"}))]}));
+        assert!(!r.pod_level_requests && r.fit_scorer.is_none());
+        assert_eq!(
+            (r.fit_score_request(CPU), r.fit_score_request(MEMORY)),
+            (1000, DEFAULT_MEMORY_REQUEST)
+        );
+    }
+
     #[test]
     fn in_place_resize_counts_the_larger_value() {
         let p: core::Pod = serde_json::from_value(json!({
@@ -999,6 +1091,11 @@ mod tests {
         let r = PodResources::from_api(&p);
         assert_eq!(r.requests.milli_cpu, 1000);
         assert_eq!(r.usage.milli_cpu, 2000);
+        // NodeResourcesFit's scorer is built without `UseStatusResources`: the spec's.
+        assert_eq!(
+            (r.fit_score_request(CPU), r.balanced_request(CPU)),
+            (1000, 2000)
+        );
     }
 
     /// Templates that differ only in their containers' names take one computed copy; a

@@ -28,6 +28,7 @@ impl From<core::Pod> for PodParts {
         let spec = p.spec.map(|s| Spec {
             affinity: s.affinity,
             containers: Some(containers(s.containers)),
+            host_network: s.host_network,
             init_containers: s.init_containers.map(containers),
             node_name: s.node_name,
             node_selector: s.node_selector,
@@ -131,7 +132,9 @@ impl From<core::Node> for NodeParts {
                 })
                 .collect(),
             unschedulable: spec.unschedulable.unwrap_or(false),
-            allocatable: status.allocatable,
+            // `SetDefaults_NodeStatus`: a node written without allocatable offers its
+            // capacity (API servers store it so; a hand-written snapshot may lack it).
+            allocatable: status.allocatable.or(status.capacity),
             images: status
                 .images
                 .into_iter()

@@ -279,7 +279,7 @@ pub(crate) fn list_item(text: &str) -> ListItem<'_> {
             return ListItem::PodRefused;
         }
     }
-    ListItem::Pod(Box::new(Pod::from_parts(PodParts {
+    ListItem::Pod(Box::new(Pod::from_snapshot(PodParts {
         metadata: pod.metadata.flatten(),
         spec: pod.spec.flatten(),
         status: pod.status.flatten(),

@@ -497,6 +497,8 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
     parts::Spec {
         affinity: s.affinity.map(affinity),
         containers: some_vec(s.containers, container),
+        // Only the defaulting reads it, and a live API server's pods come defaulted.
+        host_network: None,
         init_containers: some_vec(s.init_containers, container),
         node_name: non_empty(s.node_name),
         node_selector: string_map(s.node_selector),
