@@ -116,6 +116,15 @@ impl Display for Note {
                      changed since the event"
                 )
             }
+            Note::PreScoreEndsCycle => f.write_str(
+                "a PreScore plugin failed (see the error below): the scheduling cycle ends there, \
+                 Score does not run and no node is selected; the scores shown are computed for \
+                 reference",
+            ),
+            Note::OneFeasibleNotScored => f.write_str(
+                "only one node is feasible: the scheduler takes it without running PreScore or \
+                 Score; the scores shown are computed for reference",
+            ),
             Note::SnapshotWithoutNamespaces(r) => write!(
                 f,
                 "namespaces left out: list namespaces is forbidden for user {} in context {}; \

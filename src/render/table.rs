@@ -7,7 +7,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
 use crate::report::Verdict;
-use crate::report::{Explanation, NodeReport};
+use crate::report::{Explanation, NodeReport, Reported};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
 use crate::scheduler::{FilterDetails, ScoreDetails};
@@ -462,6 +462,12 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
     writeln!(out)
 }
 
+/// Who recorded a node's status: its plugin, or for a node a PreFilter result left out (a
+/// status with no plugin, whose reason names the PreFilter plugins) "PreFilter".
+fn reporter(r: &Reported) -> &str {
+    r.plugin.as_deref().unwrap_or("PreFilter")
+}
+
 /// The rows to list: every node, or on a big cluster the best candidates plus the nodes the
 /// user asked about. Returns the indexes and whether some were left out.
 fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
@@ -588,7 +594,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             row.push(
                 n.reported
                     .as_ref()
-                    .map(|r| format!("{}: {}", r.plugin, r.reason))
+                    .map(|r| format!("{}: {}", reporter(r), r.reason))
                     .unwrap_or_else(|| "-".into()),
             );
         }
@@ -684,7 +690,7 @@ fn drill_down(
             out,
             "  the scheduler reports: {} ({}: {:?}){}",
             r.reason,
-            r.plugin,
+            reporter(r),
             r.code,
             if r.uncertain {
                 " (an earlier plugin was not evaluated)"

@@ -33,6 +33,27 @@ impl From<scheduler::Verdict> for Verdict {
     }
 }
 
+/// Whether the scheduler runs PreScore and Score in the cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Scoring {
+    /// Two or more nodes are feasible: the scheduler scores them.
+    Ran,
+    /// Fewer than two nodes are feasible: no PreScore, no Score.
+    NotRun,
+    /// A PreScore plugin failed: the cycle ends with its error, Score does not run.
+    StoppedAtPreScore,
+}
+
+impl From<scheduler::Scoring> for Scoring {
+    fn from(s: scheduler::Scoring) -> Scoring {
+        match s {
+            scheduler::Scoring::Ran => Scoring::Ran,
+            scheduler::Scoring::NotRun => Scoring::NotRun,
+            scheduler::Scoring::StoppedAtPreScore => Scoring::StoppedAtPreScore,
+        }
+    }
+}
+
 /// A framework status code, by kube-scheduler's name for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Code {
@@ -142,7 +163,9 @@ impl From<PostFilterReport> for PostFilterEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reported {
-    pub plugin: PluginName,
+    /// The plugin that failed; null for a status the framework made itself (a node a
+    /// PreFilter result left out: its reason names the PreFilter plugins).
+    pub plugin: Option<PluginName>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the

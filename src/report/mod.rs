@@ -25,7 +25,7 @@ mod notes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
 pub use entries::{
-    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry, Verdict,
+    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
 };
 pub use notes::{DaemonTolerations, Note, Refusal};
 
@@ -116,8 +116,12 @@ pub struct Summary {
     pub feasible: usize,
     /// Nodes that passed every evaluated Filter but where some plugin was not evaluated.
     pub unknown: usize,
-    /// The node(s) with the highest total among the candidates; several means a tie, which
-    /// upstream breaks at random.
+    /// Whether the scheduler runs PreScore and Score in this cycle; when it does not, the
+    /// nodes' scores are computed for reference only.
+    pub scoring: Scoring,
+    /// The node(s) the scheduler would pick: the only candidate, or those with the highest
+    /// total (several means a tie, which upstream breaks at random); none when the cycle
+    /// fails or ends with an error.
     pub selected: Vec<String>,
     /// What the scheduler would write in the FailedScheduling event when no node fits.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -237,12 +241,15 @@ pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
     ))
 }
 
+/// The reasons of the status recorded for a node, each on its own: the failing plugin's, from
+/// the Filter pass with the pods nominated to the node when that pass failed.
 fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
-    node.filters
-        .iter()
-        .find(|f| *f.plugin == *r.plugin)
-        .and_then(|f| f.status)
-        .filter(|s| s.message() == r.reason)
+    let nominated = node.nominated.iter().flat_map(|n| n.filters.iter());
+    nominated
+        .chain(node.filters.iter())
+        .filter(|f| r.plugin.as_deref() == Some(f.plugin))
+        .filter_map(|f| f.status)
+        .find(|s| s.message() == r.reason)
         .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
         .unwrap_or_else(|| vec![r.reason.to_string()])
 }
@@ -354,7 +361,8 @@ impl Explanation {
             .first()
             .filter(|n| n.verdict != Verdict::Infeasible)
             .and_then(|n| n.score);
-        let selected: Vec<String> = if ctx.daemon_set {
+        // A cycle that ends with an error binds the pod nowhere (`schedulingCycle`).
+        let selected: Vec<String> = if ctx.daemon_set || !eval.errors.is_empty() {
             Vec::new()
         } else {
             nodes
@@ -388,6 +396,15 @@ impl Explanation {
             }
         });
         let daemon_set = ctx.daemon_set.then(|| daemon_set_placement(&nodes));
+        let scoring = Scoring::from(eval.scoring);
+        let mut notes = ctx.notes;
+        let scored = nodes.iter().any(|n| n.score.is_some());
+        match scoring {
+            _ if ctx.daemon_set || !scored => {}
+            Scoring::Ran => {}
+            Scoring::NotRun => notes.push(Note::OneFeasibleNotScored),
+            Scoring::StoppedAtPreScore => notes.push(Note::PreScoreEndsCycle),
+        }
         Explanation {
             api_version: API_VERSION,
             kind: KIND,
@@ -404,6 +421,7 @@ impl Explanation {
                     .iter()
                     .filter(|n| n.verdict == Verdict::Unknown)
                     .count(),
+                scoring,
                 selected,
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
                 failed_scheduling_message: failed.map(|(m, _)| m),
@@ -431,7 +449,7 @@ impl Explanation {
             current,
             daemon_set,
             topology_spread: eval.topology_spread,
-            notes: ctx.notes,
+            notes,
             errors: eval.errors,
             scheduler_event: None,
         }
@@ -492,6 +510,7 @@ mod tests {
             scores: Entries::default(),
             total,
             score_complete: true,
+            nominated: None,
         }
     }
 
@@ -511,6 +530,7 @@ mod tests {
                 node("z", Verdict::Feasible, Some(10), 0),
                 node("n", Verdict::Feasible, Some(-3), 2),
             ],
+            scoring: crate::scheduler::Scoring::Ran,
             errors: Vec::new(),
             pod_terms: None,
             post_filter: Vec::new(),

@@ -40,6 +40,12 @@ pub enum Note {
     InvalidAffinitySelectors(Vec<String>),
     /// The scheduler's last FailedScheduling event (seen then, if known) differs from ours.
     EventDiffers { last_seen: Option<String> },
+    /// One node is feasible: the scheduler takes it without PreScore or Score, and the scores
+    /// shown are computed for reference.
+    OneFeasibleNotScored,
+    /// A PreScore plugin failed: the cycle ends with its error, Score does not run, and the
+    /// scores shown are computed for reference.
+    PreScoreEndsCycle,
     /// `snapshot`: namespaces were left out, their list refused.
     SnapshotWithoutNamespaces(Refusal),
     /// `snapshot`: a kind default spreading selects by was left out, its list refused.

@@ -36,6 +36,8 @@ pub(crate) trait Registered {
     /// and reading it back stalled, a large share of `evaluate`'s own time at thousands of
     /// nodes.
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
+    /// Filter on one node.
+    fn filter_one(&self, node: usize) -> FilterCell;
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome;
     fn pre_score_disabled(&mut self);
     /// Score on every candidate, a cell each (normalized left 0), as `filter_all` does; stops
@@ -65,15 +67,15 @@ where
     }
 
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell> {
-        (0..nodes)
-            .map(|node| {
-                let (status, details) = self.filter(node);
-                FilterCell {
-                    status: status.map(Box::new),
-                    details: details.map(Into::into),
-                }
-            })
-            .collect()
+        (0..nodes).map(|node| self.filter_one(node)).collect()
+    }
+
+    fn filter_one(&self, node: usize) -> FilterCell {
+        let (status, details) = self.filter(node);
+        FilterCell {
+            status: status.map(Box::new),
+            details: details.map(Into::into),
+        }
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {

@@ -129,7 +129,7 @@ impl Pod {
         let PodParts {
             metadata,
             spec,
-            status,
+            mut status,
         } = p;
         let metadata = metadata.unwrap_or_default();
         let namespace = metadata.namespace.unwrap_or_else(|| "default".to_string());
@@ -150,6 +150,10 @@ impl Pod {
             terminating: metadata.deletion_timestamp.is_some(),
             controller,
             template: Arc::new(PodTemplate {
+                nominated_node_name: status
+                    .as_mut()
+                    .and_then(|s| s.nominated_node_name.take())
+                    .map(Arc::from),
                 phase: status
                     .and_then(|s| s.phase)
                     .map_or(Cow::Borrowed(""), |p| known(p, &PHASES)),

@@ -53,6 +53,9 @@ pub(crate) struct Meta {
 pub(crate) struct Status {
     #[serde(default)]
     pub(crate) phase: Option<String>,
+    /// Set by preemption: the node the pod waits on while its victims go.
+    #[serde(default)]
+    pub(crate) nominated_node_name: Option<String>,
     #[serde(default)]
     pub(crate) conditions: Option<Vec<Condition>>,
     #[serde(default)]

@@ -75,6 +75,7 @@ impl From<core::Pod> for PodParts {
             };
             Status {
                 phase: s.phase,
+                nominated_node_name: s.nominated_node_name,
                 conditions: s.conditions.map(|cs| {
                     cs.into_iter()
                         .map(|c| Condition {

@@ -428,6 +428,8 @@ pub(super) struct PbPodStatus {
     pub(super) container_statuses: Vec<PbContainerStatus>,
     #[prost(message, repeated, tag = "10")]
     pub(super) init_container_statuses: Vec<PbContainerStatus>,
+    #[prost(string, optional, tag = "11")]
+    pub(super) nominated_node_name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -461,6 +463,7 @@ impl From<PbPod> for PodParts {
             spec: p.spec.map(spec),
             status: p.status.map(|s| parts::Status {
                 phase: non_empty(s.phase),
+                nominated_node_name: non_empty(s.nominated_node_name),
                 conditions: some_vec(s.conditions, |c| parts::Condition {
                     type_: c.type_.unwrap_or_default(),
                     reason: non_empty(c.reason),
