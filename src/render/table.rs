@@ -7,7 +7,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
 use crate::report::Verdict;
-use crate::report::{Explanation, NodeReport, Reported};
+use crate::report::{Explanation, NodeReport, Reported, Scoring};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
 use crate::scheduler::{FilterDetails, ScoreDetails};
@@ -330,6 +330,9 @@ fn score_parts(n: &NodeReport) -> String {
 fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<()> {
     let s = &doc.summary;
     writeln!(out, "{} {}", p.bold("Pod"), doc.pod)?;
+    for why in &s.not_scheduled {
+        writeln!(out, "{}: {why}", p.bad("Not scheduled"))?;
+    }
     if let Some(ds) = &doc.daemon_set {
         writeln!(
             out,
@@ -381,6 +384,10 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         };
         match s.selected.as_slice() {
             [] => {}
+            [one] if s.scoring == Scoring::NotRun => writeln!(
+                out,
+                "Chosen: {one}, the only feasible node (the scheduler scores nothing)"
+            )?,
             [one] if !complete => writeln!(
                 out,
                 "Highest score so far: {one} ({}; some score plugins not evaluated)",
@@ -698,6 +705,30 @@ fn drill_down(
                 ""
             }
         )?;
+    }
+    if let Some(nominated) = &n.nominated_pods {
+        writeln!(
+            out,
+            "  nominated here, of priority >= the pod's (the scheduler filters the node with them \
+             counted, then without; both must pass): {}",
+            nominated.pods.join(", ")
+        )?;
+        let mut failed = nominated.failed.iter().filter(|f| f.pass == Some(false));
+        match failed.next() {
+            None => writeln!(out, "    with them: every evaluated Filter passes")?,
+            Some(first) => {
+                for f in std::iter::once(first).chain(failed) {
+                    writeln!(
+                        out,
+                        "    with them: {} {:<20} {}",
+                        mark(p, f.pass),
+                        f.plugin,
+                        f.reason().unwrap_or_default()
+                    )?;
+                }
+            }
+        }
+        writeln!(out, "  without them:")?;
     }
     for f in &n.filters {
         let reason = f.reason().unwrap_or_default();

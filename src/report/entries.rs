@@ -266,6 +266,19 @@ pub(super) fn filters<S: Serializer>(
     s.collect_seq(entries.iter().map(FilterEntry::from))
 }
 
+/// A node's Filter entries that fail, in profile order, written as [`filters`] are.
+pub(super) fn failed_filters<S: Serializer>(
+    entries: &Entries<FilterCell>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(
+        entries
+            .iter()
+            .filter(|f| f.pass == Some(false))
+            .map(FilterEntry::from),
+    )
+}
+
 /// A node's Score entries in profile order, written as [`filters`] are.
 pub(super) fn scores<S: Serializer>(entries: &Entries<ScoreCell>, s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(entries.iter().map(ScoreEntry::from))

@@ -14,7 +14,8 @@ use serde::Serialize;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    self, Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, fit_error_message,
+    self, Entries, Evaluation, FilterCell, NodeResult, Nominated, ReportedStatus, ScoreCell,
+    fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -27,7 +28,7 @@ pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject}
 pub use entries::{
     Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
 };
-pub use notes::{DaemonTolerations, Note, Refusal};
+pub use notes::{DaemonTolerations, Note, Refusal, Unplaced};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
@@ -112,6 +113,10 @@ fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
+    /// Why the scheduler would not place the pod at all (the evaluation below is what it
+    /// would decide if it tried); empty for a pod it would try to place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_scheduled: Vec<Unplaced>,
     pub nodes: usize,
     pub feasible: usize,
     /// Nodes that passed every evaluated Filter but where some plugin was not evaluated.
@@ -194,6 +199,33 @@ pub struct NodeReport {
     /// 1-based rank among candidates by score.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<usize>,
+    /// Pods nominated to this node that the pod must yield to, counted in a first Filter
+    /// pass (absent when there are none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_pods: Option<NominatedPods>,
+}
+
+/// The pods nominated to a node (by an earlier preemption) whose priority is at least the
+/// pod's: the scheduler filters the node first with them counted as running there, then
+/// without; the node must pass both.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NominatedPods {
+    /// `namespace/name` of each.
+    pub pods: Vec<String>,
+    /// The Filter entries that fail with them counted, in profile order (the first is what
+    /// the scheduler records); empty when the node passes with them.
+    #[serde(serialize_with = "entries::failed_filters")]
+    pub failed: Entries<FilterCell>,
+}
+
+impl From<Nominated> for NominatedPods {
+    fn from(n: Nominated) -> NominatedPods {
+        NominatedPods {
+            pods: n.pods.iter().map(|p| p.to_string()).collect(),
+            failed: n.filters,
+        }
+    }
 }
 
 /// `FitError.Error()`: the reasons (see [`fit_error_message`]), then the PostFilter plugins'
@@ -342,6 +374,7 @@ impl Explanation {
                     score: n.total,
                     score_complete: n.score_complete,
                     rank: None,
+                    nominated_pods: n.nominated.map(|b| NominatedPods::from(*b)),
                     name: n.name,
                 }),
         );
@@ -412,6 +445,7 @@ impl Explanation {
             source: None,
             scheduler: ctx.scheduler,
             summary: Summary {
+                not_scheduled: ctx.not_scheduled,
                 nodes: nodes.len(),
                 feasible: nodes
                     .iter()
@@ -551,6 +585,7 @@ mod tests {
             notes: Vec::new(),
             current_node: None,
             daemon_set: false,
+            not_scheduled: Vec::new(),
         };
         let order: Vec<String> = Explanation::new(eval, ctx)
             .nodes
@@ -558,5 +593,63 @@ mod tests {
             .map(|n| n.name.to_string())
             .collect();
         assert_eq!(order, ["c", "z", "a", "b", "n", "e", "d"]);
+    }
+
+    /// The cycle's scoring outcome reaches the document: one feasible node is taken
+    /// unscored (a note says the scores are for reference); a PreScore error ends the cycle
+    /// with no node selected.
+    #[test]
+    fn what_the_cycle_runs_reaches_the_summary() {
+        use crate::report::{Note, Scoring};
+        use crate::scheduler::config::FeatureGates;
+        use crate::scheduler::profile::Profile;
+        use crate::scheduler::testing::evaluate_with;
+        use serde_json::json;
+        let node = |name: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        };
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}],
+                "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [
+                        {"key": "tier", "operator": "Gt", "values": ["-1"]}]}}]}}}});
+        let profile = Profile::default_profile(FeatureGates::default());
+        let ctx = || Context {
+            pod: PodRef {
+                namespace: "default".into(),
+                name: "p".into(),
+            },
+            scheduler: SchedulerInfo {
+                kubernetes_version: "v1.35",
+                scheduler_name: "default-scheduler".to_string(),
+                profile_source: "default".to_string(),
+                feature_gates: Default::default(),
+                percentage_of_nodes_to_score: None,
+            },
+            notes: Vec::new(),
+            current_node: None,
+            daemon_set: false,
+            not_scheduled: Vec::new(),
+        };
+        let one = evaluate_with(
+            json!([node("a", "4"), node("b", "100m")]),
+            pod.clone(),
+            &profile,
+        );
+        let doc = Explanation::new(one, ctx());
+        assert_eq!(doc.summary.scoring, Scoring::NotRun);
+        assert_eq!(doc.summary.selected, ["a"]);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+        assert_eq!(doc.notes, [Note::OneFeasibleNotScored]);
+        let json = serde_json::to_value(&doc.summary).expect("serialize");
+        assert_eq!(json["scoring"], "NotRun");
+        let two = evaluate_with(json!([node("a", "4"), node("b", "4")]), pod, &profile);
+        let doc = Explanation::new(two, ctx());
+        assert_eq!(doc.summary.scoring, Scoring::StoppedAtPreScore);
+        assert!(doc.summary.selected.is_empty());
+        assert_eq!(doc.errors.len(), 1);
+        assert_eq!(doc.notes, [Note::PreScoreEndsCycle]);
     }
 }

@@ -597,7 +597,9 @@ mod tests {
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
     use crate::scheduler::testing::evaluate_with;
-    use crate::scheduler::{Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Verdict};
+    use crate::scheduler::{
+        Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Scoring, Verdict,
+    };
     use serde_json::json;
 
     /// A node with `cpu` allocatable (8Gi memory, 110 pods) and no labels.
@@ -775,5 +777,185 @@ mod tests {
         assert_eq!(complete(&profile), expected(true));
         profile.score.push(("Coscheduling".to_string(), 1));
         assert_eq!(complete(&profile), expected(false));
+    }
+
+    /// A pod whose preferred node-affinity term fails NodeAffinity's PreScore (a Gt value
+    /// that is not a valid label value), requesting one cpu.
+    fn prescore_error_pod() -> serde_json::Value {
+        json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}],
+                "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [
+                        {"key": "tier", "operator": "Gt", "values": ["-1"]}]}}]}}}})
+    }
+
+    /// `schedulePod`: with one feasible node PreScore and Score do not run, so their errors
+    /// are not the cycle's; the scores are still computed, for reference.
+    #[test]
+    fn one_feasible_node_is_not_scored() {
+        let items = json!([cpu_node("big", "4"), cpu_node("small", "100m")]);
+        let eval = evaluate_with(
+            items,
+            prescore_error_pod(),
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        assert_eq!(eval.scoring, Scoring::NotRun);
+        assert_eq!(eval.errors, Vec::<String>::new());
+        let big = eval.nodes.iter().find(|n| &*n.name == "big").expect("big");
+        assert!(big.total.is_some(), "scores kept for reference");
+        let affinity = eval.pre_score.iter().find(|p| p.plugin == "NodeAffinity");
+        assert!(
+            affinity.is_some_and(|p| p.result == "Error"),
+            "{affinity:?}"
+        );
+    }
+
+    /// With two feasible nodes the first PreScore error ends the cycle: Score does not run,
+    /// so no Score error follows it.
+    #[test]
+    fn a_prescore_error_ends_the_cycle_before_score() {
+        let items = json!([cpu_node("a", "4"), cpu_node("b", "4")]);
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        // A Score error too, were Score to run.
+        profile.node_resources_fit.resources.clear();
+        let eval = evaluate_with(items, prescore_error_pod(), &profile);
+        assert_eq!(eval.scoring, Scoring::StoppedAtPreScore);
+        assert_eq!(eval.errors.len(), 1, "{:?}", eval.errors);
+        assert!(
+            eval.errors[0].starts_with("running PreScore plugin \"NodeAffinity\": "),
+            "{:?}",
+            eval.errors
+        );
+    }
+
+    /// A node a PreFilter result left out has the status the framework makes, with no
+    /// plugin: `node(s) didn't satisfy plugin(s) [NodeAffinity]`.
+    #[test]
+    fn a_node_left_out_by_prefilter_has_no_plugin() {
+        let items = json!([cpu_node("a", "4"), cpu_node("b", "4")]);
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}],
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchFields": [
+                        {"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}}});
+        let eval = evaluate_with(
+            items,
+            pod,
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        let b = eval.nodes.iter().find(|n| &*n.name == "b").expect("b");
+        let r = b.reported.as_ref().expect("left out");
+        assert_eq!(
+            (r.plugin.as_deref(), r.code, &*r.reason),
+            (
+                None,
+                Code::UnschedulableAndUnresolvable,
+                "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+            )
+        );
+        let a = eval.nodes.iter().find(|n| &*n.name == "a").expect("a");
+        assert_eq!(a.verdict, Verdict::Feasible);
+    }
+
+    /// A pending pod nominated to `node` with `priority`, requesting `cpu`, labelled `app`.
+    fn nominated(name: &str, node: &str, priority: i32, cpu: &str) -> serde_json::Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+            "spec": {"priority": priority, "containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Pending", "nominatedNodeName": node}})
+    }
+
+    /// `RunFilterPluginsWithNominatedPods`: a pod of equal or higher priority nominated to a
+    /// node counts there in a first Filter pass, whose failure is recorded; one of lower
+    /// priority, or a terminal one, does not count.
+    #[test]
+    fn nominated_pods_of_equal_or_higher_priority_occupy_their_node() {
+        let mut done = nominated("done", "b", 10, "3");
+        done["status"]["phase"] = json!("Failed");
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "4"),
+            cpu_node("c", "4"),
+            nominated("preemptor", "a", 0, "3"),
+            done,
+            nominated("lower", "c", -1, "3"),
+        ]);
+        let mut pod = one_cpu_pod();
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("2");
+        let profile = Profile::default_profile(FeatureGates::default());
+        let eval = evaluate_with(items, pod, &profile);
+        let node = |name: &str| eval.nodes.iter().find(|n| &*n.name == name).expect(name);
+        let a = node("a");
+        let r = a
+            .reported
+            .as_ref()
+            .expect("rejected with the nominated pod");
+        assert_eq!(
+            (r.plugin.as_deref(), r.code, &*r.reason),
+            (
+                Some("NodeResourcesFit"),
+                Code::Unschedulable,
+                "Insufficient cpu"
+            )
+        );
+        let with = a.nominated.as_ref().expect("nominated pods on a");
+        let pods: Vec<String> = with.pods.iter().map(|p| p.to_string()).collect();
+        assert_eq!(pods, ["default/preemptor"]);
+        // Without them the node passes every Filter.
+        assert!(a.filters.iter().all(|f| f.pass != Some(false)));
+        for name in ["b", "c"] {
+            assert_eq!(node(name).verdict, Verdict::Feasible, "{name}");
+            assert!(node(name).nominated.is_none(), "{name}");
+        }
+        // The one-node function says the same.
+        let state = crate::state::read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": [
+                cpu_node("a", "4"), nominated("preemptor", "a", 0, "3")]})
+            .to_string(),
+            "t",
+        )
+        .expect("snapshot");
+        let filter = |cpu: &str| {
+            let mut pod = one_cpu_pod();
+            pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!(cpu);
+            let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+            let pod = crate::state::Pod::from_api(&api);
+            let input = crate::scheduler::Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+            };
+            super::filter_with_nominated_pods(input, &profile, 0).map(|r| r.reason.to_string())
+        };
+        assert_eq!(filter("1"), None);
+        assert_eq!(filter("2").as_deref(), Some("Insufficient cpu"));
+    }
+
+    /// The second pass, without the nominated pods, must pass too: a pod whose required
+    /// affinity only the nominated pod satisfies is rejected (upstream's conservative
+    /// decision), with the entries of the first pass kept.
+    #[test]
+    fn both_passes_must_pass() {
+        let mut a = cpu_node("a", "4");
+        a["metadata"]["labels"] = json!({"kubernetes.io/hostname": "a"});
+        let items = json!([a, nominated("db", "a", 0, "1")]);
+        let mut pod = one_cpu_pod();
+        pod["spec"]["affinity"] = json!({"podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "db"}},
+                "topologyKey": "kubernetes.io/hostname"}]}});
+        let eval = evaluate_with(
+            items,
+            pod,
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        let a = &eval.nodes[0];
+        let with = a.nominated.as_ref().expect("nominated pods on a");
+        assert!(with.reported.is_none(), "{:?}", with.reported);
+        let r = a.reported.as_ref().expect("rejected without them");
+        assert_eq!(r.plugin.as_deref(), Some("InterPodAffinity"));
+        assert_eq!(a.verdict, Verdict::Infeasible);
     }
 }

@@ -320,7 +320,8 @@ impl Profile {
     }
 
     /// Selects the profile for `scheduler_name` from a `KubeSchedulerConfiguration` (already
-    /// parsed from YAML/JSON).
+    /// parsed from YAML/JSON); when no profile serves that name, the default scheduler's (the
+    /// configuration's, else upstream's default profile).
     pub fn from_config(
         config: &serde_json::Value,
         scheduler_name: &str,
@@ -354,11 +355,11 @@ impl Profile {
                     .unwrap_or_else(|| "default-scheduler".to_string())
             })
             .collect();
-        let Some(i) = names.iter().position(|n| n == scheduler_name) else {
-            return Err(ProfileError(format!(
-                "{source}: no profile has schedulerName {scheduler_name:?} (the pod's spec.schedulerName); profiles: {}",
-                names.join(", ")
-            )));
+        // A pod no profile serves is never scheduled; it is evaluated with the default
+        // scheduler's profile, the configuration's when it has one, and the report says so.
+        let served = |name: &str| names.iter().position(|n| n == name);
+        let Some(i) = served(scheduler_name).or_else(|| served("default-scheduler")) else {
+            return Ok(Profile::default_profile(gates));
         };
         let p = &profiles[i];
         Profile::build(
@@ -681,14 +682,37 @@ mod tests {
         assert!(
             Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c").is_err()
         );
+    }
+
+    /// A scheduler name no profile serves gets the default scheduler's profile: the
+    /// configuration's when it has one, else upstream's default (the report says the pod is
+    /// never taken).
+    #[test]
+    fn an_unserved_scheduler_name_gets_the_default_scheduler_s_profile() {
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"schedulerName": "other"}]
         });
-        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
-            .unwrap_err();
-        assert!(err.0.contains("no profile"), "{err}");
+        let p = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        assert_eq!(
+            (p.scheduler_name.as_str(), p.source.as_str()),
+            ("default-scheduler", "the default profile")
+        );
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "other"},
+                         {"schedulerName": "default-scheduler", "plugins": {
+                             "score": {"disabled": [{"name": "ImageLocality"}]}}}]
+        });
+        let p = Profile::from_config(&cfg, "mine", FeatureGates::default(), "c").expect("profile");
+        assert_eq!(
+            (p.scheduler_name.as_str(), p.source.as_str()),
+            ("default-scheduler", "c")
+        );
+        assert!(!p.score.iter().any(|(n, _)| n == "ImageLocality"));
     }
 
     /// `ValidateNodeAffinityArgs`: every field error of the added required and preferred

@@ -162,6 +162,13 @@ impl Pod {
                     .map_or(Cow::Borrowed(DEFAULT_SCHEDULER), |n| {
                         known(n, &[DEFAULT_SCHEDULER])
                     }),
+                scheduling_gates: spec
+                    .scheduling_gates
+                    .take()
+                    .into_iter()
+                    .flatten()
+                    .map(|g| g.name)
+                    .collect(),
                 node_selector: spec.node_selector.map(|s| Arc::new(s.into())),
                 node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
                 tolerations: tolerations(spec.tolerations.take().unwrap_or_default()),

@@ -113,6 +113,8 @@ pub(crate) struct Spec {
     #[serde(default)]
     pub(crate) scheduler_name: Option<String>,
     #[serde(default)]
+    pub(crate) scheduling_gates: Option<Vec<core::PodSchedulingGate>>,
+    #[serde(default)]
     pub(crate) tolerations: Option<Vec<Toleration>>,
     #[serde(default)]
     pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,

@@ -183,6 +183,8 @@ pub struct PodTemplate {
     /// waits for its victims to go.
     pub nominated_node_name: Option<Arc<str>>,
     pub scheduler_name: Cow<'static, str>,
+    /// `spec.schedulingGates` by name: while any is left, the pod waits at PreEnqueue.
+    pub scheduling_gates: Vec<String>,
     pub node_selector: Option<Arc<Labels>>,
     pub node_affinity: Option<Arc<core::NodeAffinity>>,
     /// Shared between templates: most pods carry the same default tolerations.

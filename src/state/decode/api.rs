@@ -39,6 +39,7 @@ impl From<core::Pod> for PodParts {
                 .map(|l| l.iter().map(|_| Checked::SET).collect()),
             resources: s.resources,
             scheduler_name: s.scheduler_name,
+            scheduling_gates: s.scheduling_gates,
             tolerations: s
                 .tolerations
                 .map(|l| l.iter().map(Toleration::from).collect()),

@@ -187,10 +187,18 @@ pub(super) struct PbSpec {
     pub(super) overhead: Vec<PbQuantityEntry>,
     #[prost(message, repeated, tag = "33")]
     pub(super) topology_spread_constraints: Vec<PbTopologySpreadConstraint>,
+    #[prost(message, repeated, tag = "38")]
+    pub(super) scheduling_gates: Vec<PbSchedulingGate>,
     #[prost(message, repeated, tag = "39")]
     pub(super) resource_claims: Vec<PbPodResourceClaim>,
     #[prost(message, optional, tag = "40")]
     pub(super) resources: Option<PbResourceRequirements>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbSchedulingGate {
+    #[prost(string, optional, tag = "1")]
+    pub(super) name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -497,6 +505,9 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
         resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
+        scheduling_gates: some_vec(s.scheduling_gates, |g| core::PodSchedulingGate {
+            name: g.name.unwrap_or_default(),
+        }),
         tolerations: some_vec(s.tolerations, |t| Toleration {
             key: t.key.unwrap_or_default(),
             operator: t.operator.unwrap_or_default(),

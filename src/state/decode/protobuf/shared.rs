@@ -1398,6 +1398,7 @@ mod tests {
             preemption_policy: s(),
             overhead: quantity(),
             topology_spread_constraints: vec![Default::default()],
+            scheduling_gates: vec![Default::default()],
             resource_claims: vec![Default::default()],
             resources: Some(Default::default()),
         };
