@@ -1043,3 +1043,49 @@ fn one_feasible_node_is_taken_unscored_and_a_prescore_error_selects_nothing() {
         "{text}"
     );
 }
+
+#[test]
+fn an_added_affinity_value_kube_scheduler_refuses_is_refused_in_its_words() {
+    let dir = unplaced_cluster();
+    std::fs::write(
+        dir.path().join("config.yaml"),
+        r#"apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 1}
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions:
+            - {key: tier, operator: Lt, values: ['-1']}
+"#,
+    )
+    .expect("write");
+    let config = dir.path().join("config.yaml");
+    let out = run_in(
+        &dir,
+        &[
+            "explain",
+            "gated",
+            "--scheduler-config",
+            config.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // kube-scheduler v1.35's own message (ValidateNodeAffinityArgs at start-up).
+    assert!(
+        err.contains(
+            "profiles[0].pluginConfig[1].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.\
+             nodeSelectorTerms[0].matchExpressions[0].values[0][tier]: Invalid value: \"-1\": a valid \
+             label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', \
+             and must start and end with an alphanumeric character"
+        ),
+        "{err}"
+    );
+}
