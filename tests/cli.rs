@@ -1089,3 +1089,39 @@ profiles:
         "{err}"
     );
 }
+
+#[test]
+fn a_pod_s_own_nominated_node_is_taken_first_when_it_passes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("cluster.yaml"),
+        r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b},
+   status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: default}
+  spec:
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Pending, nominatedNodeName: node-b}
+"#,
+    )
+    .expect("write");
+    // node-a would score higher (more room); the scheduler takes node-b, tried first.
+    let doc = json_in(&dir, &["explain", "waiting"]);
+    assert_eq!(doc["summary"]["feasible"], 2);
+    assert_eq!(doc["summary"]["scoring"], "NotRun");
+    assert_eq!(doc["summary"]["selected"], serde_json::json!(["node-b"]));
+    let out = run_in(&dir, &["explain", "waiting"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "Chosen: node-b, the pod's nominated node, tried first (the scheduler scores nothing)"
+        ),
+        "{text}"
+    );
+}

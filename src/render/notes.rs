@@ -116,6 +116,11 @@ impl Display for Note {
                  Score does not run and no node is selected; the scores shown are computed for \
                  reference",
             ),
+            Note::NominatedNodeFirst => f.write_str(
+                "the pod's nominated node (status.nominatedNodeName) passes every Filter: the \
+                 scheduler tries it first and takes it without running PreScore or Score; the \
+                 scores shown are computed for reference",
+            ),
             Note::OneFeasibleNotScored => f.write_str(
                 "only one node is feasible: the scheduler takes it without running PreScore or \
                  Score; the scores shown are computed for reference",
@@ -363,6 +368,12 @@ mod tests {
                 Note::OneFeasibleNotScored,
                 "only one node is feasible: the scheduler takes it without running PreScore or \
                  Score; the scores shown are computed for reference",
+            ),
+            (
+                Note::NominatedNodeFirst,
+                "the pod's nominated node (status.nominatedNodeName) passes every Filter: the \
+                 scheduler tries it first and takes it without running PreScore or Score; the \
+                 scores shown are computed for reference",
             ),
             (
                 Note::PreScoreEndsCycle,

@@ -384,6 +384,11 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         };
         match s.selected.as_slice() {
             [] => {}
+            [one] if s.scoring == Scoring::NotRun && s.feasible + s.unknown > 1 => writeln!(
+                out,
+                "Chosen: {one}, the pod's nominated node, tried first (the scheduler scores \
+                 nothing)"
+            )?,
             [one] if s.scoring == Scoring::NotRun => writeln!(
                 out,
                 "Chosen: {one}, the only feasible node (the scheduler scores nothing)"

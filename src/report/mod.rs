@@ -397,6 +397,8 @@ impl Explanation {
         // A cycle that ends with an error binds the pod nowhere (`schedulingCycle`).
         let selected: Vec<String> = if ctx.daemon_set || !eval.errors.is_empty() {
             Vec::new()
+        } else if let Some(node) = &eval.nominated_node {
+            vec![node.to_string()]
         } else {
             nodes
                 .iter()
@@ -435,6 +437,9 @@ impl Explanation {
         match scoring {
             _ if ctx.daemon_set || !scored => {}
             Scoring::Ran => {}
+            Scoring::NotRun if eval.nominated_node.is_some() => {
+                notes.push(Note::NominatedNodeFirst)
+            }
             Scoring::NotRun => notes.push(Note::OneFeasibleNotScored),
             Scoring::StoppedAtPreScore => notes.push(Note::PreScoreEndsCycle),
         }
@@ -565,6 +570,7 @@ mod tests {
                 node("n", Verdict::Feasible, Some(-3), 2),
             ],
             scoring: crate::scheduler::Scoring::Ran,
+            nominated_node: None,
             errors: Vec::new(),
             pod_terms: None,
             post_filter: Vec::new(),

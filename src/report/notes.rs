@@ -41,6 +41,9 @@ pub enum Note {
     /// One node is feasible: the scheduler takes it without PreScore or Score, and the scores
     /// shown are computed for reference.
     OneFeasibleNotScored,
+    /// The pod's own nominated node passes every Filter: the scheduler tries it first and
+    /// takes it without PreScore or Score; the scores shown are computed for reference.
+    NominatedNodeFirst,
     /// A PreScore plugin failed: the cycle ends with its error, Score does not run, and the
     /// scores shown are computed for reference.
     PreScoreEndsCycle,

@@ -67,6 +67,9 @@ pub struct Evaluation {
     pub nodes: Vec<NodeResult>,
     /// Whether the scheduler runs PreScore and Score in this cycle.
     pub scoring: Scoring,
+    /// The pod's own nominated node (`status.nominatedNodeName`) when it passes every
+    /// Filter: the scheduler tries it first and takes it, unscored.
+    pub nominated_node: Option<Arc<str>>,
     /// The errors the scheduling cycle ends with (a PreScore or Score plugin's), in
     /// upstream's words; none from a PreScore or Score the scheduler does not run.
     pub errors: Vec<String>,
@@ -91,10 +94,20 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let pre_score = run_pre_score(&mut plugins, &profile.pre_score, &candidates);
     let skipped = &pre_score.skipped;
     let score_errors = run_score(&plugins, &profile.score, skipped, &candidates, &mut nodes);
+    // `findNodesThatFitPod`: a pod nominated to a node by its own earlier preemption has
+    // that node filtered first, and when it passes it is the only feasible node.
+    let nominated_node = input
+        .pod
+        .template
+        .nominated_node_name
+        .as_deref()
+        .and_then(|n| input.state.node_index(n))
+        .filter(|&n| nodes[n].verdict == Verdict::Feasible)
+        .map(|n| nodes[n].name.clone());
     // `schedulePod`: with one feasible node the scheduler takes it, with none it fails;
     // `prioritizeNodes` returns at the first PreScore error (`RunPreScorePlugins` stops
     // there), so Score never runs after one.
-    let (scoring, errors) = if candidates.len() < 2 {
+    let (scoring, errors) = if candidates.len() < 2 || nominated_node.is_some() {
         (Scoring::NotRun, Vec::new())
     } else if let Some(first) = pre_score.errors.into_iter().next() {
         (Scoring::StoppedAtPreScore, vec![first])
@@ -108,6 +121,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         pre_score: pre_score.reports,
         nodes,
         scoring,
+        nominated_node,
         errors,
         pod_terms,
         post_filter,
@@ -957,5 +971,28 @@ mod tests {
         let r = a.reported.as_ref().expect("rejected without them");
         assert_eq!(r.plugin.as_deref(), Some("InterPodAffinity"));
         assert_eq!(a.verdict, Verdict::Infeasible);
+    }
+
+    /// `findNodesThatFitPod`: a pod's own nominated node that passes every Filter is taken
+    /// unscored, though other nodes would pass too; one that fails leaves the cycle as usual.
+    #[test]
+    fn the_pod_s_own_nominated_node_is_tried_first() {
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "4"),
+            cpu_node("c", "100m")
+        ]);
+        let profile = Profile::default_profile(FeatureGates::default());
+        let with = |node: &str| {
+            let mut pod = one_cpu_pod();
+            pod["status"] = json!({"phase": "Pending", "nominatedNodeName": node});
+            evaluate_with(items.clone(), pod, &profile)
+        };
+        let eval = with("b");
+        assert_eq!(eval.scoring, Scoring::NotRun);
+        assert_eq!(eval.nominated_node.as_deref(), Some("b"));
+        let eval = with("c");
+        assert_eq!(eval.scoring, Scoring::Ran);
+        assert_eq!(eval.nominated_node, None);
     }
 }
