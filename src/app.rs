@@ -310,19 +310,12 @@ impl SchedulerFlags {
     }
 
     /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
+    /// A pod whose scheduler no profile serves is evaluated with the default scheduler's
+    /// profile, and the report says the scheduler would never take it.
     fn profile(&self, scheduler_name: &str) -> Result<Profile, Error> {
         let gates = self.gates.clone();
         match &self.config {
-            None => {
-                let p = Profile::default_profile(gates);
-                if scheduler_name != p.scheduler_name {
-                    return Err(Error::Usage(format!(
-                        "the pod asks for scheduler {scheduler_name:?} (spec.schedulerName), not default-scheduler; \
-                         pass that scheduler's configuration with --scheduler-config FILE"
-                    )));
-                }
-                Ok(p)
-            }
+            None => Ok(Profile::default_profile(gates)),
             Some((config, source)) => {
                 Ok(Profile::from_config(config, scheduler_name, gates, source)?)
             }
@@ -536,12 +529,17 @@ fn explain(
         (None, None) => return Err(not_found(source.name())),
     };
     check_drill_down(common, &state, source.name())?;
-    let pending = pod.node_name.is_empty() && pod.template.phase == "Pending";
-    // A running pod is evaluated as if it were scheduled now.
-    let current_node =
-        (!pod.node_name.is_empty()).then(|| std::mem::take(&mut pod.node_name).to_string());
+    let pending = pod.template.phase == "Pending";
+    let unbound = pod.node_name.is_empty();
+    // A running pod is evaluated as if it were scheduled now; a terminal one runs nowhere
+    // (the scheduler's cache leaves it out) and is evaluated as a new pod like it. A pending
+    // pod bound to a node keeps its node: the scheduler never places it, and the report says
+    // whether the node's filters would take it.
+    let current_node = (!pod.node_name.is_empty() && !pending)
+        .then(|| std::mem::take(&mut pod.node_name).to_string())
+        .filter(|_| !pod.is_terminal());
     let event = match (&source, &api_pod) {
-        (Source::Live(live), Some(p)) if pending => match live.scheduling_event(p)? {
+        (Source::Live(live), Some(p)) if pending && unbound => match live.scheduling_event(p)? {
             EventLookup::Found(e) => Some(e),
             EventLookup::NoEvent => None,
             EventLookup::Unavailable(refused) => {

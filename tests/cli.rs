@@ -898,52 +898,6 @@ items:
         ])
     };
     let out = whatif("high", "json");
-#[test]
-fn whatif_defaults_requests_from_limits_and_says_so() {
-    // The API server sets the requests of a container with only limits to those limits:
-    // 3 cpu does not fit a 2-cpu node at all, and the output says where the 3 came from.
-    let dir = tempfile::tempdir().unwrap();
-    let snapshot = dir.path().join("cluster.yaml");
-    let manifest = dir.path().join("pod.yaml");
-    std::fs::write(
-        &snapshot,
-        r#"apiVersion: v1
-kind: List
-items:
-- apiVersion: v1
-  kind: Node
-  metadata: {name: small, labels: {kubernetes.io/hostname: small}}
-  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
-- apiVersion: v1
-  kind: Node
-  metadata: {name: big, labels: {kubernetes.io/hostname: big}}
-  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
-"#,
-    )
-    .unwrap();
-    std::fs::write(
-        &manifest,
-        r#"apiVersion: v1
-kind: Pod
-metadata: {name: worker, namespace: default}
-spec:
-  containers:
-  - name: c
-    image: busybox
-    resources:
-      limits: {cpu: "3", memory: 1Gi}
-"#,
-    )
-    .unwrap();
-    let out = run(&[
-        "whatif",
-        "-f",
-        manifest.to_str().unwrap(),
-        "--snapshot",
-        snapshot.to_str().unwrap(),
-        "-o",
-        "json",
-    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -1002,6 +956,60 @@ spec:
     assert!(
         err.contains("pods \"web\" is forbidden: no PriorityClass with name gold was found"),
         "{err}"
+    );
+}
+
+#[test]
+fn whatif_defaults_requests_from_limits_and_says_so() {
+    // The API server sets the requests of a container with only limits to those limits:
+    // 3 cpu does not fit a 2-cpu node at all, and the output says where the 3 came from.
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("cluster.yaml");
+    let manifest = dir.path().join("pod.yaml");
+    std::fs::write(
+        &snapshot,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: small, labels: {kubernetes.io/hostname: small}}
+  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: big, labels: {kubernetes.io/hostname: big}}
+  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &manifest,
+        r#"apiVersion: v1
+kind: Pod
+metadata: {name: worker, namespace: default}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      limits: {cpu: "3", memory: 1Gi}
+"#,
+    )
+    .unwrap();
+    let out = run(&[
+        "whatif",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     let small = node(&doc, "small");
     assert_eq!(small["reported"]["plugin"], "NodeResourcesFit");
@@ -1021,5 +1029,362 @@ spec:
               scheduler evaluates the pod so"
         ),
         "{notes:?}"
+    );
+}
+
+/// A cluster of two 4-cpu nodes with pods the scheduler would not place (gated, bound while
+/// Pending, done, another scheduler's) and a preemptor nominated to node-a; returns the
+/// directory holding `cluster.yaml`.
+fn unplaced_cluster() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("cluster.yaml"),
+        r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: gated, namespace: default}
+  spec:
+    schedulingGates: [{name: example.com/quota}]
+    containers: [{name: c, image: nginx}]
+  status: {phase: Pending}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: bound, namespace: default}
+  spec:
+    nodeName: node-b
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "5"}}}]
+  status: {phase: Pending}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: done, namespace: default}
+  spec:
+    nodeName: node-a
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "3"}}}]
+  status: {phase: Succeeded}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: preemptor, namespace: default}
+  spec:
+    priority: 1000
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "3"}}}]
+  status: {phase: Pending, nominatedNodeName: node-a}
+"#,
+    )
+    .expect("write");
+    dir
+}
+
+fn run_in(dir: &tempfile::TempDir, args: &[&str]) -> Output {
+    let cluster = dir.path().join("cluster.yaml");
+    let mut all = args.to_vec();
+    all.extend(["--snapshot", cluster.to_str().expect("utf-8")]);
+    run(&all)
+}
+
+fn json_in(dir: &tempfile::TempDir, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    let out = run_in(dir, &all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// The second line of the table: what is said first after the pod's name.
+fn said_first(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().nth(1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_gated_pod_waits_at_preenqueue_and_is_still_evaluated() {
+    let dir = unplaced_cluster();
+    let doc = json_in(&dir, &["explain", "gated"]);
+    assert_eq!(
+        doc["summary"]["notScheduled"],
+        serde_json::json!([{"reason": "SchedulingGated", "gates": ["example.com/quota"]}])
+    );
+    // Evaluated as if the gate were removed: node-b is taken by the bound pod's 5 cpu.
+    assert_eq!(node(&doc, "node-a")["verdict"], "Feasible");
+    let out = run_in(&dir, &["explain", "gated"]);
+    assert_eq!(
+        said_first(&out),
+        "Not scheduled: the pod has scheduling gates (example.com/quota): it waits at \
+         PreEnqueue (SchedulingGated) and the scheduler does not try to place it until every \
+         gate is removed; evaluated as if they were removed"
+    );
+}
+
+#[test]
+fn a_pending_pod_with_a_node_name_is_bound_not_scheduled() {
+    let dir = unplaced_cluster();
+    let doc = json_in(&dir, &["explain", "bound"]);
+    assert_eq!(
+        doc["summary"]["notScheduled"],
+        serde_json::json!([{"reason": "Bound", "node": "node-b"}])
+    );
+    // Not "running on" its node, and its node's filters say what its kubelet meets.
+    assert!(doc["current"].is_null());
+    let b = node(&doc, "node-b");
+    assert_eq!(b["reported"]["plugin"], "NodeResourcesFit");
+    assert_eq!(b["reported"]["reason"], "Insufficient cpu");
+    let out = run_in(&dir, &["explain", "bound"]);
+    assert_eq!(
+        said_first(&out),
+        "Not scheduled: spec.nodeName is \"node-b\": the pod is bound, so the scheduler never \
+         places it; the kubelet on node-b admits or rejects it; evaluated as the scheduler would \
+         if it placed the pod"
+    );
+}
+
+#[test]
+fn a_terminal_pod_runs_nowhere_and_holds_nothing() {
+    let dir = unplaced_cluster();
+    let doc = json_in(&dir, &["explain", "done"]);
+    assert_eq!(
+        doc["summary"]["notScheduled"],
+        serde_json::json!([{"reason": "Terminal", "phase": "Succeeded"}])
+    );
+    assert!(doc["current"].is_null(), "{}", doc["current"]);
+    let out = run_in(&dir, &["explain", "done"]);
+    assert_eq!(
+        said_first(&out),
+        "Not scheduled: the pod is Succeeded: it is done and runs on no node, and the \
+         scheduler's cache leaves it out; evaluated as a new pod like it would be"
+    );
+    // Its 3 cpu are not counted on node-a: the preemptor's 3 fit there (its own nomination
+    // is not counted against itself).
+    let preemptor = json_in(&dir, &["explain", "preemptor"]);
+    let a = node(&preemptor, "node-a");
+    assert_eq!(a["verdict"], "Feasible");
+    assert!(a["nominatedPods"].is_null());
+}
+
+#[test]
+fn another_scheduler_s_pod_is_evaluated_with_the_default_profile() {
+    let dir = unplaced_cluster();
+    std::fs::write(
+        dir.path().join("pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: mine}\nspec:\n  schedulerName: my-scheduler\n  \
+         containers: [{name: c, image: nginx}]\n",
+    )
+    .expect("write");
+    let pod = dir.path().join("pod.yaml");
+    let pod = pod.to_str().expect("utf-8");
+    let out = run_in(&dir, &["whatif", "-f", pod]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        said_first(&out),
+        "Not scheduled: spec.schedulerName is \"my-scheduler\", which no profile serves: this \
+         scheduler never takes the pod; evaluated with the default-scheduler profile (pass that \
+         scheduler's configuration with --scheduler-config FILE)"
+    );
+    let doc = json_in(&dir, &["whatif", "-f", pod]);
+    assert_eq!(
+        doc["summary"]["notScheduled"],
+        serde_json::json!([{"reason": "NoProfile", "schedulerName": "my-scheduler"}])
+    );
+    assert_eq!(doc["scheduler"]["schedulerName"], "default-scheduler");
+}
+
+#[test]
+fn a_nominated_pod_occupies_its_node_and_the_drill_down_names_it() {
+    let dir = unplaced_cluster();
+    std::fs::write(
+        dir.path().join("pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: c, \
+         image: nginx, resources: {requests: {cpu: \"2\"}}}]\n",
+    )
+    .expect("write");
+    let pod = dir.path().join("pod.yaml");
+    let pod = pod.to_str().expect("utf-8");
+    let doc = json_in(&dir, &["whatif", "-f", pod]);
+    let a = node(&doc, "node-a");
+    assert_eq!(a["verdict"], "Infeasible");
+    assert_eq!(a["reported"]["plugin"], "NodeResourcesFit");
+    assert_eq!(a["reported"]["reason"], "Insufficient cpu");
+    assert_eq!(
+        a["nominatedPods"]["pods"],
+        serde_json::json!(["default/preemptor"])
+    );
+    assert_eq!(
+        a["nominatedPods"]["failed"][0]["plugin"],
+        "NodeResourcesFit"
+    );
+    // Without the preemptor node-a has room: its own entry passes.
+    assert_eq!(filter(a, "NodeResourcesFit")["pass"], true);
+    let message = doc["summary"]["failedSchedulingMessage"].as_str();
+    assert!(
+        message.is_some_and(|m| m.starts_with("0/2 nodes are available: 2 Insufficient cpu.")),
+        "{message:?}"
+    );
+    let out = run_in(&dir, &["whatif", "-f", pod, "--node", "node-a"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "  nominated here, of priority >= the pod's (the scheduler filters the node with \
+             them counted, then without; both must pass): default/preemptor\n    with them: ✗ \
+             NodeResourcesFit     Insufficient cpu\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn one_feasible_node_is_taken_unscored_and_a_prescore_error_selects_nothing() {
+    let dir = unplaced_cluster();
+    std::fs::write(
+        dir.path().join("pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: c, \
+         image: nginx}]\n  affinity:\n    nodeAffinity:\n      \
+         preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 1\n        \
+         preference: {matchExpressions: [{key: tier, operator: Gt, values: [\"-1\"]}]}\n",
+    )
+    .expect("write");
+    let pod = dir.path().join("pod.yaml");
+    let pod = pod.to_str().expect("utf-8");
+    // node-b holds the bound pod's 5 cpu, but this pod asks for none: both nodes fit, and
+    // NodeAffinity's PreScore fails on the Gt value.
+    let doc = json_in(&dir, &["whatif", "-f", pod]);
+    assert_eq!(doc["summary"]["scoring"], "StoppedAtPreScore");
+    assert_eq!(doc["summary"]["selected"], serde_json::json!([]));
+    let errors = doc["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .as_str()
+            .is_some_and(|e| e.starts_with("running PreScore plugin \"NodeAffinity\": ")),
+        "{errors:?}"
+    );
+    // Pinned to node-a by nodeName's cousin, a metadata.name term: one feasible node, no
+    // PreScore, no error; node-b is left out by NodeAffinity's PreFilter with no plugin.
+    std::fs::write(
+        dir.path().join("pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: c, \
+         image: nginx}]\n  affinity:\n    nodeAffinity:\n      \
+         requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        \
+         - matchFields: [{key: metadata.name, operator: In, values: [node-a]}]\n      \
+         preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 1\n        \
+         preference: {matchExpressions: [{key: tier, operator: Gt, values: [\"-1\"]}]}\n",
+    )
+    .expect("write");
+    let doc = json_in(&dir, &["whatif", "-f", pod]);
+    assert_eq!(doc["summary"]["scoring"], "NotRun");
+    assert_eq!(doc["summary"]["selected"], serde_json::json!(["node-a"]));
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let b = node(&doc, "node-b");
+    assert!(b["reported"]["plugin"].is_null(), "{}", b["reported"]);
+    assert_eq!(
+        b["reported"]["reason"],
+        "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+    );
+    let out = run_in(&dir, &["whatif", "-f", pod]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Chosen: node-a, the only feasible node (the scheduler scores nothing)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Note: only one node is feasible: the scheduler takes it without running PreScore \
+             or Score; the scores shown are computed for reference"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_added_affinity_value_kube_scheduler_refuses_is_refused_in_its_words() {
+    let dir = unplaced_cluster();
+    std::fs::write(
+        dir.path().join("config.yaml"),
+        r#"apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 1}
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions:
+            - {key: tier, operator: Lt, values: ['-1']}
+"#,
+    )
+    .expect("write");
+    let config = dir.path().join("config.yaml");
+    let out = run_in(
+        &dir,
+        &[
+            "explain",
+            "gated",
+            "--scheduler-config",
+            config.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // kube-scheduler v1.35's own message (ValidateNodeAffinityArgs at start-up).
+    assert!(
+        err.contains(
+            "profiles[0].pluginConfig[1].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.\
+             nodeSelectorTerms[0].matchExpressions[0].values[0][tier]: Invalid value: \"-1\": a valid \
+             label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', \
+             and must start and end with an alphanumeric character"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_pod_s_own_nominated_node_is_taken_first_when_it_passes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("cluster.yaml"),
+        r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b},
+   status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: default}
+  spec:
+    containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Pending, nominatedNodeName: node-b}
+"#,
+    )
+    .expect("write");
+    // node-a would score higher (more room); the scheduler takes node-b, tried first.
+    let doc = json_in(&dir, &["explain", "waiting"]);
+    assert_eq!(doc["summary"]["feasible"], 2);
+    assert_eq!(doc["summary"]["scoring"], "NotRun");
+    assert_eq!(doc["summary"]["selected"], serde_json::json!(["node-b"]));
+    let out = run_in(&dir, &["explain", "waiting"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "Chosen: node-b, the pod's nominated node, tried first (the scheduler scores nothing)"
+        ),
+        "{text}"
     );
 }

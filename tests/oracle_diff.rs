@@ -20,6 +20,22 @@ fn check(case: &Path) -> Vec<Difference> {
         .args(args(case))
         .output()
         .expect("run the binary");
+    // A configuration kube-scheduler refuses at start-up: the binary must refuse it too, in
+    // kube-scheduler's words.
+    if let Some(refusal) = expected["configInvalid"].as_str() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() || !stderr.contains(refusal) {
+            return vec![Difference {
+                class: "config".to_string(),
+                detail: format!(
+                    "kube-scheduler refuses the configuration: {refusal}\n      project: exit {:?}: {}",
+                    out.status.code(),
+                    stderr.trim()
+                ),
+            }];
+        }
+        return Vec::new();
+    }
     match serde_json::from_slice::<Value>(&out.stdout) {
         Ok(actual) => compare(&expected, &actual),
         Err(_) => vec![Difference {

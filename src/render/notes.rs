@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::{KUBERNETES_VERSION, Note, Refusal};
+use crate::report::{KUBERNETES_VERSION, Note, Refusal, Unplaced};
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
 
 impl Display for Note {
@@ -85,11 +85,6 @@ impl Display for Note {
                     ""
                 }
             ),
-            Note::NodeNameSet(node) => write!(
-                f,
-                "spec.nodeName is set to {node:?}: the API server binds such a pod directly and the \
-                 scheduler never sees it; evaluated as the scheduler would if it did"
-            ),
             Note::RunsOn(node) => write!(
                 f,
                 "the pod runs on {node}; evaluated as if it were scheduled now, itself left out of \
@@ -134,6 +129,20 @@ impl Display for Note {
                      changed since the event"
                 )
             }
+            Note::PreScoreEndsCycle => f.write_str(
+                "a PreScore plugin failed (see the error below): the scheduling cycle ends there, \
+                 Score does not run and no node is selected; the scores shown are computed for \
+                 reference",
+            ),
+            Note::NominatedNodeFirst => f.write_str(
+                "the pod's nominated node (status.nominatedNodeName) passes every Filter: the \
+                 scheduler tries it first and takes it without running PreScore or Score; the \
+                 scores shown are computed for reference",
+            ),
+            Note::OneFeasibleNotScored => f.write_str(
+                "only one node is feasible: the scheduler takes it without running PreScore or \
+                 Score; the scores shown are computed for reference",
+            ),
             Note::SnapshotWithoutNamespaces(r) => write!(
                 f,
                 "namespaces left out: list namespaces is forbidden for user {} in context {}; \
@@ -221,6 +230,37 @@ impl Display for Change<'_> {
     }
 }
 
+impl Display for Unplaced {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Unplaced::Terminal { phase } => write!(
+                f,
+                "the pod is {phase}: it is done and runs on no node, and the scheduler's cache \
+                 leaves it out; evaluated as a new pod like it would be"
+            ),
+            Unplaced::Bound { node } => write!(
+                f,
+                "spec.nodeName is {node:?}: the pod is bound, so the scheduler never places it; \
+                 the kubelet on {node} admits or rejects it; evaluated as the scheduler would if \
+                 it placed the pod"
+            ),
+            Unplaced::SchedulingGated { gates } => write!(
+                f,
+                "the pod has scheduling gates ({}): it waits at PreEnqueue (SchedulingGated) and \
+                 the scheduler does not try to place it until every gate is removed; evaluated \
+                 as if they were removed",
+                gates.join(", ")
+            ),
+            Unplaced::NoProfile { scheduler_name } => write!(
+                f,
+                "spec.schedulerName is {scheduler_name:?}, which no profile serves: this \
+                 scheduler never takes the pod; evaluated with the default-scheduler profile \
+                 (pass that scheduler's configuration with --scheduler-config FILE)"
+            ),
+        }
+    }
+}
+
 /// A refused request as RBAC names it: `get replicasets shop/web-5d8f`.
 struct Request<'a>(&'a Refusal);
 
@@ -247,7 +287,7 @@ pub fn snapshot_notes(out: &mut dyn Write, notes: &[Note]) -> std::io::Result<()
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{DaemonTolerations, Note, Refusal};
+    use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
     use crate::state::validate::Finding;
     use crate::state::{ContainerName, Defaulted, PodRef, PodRequestFrom};
@@ -394,11 +434,6 @@ mod tests {
                  disk/memory/pid-pressure, unschedulable, network-unavailable)",
             ),
             (
-                Note::NodeNameSet("node-1".to_string()),
-                "spec.nodeName is set to \"node-1\": the API server binds such a pod directly and \
-                 the scheduler never sees it; evaluated as the scheduler would if it did",
-            ),
-            (
                 Note::RunsOn("node-1".to_string()),
                 "the pod runs on node-1; evaluated as if it were scheduled now, itself left out of \
                  the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running \
@@ -459,6 +494,23 @@ mod tests {
                  does not evaluate, or the cluster changed since the event",
             ),
             (
+                Note::OneFeasibleNotScored,
+                "only one node is feasible: the scheduler takes it without running PreScore or \
+                 Score; the scores shown are computed for reference",
+            ),
+            (
+                Note::NominatedNodeFirst,
+                "the pod's nominated node (status.nominatedNodeName) passes every Filter: the \
+                 scheduler tries it first and takes it without running PreScore or Score; the \
+                 scores shown are computed for reference",
+            ),
+            (
+                Note::PreScoreEndsCycle,
+                "a PreScore plugin failed (see the error below): the scheduling cycle ends there, \
+                 Score does not run and no node is selected; the scores shown are computed for \
+                 reference",
+            ),
+            (
                 Note::SnapshotWithoutNamespaces(refusal("list", "namespaces", None, None)),
                 "namespaces left out: list namespaces is forbidden for user tester in context \
                  fake; namespaceSelector terms will show as not evaluated",
@@ -498,6 +550,53 @@ mod tests {
                 serde_json::to_value(&note).expect("serialize"),
                 serde_json::Value::String(words.to_string())
             );
+        }
+    }
+
+    /// Why the scheduler would not place a pod, in its words; the document carries the
+    /// reason as data.
+    #[test]
+    fn every_unplaced_reason_in_its_words() {
+        let cases = [
+            (
+                Unplaced::Terminal {
+                    phase: "Succeeded".to_string(),
+                },
+                "the pod is Succeeded: it is done and runs on no node, and the scheduler's cache \
+                 leaves it out; evaluated as a new pod like it would be",
+                serde_json::json!({"reason": "Terminal", "phase": "Succeeded"}),
+            ),
+            (
+                Unplaced::Bound {
+                    node: "node-1".to_string(),
+                },
+                "spec.nodeName is \"node-1\": the pod is bound, so the scheduler never places \
+                 it; the kubelet on node-1 admits or rejects it; evaluated as the scheduler would \
+                 if it placed the pod",
+                serde_json::json!({"reason": "Bound", "node": "node-1"}),
+            ),
+            (
+                Unplaced::SchedulingGated {
+                    gates: vec!["a/b".to_string(), "c".to_string()],
+                },
+                "the pod has scheduling gates (a/b, c): it waits at PreEnqueue (SchedulingGated) \
+                 and the scheduler does not try to place it until every gate is removed; \
+                 evaluated as if they were removed",
+                serde_json::json!({"reason": "SchedulingGated", "gates": ["a/b", "c"]}),
+            ),
+            (
+                Unplaced::NoProfile {
+                    scheduler_name: "mine".to_string(),
+                },
+                "spec.schedulerName is \"mine\", which no profile serves: this scheduler never \
+                 takes the pod; evaluated with the default-scheduler profile (pass that \
+                 scheduler's configuration with --scheduler-config FILE)",
+                serde_json::json!({"reason": "NoProfile", "schedulerName": "mine"}),
+            ),
+        ];
+        for (why, words, data) in cases {
+            assert_eq!(why.to_string(), words);
+            assert_eq!(serde_json::to_value(&why).expect("serialize"), data);
         }
     }
 

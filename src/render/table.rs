@@ -7,7 +7,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
 use crate::report::Verdict;
-use crate::report::{Explanation, NodeReport};
+use crate::report::{Explanation, NodeReport, Reported, Scoring};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
 use crate::scheduler::{FilterDetails, ScoreDetails};
@@ -330,6 +330,9 @@ fn score_parts(n: &NodeReport) -> String {
 fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<()> {
     let s = &doc.summary;
     writeln!(out, "{} {}", p.bold("Pod"), doc.pod)?;
+    for why in &s.not_scheduled {
+        writeln!(out, "{}: {why}", p.bad("Not scheduled"))?;
+    }
     if let Some(ds) = &doc.daemon_set {
         writeln!(
             out,
@@ -381,6 +384,15 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         };
         match s.selected.as_slice() {
             [] => {}
+            [one] if s.scoring == Scoring::NotRun && s.feasible + s.unknown > 1 => writeln!(
+                out,
+                "Chosen: {one}, the pod's nominated node, tried first (the scheduler scores \
+                 nothing)"
+            )?,
+            [one] if s.scoring == Scoring::NotRun => writeln!(
+                out,
+                "Chosen: {one}, the only feasible node (the scheduler scores nothing)"
+            )?,
             [one] if !complete => writeln!(
                 out,
                 "Highest score so far: {one} ({}; some score plugins not evaluated)",
@@ -489,6 +501,12 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
         writeln!(out, "Error: {}", p.bad(err))?;
     }
     writeln!(out)
+}
+
+/// Who recorded a node's status: its plugin, or for a node a PreFilter result left out (a
+/// status with no plugin, whose reason names the PreFilter plugins) "PreFilter".
+fn reporter(r: &Reported) -> &str {
+    r.plugin.as_deref().unwrap_or("PreFilter")
 }
 
 /// The rows to list: every node, or on a big cluster the best candidates plus the nodes the
@@ -617,7 +635,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             row.push(
                 n.reported
                     .as_ref()
-                    .map(|r| format!("{}: {}", r.plugin, r.reason))
+                    .map(|r| format!("{}: {}", reporter(r), r.reason))
                     .unwrap_or_else(|| "-".into()),
             );
         }
@@ -713,7 +731,7 @@ fn drill_down(
             out,
             "  the scheduler reports: {} ({}: {:?}){}",
             r.reason,
-            r.plugin,
+            reporter(r),
             r.code,
             if r.uncertain {
                 " (an earlier plugin was not evaluated)"
@@ -721,6 +739,30 @@ fn drill_down(
                 ""
             }
         )?;
+    }
+    if let Some(nominated) = &n.nominated_pods {
+        writeln!(
+            out,
+            "  nominated here, of priority >= the pod's (the scheduler filters the node with them \
+             counted, then without; both must pass): {}",
+            nominated.pods.join(", ")
+        )?;
+        let mut failed = nominated.failed.iter().filter(|f| f.pass == Some(false));
+        match failed.next() {
+            None => writeln!(out, "    with them: every evaluated Filter passes")?,
+            Some(first) => {
+                for f in std::iter::once(first).chain(failed) {
+                    writeln!(
+                        out,
+                        "    with them: {} {:<20} {}",
+                        mark(p, f.pass),
+                        f.plugin,
+                        f.reason().unwrap_or_default()
+                    )?;
+                }
+            }
+        }
+        writeln!(out, "  without them:")?;
     }
     for f in &n.filters {
         let reason = f.reason().unwrap_or_default();

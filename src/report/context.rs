@@ -11,9 +11,9 @@ use crate::scheduler::needs::not_evaluated;
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
 use crate::state::validate::Finding;
-use crate::state::{Defaulted, PodRef};
+use crate::state::{Defaulted, Pod, PodRef};
 
-use super::notes::{DaemonTolerations, Note};
+use super::notes::{DaemonTolerations, Note, Unplaced};
 
 /// The kube-scheduler release whose behaviour (plugins, reasons, defaults) is reproduced.
 pub const KUBERNETES_VERSION: &str = "1.35";
@@ -74,6 +74,8 @@ pub struct Context {
     pub current_node: Option<String>,
     /// The pod is a DaemonSet's template.
     pub daemon_set: bool,
+    /// Why the scheduler would not place the pod at all, said before the evaluation.
+    pub not_scheduled: Vec<Unplaced>,
 }
 
 impl Context {
@@ -104,14 +106,12 @@ impl Context {
                     notes.push(Note::LabelKeysMerged(m.merged));
                 }
                 notes.extend(m.daemon.map(Note::DaemonSet));
-                if !pod.node_name.is_empty() {
-                    notes.push(Note::NodeNameSet(pod.node_name.to_string()));
-                }
                 (None, m.daemon.is_some())
             }
         };
         notes.extend(evaluation_notes(input, profile));
         Context {
+            not_scheduled: not_scheduled(pod, profile),
             pod: (*pod.id).clone(),
             scheduler: SchedulerInfo {
                 kubernetes_version: KUBERNETES_VERSION,
@@ -125,6 +125,34 @@ impl Context {
             daemon_set,
         }
     }
+}
+
+/// Why the scheduler would not place `pod`, evaluated under `profile`: it is done, it is bound,
+/// it waits at PreEnqueue (the SchedulingGates plugin), or it names a scheduler the profile
+/// is not (the caller fell back to the default profile for want of one that serves it).
+fn not_scheduled(pod: &Pod, profile: &Profile) -> Vec<Unplaced> {
+    let mut why = Vec::new();
+    if pod.is_terminal() {
+        why.push(Unplaced::Terminal {
+            phase: pod.template.phase.to_string(),
+        });
+    }
+    if !pod.node_name.is_empty() {
+        why.push(Unplaced::Bound {
+            node: pod.node_name.to_string(),
+        });
+    }
+    if !pod.template.scheduling_gates.is_empty() {
+        why.push(Unplaced::SchedulingGated {
+            gates: pod.template.scheduling_gates.clone(),
+        });
+    }
+    if pod.template.scheduler_name != profile.scheduler_name {
+        why.push(Unplaced::NoProfile {
+            scheduler_name: pod.template.scheduler_name.to_string(),
+        });
+    }
+    why
 }
 
 /// What the evaluation leaves uncertain or does not model, for this pod and profile.
@@ -185,7 +213,7 @@ mod tests {
     use serde_json::json;
 
     use super::{Context, Manifest, Subject};
-    use crate::report::{DaemonTolerations, Note, Refusal};
+    use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
     use crate::scheduler::Input;
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
@@ -261,6 +289,12 @@ mod tests {
         let ctx = Context::new(input, &profile, read, subject);
         assert!(ctx.daemon_set);
         assert_eq!(
+            ctx.not_scheduled,
+            [Unplaced::Bound {
+                node: "n1".to_string()
+            }]
+        );
+        assert_eq!(
             ctx.notes,
             [
                 Note::WhatIf {
@@ -272,7 +306,6 @@ mod tests {
                 Note::Defaulted(vec![defaulted]),
                 Note::LabelKeysMerged(2),
                 Note::DaemonSet(daemon),
-                Note::NodeNameSet("n1".to_string()),
                 // No workloads in the snapshot: default spreading derives no selector.
                 Note::WorkloadsUnread,
                 Note::GateNotModelled("SomeGate".to_string()),
@@ -338,6 +371,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude: None,
+            removed: &[],
         };
         let profile = Profile::default_profile(FeatureGates::default());
         let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
@@ -358,6 +392,51 @@ mod tests {
             !ctx.notes.contains(&Note::PodLevelFitScore),
             "{:?}",
             ctx.notes
+        );
+    }
+
+    /// Why the scheduler would not place a pod comes before the evaluation, each reason that
+    /// holds: done, bound, gated, and a scheduler the profile is not.
+    #[test]
+    fn reasons_the_scheduler_would_not_place_the_pod() {
+        let state = empty_state();
+        let profile = Profile::default_profile(FeatureGates::default());
+        let why = |spec: serde_json::Value, phase: &str| {
+            let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+                "metadata": {"name": "p", "namespace": "shop"}, "spec": spec,
+                "status": {"phase": phase}}))
+            .expect("pod");
+            let pod = Pod::from_api(&api);
+            let input = Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+                removed: &[],
+            };
+            Context::new(input, &profile, Vec::new(), Subject::default()).not_scheduled
+        };
+        let c = json!([{"name": "c", "image": "x"}]);
+        assert_eq!(why(json!({"containers": c}), "Pending"), []);
+        assert_eq!(
+            why(
+                json!({"containers": c, "nodeName": "n1", "schedulingGates": [{"name": "g"}],
+                       "schedulerName": "mine"}),
+                "Succeeded"
+            ),
+            [
+                Unplaced::Terminal {
+                    phase: "Succeeded".to_string()
+                },
+                Unplaced::Bound {
+                    node: "n1".to_string()
+                },
+                Unplaced::SchedulingGated {
+                    gates: vec!["g".to_string()]
+                },
+                Unplaced::NoProfile {
+                    scheduler_name: "mine".to_string()
+                },
+            ]
         );
     }
 }

@@ -37,6 +37,27 @@ impl From<scheduler::Verdict> for Verdict {
     }
 }
 
+/// Whether the scheduler runs PreScore and Score in the cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Scoring {
+    /// Two or more nodes are feasible: the scheduler scores them.
+    Ran,
+    /// Fewer than two nodes are feasible: no PreScore, no Score.
+    NotRun,
+    /// A PreScore plugin failed: the cycle ends with its error, Score does not run.
+    StoppedAtPreScore,
+}
+
+impl From<scheduler::Scoring> for Scoring {
+    fn from(s: scheduler::Scoring) -> Scoring {
+        match s {
+            scheduler::Scoring::Ran => Scoring::Ran,
+            scheduler::Scoring::NotRun => Scoring::NotRun,
+            scheduler::Scoring::StoppedAtPreScore => Scoring::StoppedAtPreScore,
+        }
+    }
+}
+
 /// A framework status code, by kube-scheduler's name for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Code {
@@ -244,7 +265,9 @@ fn rfc3339(nanos: i64) -> String {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reported {
-    pub plugin: PluginName,
+    /// The plugin that failed; null for a status the framework made itself (a node a
+    /// PreFilter result left out: its reason names the PreFilter plugins).
+    pub plugin: Option<PluginName>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the
@@ -343,6 +366,19 @@ pub(super) fn filters<S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     s.collect_seq(entries.iter().map(FilterEntry::from))
+}
+
+/// A node's Filter entries that fail, in profile order, written as [`filters`] are.
+pub(super) fn failed_filters<S: Serializer>(
+    entries: &Entries<FilterCell>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(
+        entries
+            .iter()
+            .filter(|f| f.pass == Some(false))
+            .map(FilterEntry::from),
+    )
 }
 
 /// A node's Score entries in profile order, written as [`filters`] are.

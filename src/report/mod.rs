@@ -14,7 +14,8 @@ use serde::Serialize;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    self, Entries, Evaluation, FilterCell, NodeResult, ReportedStatus, ScoreCell, fit_error_message,
+    self, Entries, Evaluation, FilterCell, NodeResult, Nominated, ReportedStatus, ScoreCell,
+    fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -25,9 +26,9 @@ mod notes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
 pub use entries::{
-    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, StatusEntry, Verdict,
+    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
 };
-pub use notes::{DaemonTolerations, Note, Refusal};
+pub use notes::{DaemonTolerations, Note, Refusal, Unplaced};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
@@ -112,12 +113,20 @@ fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
+    /// Why the scheduler would not place the pod at all (the evaluation below is what it
+    /// would decide if it tried); empty for a pod it would try to place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_scheduled: Vec<Unplaced>,
     pub nodes: usize,
     pub feasible: usize,
     /// Nodes that passed every evaluated Filter but where some plugin was not evaluated.
     pub unknown: usize,
-    /// The node(s) with the highest total among the candidates; several means a tie, which
-    /// upstream breaks at random.
+    /// Whether the scheduler runs PreScore and Score in this cycle; when it does not, the
+    /// nodes' scores are computed for reference only.
+    pub scoring: Scoring,
+    /// The node(s) the scheduler would pick: the only candidate, or those with the highest
+    /// total (several means a tie, which upstream breaks at random); none when the cycle
+    /// fails or ends with an error.
     pub selected: Vec<String>,
     /// What the scheduler would write in the FailedScheduling event when no node fits.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,6 +199,33 @@ pub struct NodeReport {
     /// 1-based rank among candidates by score.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<usize>,
+    /// Pods nominated to this node that the pod must yield to, counted in a first Filter
+    /// pass (absent when there are none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_pods: Option<NominatedPods>,
+}
+
+/// The pods nominated to a node (by an earlier preemption) whose priority is at least the
+/// pod's: the scheduler filters the node first with them counted as running there, then
+/// without; the node must pass both.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NominatedPods {
+    /// `namespace/name` of each.
+    pub pods: Vec<String>,
+    /// The Filter entries that fail with them counted, in profile order (the first is what
+    /// the scheduler records); empty when the node passes with them.
+    #[serde(serialize_with = "entries::failed_filters")]
+    pub failed: Entries<FilterCell>,
+}
+
+impl From<Nominated> for NominatedPods {
+    fn from(n: Nominated) -> NominatedPods {
+        NominatedPods {
+            pods: n.pods.iter().map(|p| p.to_string()).collect(),
+            failed: n.filters,
+        }
+    }
 }
 
 /// `FitError.Error()`: the reasons (see [`fit_error_message`]), then the PostFilter plugins'
@@ -237,12 +273,15 @@ pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
     ))
 }
 
+/// The reasons of the status recorded for a node, each on its own: the failing plugin's, from
+/// the Filter pass with the pods nominated to the node when that pass failed.
 fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
-    node.filters
-        .iter()
-        .find(|f| *f.plugin == *r.plugin)
-        .and_then(|f| f.status)
-        .filter(|s| s.message() == r.reason)
+    let nominated = node.nominated.iter().flat_map(|n| n.filters.iter());
+    nominated
+        .chain(node.filters.iter())
+        .filter(|f| r.plugin.as_deref() == Some(f.plugin))
+        .filter_map(|f| f.status)
+        .find(|s| s.message() == r.reason)
         .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
         .unwrap_or_else(|| vec![r.reason.to_string()])
 }
@@ -335,6 +374,7 @@ impl Explanation {
                     score: n.total,
                     score_complete: n.score_complete,
                     rank: None,
+                    nominated_pods: n.nominated.map(|b| NominatedPods::from(*b)),
                     name: n.name,
                 }),
         );
@@ -354,8 +394,11 @@ impl Explanation {
             .first()
             .filter(|n| n.verdict != Verdict::Infeasible)
             .and_then(|n| n.score);
-        let selected: Vec<String> = if ctx.daemon_set {
+        // A cycle that ends with an error binds the pod nowhere (`schedulingCycle`).
+        let selected: Vec<String> = if ctx.daemon_set || !eval.errors.is_empty() {
             Vec::new()
+        } else if let Some(node) = &eval.nominated_node {
+            vec![node.to_string()]
         } else {
             nodes
                 .iter()
@@ -388,6 +431,18 @@ impl Explanation {
             }
         });
         let daemon_set = ctx.daemon_set.then(|| daemon_set_placement(&nodes));
+        let scoring = Scoring::from(eval.scoring);
+        let mut notes = ctx.notes;
+        let scored = nodes.iter().any(|n| n.score.is_some());
+        match scoring {
+            _ if ctx.daemon_set || !scored => {}
+            Scoring::Ran => {}
+            Scoring::NotRun if eval.nominated_node.is_some() => {
+                notes.push(Note::NominatedNodeFirst)
+            }
+            Scoring::NotRun => notes.push(Note::OneFeasibleNotScored),
+            Scoring::StoppedAtPreScore => notes.push(Note::PreScoreEndsCycle),
+        }
         Explanation {
             api_version: API_VERSION,
             kind: KIND,
@@ -395,6 +450,7 @@ impl Explanation {
             source: None,
             scheduler: ctx.scheduler,
             summary: Summary {
+                not_scheduled: ctx.not_scheduled,
                 nodes: nodes.len(),
                 feasible: nodes
                     .iter()
@@ -404,6 +460,7 @@ impl Explanation {
                     .iter()
                     .filter(|n| n.verdict == Verdict::Unknown)
                     .count(),
+                scoring,
                 selected,
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
                 failed_scheduling_message: failed.map(|(m, _)| m),
@@ -431,7 +488,7 @@ impl Explanation {
             current,
             daemon_set,
             topology_spread: eval.topology_spread,
-            notes: ctx.notes,
+            notes,
             errors: eval.errors,
             scheduler_event: None,
         }
@@ -492,6 +549,7 @@ mod tests {
             scores: Entries::default(),
             total,
             score_complete: true,
+            nominated: None,
         }
     }
 
@@ -511,6 +569,8 @@ mod tests {
                 node("z", Verdict::Feasible, Some(10), 0),
                 node("n", Verdict::Feasible, Some(-3), 2),
             ],
+            scoring: crate::scheduler::Scoring::Ran,
+            nominated_node: None,
             errors: Vec::new(),
             pod_terms: None,
             post_filter: Vec::new(),
@@ -531,6 +591,7 @@ mod tests {
             notes: Vec::new(),
             current_node: None,
             daemon_set: false,
+            not_scheduled: Vec::new(),
         };
         let order: Vec<String> = Explanation::new(eval, ctx)
             .nodes
@@ -538,5 +599,63 @@ mod tests {
             .map(|n| n.name.to_string())
             .collect();
         assert_eq!(order, ["c", "z", "a", "b", "n", "e", "d"]);
+    }
+
+    /// The cycle's scoring outcome reaches the document: one feasible node is taken
+    /// unscored (a note says the scores are for reference); a PreScore error ends the cycle
+    /// with no node selected.
+    #[test]
+    fn what_the_cycle_runs_reaches_the_summary() {
+        use crate::report::{Note, Scoring};
+        use crate::scheduler::config::FeatureGates;
+        use crate::scheduler::profile::Profile;
+        use crate::scheduler::testing::evaluate_with;
+        use serde_json::json;
+        let node = |name: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        };
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}],
+                "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [
+                        {"key": "tier", "operator": "Gt", "values": ["-1"]}]}}]}}}});
+        let profile = Profile::default_profile(FeatureGates::default());
+        let ctx = || Context {
+            pod: PodRef {
+                namespace: "default".into(),
+                name: "p".into(),
+            },
+            scheduler: SchedulerInfo {
+                kubernetes_version: "v1.35",
+                scheduler_name: "default-scheduler".to_string(),
+                profile_source: "default".to_string(),
+                feature_gates: Default::default(),
+                percentage_of_nodes_to_score: None,
+            },
+            notes: Vec::new(),
+            current_node: None,
+            daemon_set: false,
+            not_scheduled: Vec::new(),
+        };
+        let one = evaluate_with(
+            json!([node("a", "4"), node("b", "100m")]),
+            pod.clone(),
+            &profile,
+        );
+        let doc = Explanation::new(one, ctx());
+        assert_eq!(doc.summary.scoring, Scoring::NotRun);
+        assert_eq!(doc.summary.selected, ["a"]);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+        assert_eq!(doc.notes, [Note::OneFeasibleNotScored]);
+        let json = serde_json::to_value(&doc.summary).expect("serialize");
+        assert_eq!(json["scoring"], "NotRun");
+        let two = evaluate_with(json!([node("a", "4"), node("b", "4")]), pod, &profile);
+        let doc = Explanation::new(two, ctx());
+        assert_eq!(doc.summary.scoring, Scoring::StoppedAtPreScore);
+        assert!(doc.summary.selected.is_empty());
+        assert_eq!(doc.errors.len(), 1);
+        assert_eq!(doc.notes, [Note::PreScoreEndsCycle]);
     }
 }

@@ -29,8 +29,6 @@ pub enum Note {
     LabelKeysMerged(usize),
     /// `whatif`: a DaemonSet's pod, given the daemon tolerations.
     DaemonSet(DaemonTolerations),
-    /// `whatif`: `spec.nodeName` is set (to this node).
-    NodeNameSet(String),
     /// `explain`: the pod runs on this node already.
     RunsOn(String),
     /// PodTopologySpread's default constraints derive no selector: no workloads were read.
@@ -45,6 +43,15 @@ pub enum Note {
     InvalidAffinitySelectors(Vec<String>),
     /// The scheduler's last FailedScheduling event (seen then, if known) differs from ours.
     EventDiffers { last_seen: Option<String> },
+    /// One node is feasible: the scheduler takes it without PreScore or Score, and the scores
+    /// shown are computed for reference.
+    OneFeasibleNotScored,
+    /// The pod's own nominated node passes every Filter: the scheduler tries it first and
+    /// takes it without PreScore or Score; the scores shown are computed for reference.
+    NominatedNodeFirst,
+    /// A PreScore plugin failed: the cycle ends with its error, Score does not run, and the
+    /// scores shown are computed for reference.
+    PreScoreEndsCycle,
     /// `snapshot`: namespaces were left out, their list refused.
     SnapshotWithoutNamespaces(Refusal),
     /// `snapshot`: a kind default spreading selects by was left out, its list refused.
@@ -53,6 +60,24 @@ pub enum Note {
     PreemptionObjectsForbidden(Refusal),
     /// `snapshot`: PodDisruptionBudgets or PriorityClasses were left out, their list refused.
     SnapshotWithoutPreemptionObjects(Refusal),
+}
+
+/// Why the scheduler would not place the pod at all. The evaluation still shows what it would
+/// decide if it tried (the gates removed, the pod unbound, another scheduler's pod taken by
+/// the default profile).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all_fields = "camelCase")]
+pub enum Unplaced {
+    /// `spec.schedulingGates`: the pod waits at PreEnqueue until every gate is removed.
+    SchedulingGated { gates: Vec<String> },
+    /// `spec.nodeName` is set: the pod is bound, the node's kubelet admits or rejects it.
+    Bound { node: String },
+    /// `spec.schedulerName` names a scheduler no profile serves: this one never takes it; it
+    /// is evaluated with the default-scheduler's profile.
+    NoProfile { scheduler_name: String },
+    /// Succeeded or Failed: the pod is done; the scheduler's cache leaves it out, and it
+    /// runs on no node.
+    Terminal { phase: String },
 }
 
 /// A request the API server refused (403 Forbidden), and for whom.

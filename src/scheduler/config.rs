@@ -85,12 +85,12 @@ fn system_default_constraints() -> Vec<SpreadConstraint> {
     .collect()
 }
 
-/// `ValidatePodTopologySpreadArgs`, with upstream's field-error wording; several errors are
-/// joined as an aggregate (`[a, b]`).
+/// `ValidatePodTopologySpreadArgs`, with upstream's field-error wording: every field error,
+/// each from the args' root.
 pub(crate) fn validate_pod_topology_spread_args(
     defaulting_type: &str,
     constraints: &[core::TopologySpreadConstraint],
-) -> Result<(), String> {
+) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     if defaulting_type != "System" && defaulting_type != "List" {
         errs.push(format!(
@@ -144,11 +144,7 @@ pub(crate) fn validate_pod_topology_spread_args(
             ));
         }
     }
-    match errs.len() {
-        0 => Ok(()),
-        1 => Err(errs.remove(0)),
-        _ => Err(format!("[{}]", errs.join(", "))),
-    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
 
 /// The gates kube-scheduler 1.35's own code reads (pkg/features/kube_features.go, as read

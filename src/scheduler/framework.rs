@@ -6,11 +6,10 @@
 //! reasons a node is rejected; the result still marks the one status the scheduler itself
 //! would record.
 
-use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::state::ClusterState;
+use crate::state::{ClusterState, Pod};
 
 use super::default_preemption::{self, PostFilterReport};
 use super::details::Tables;
@@ -20,7 +19,9 @@ use super::pod_topology_spread::SpreadTables;
 use super::preemption::DryRunFilter;
 use super::profile::Profile;
 use super::registry::{Plugins, Registered, plugin_name};
-use super::result::{Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Run, ScoreCell};
+use super::result::{
+    Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Nominated, Run, ScoreCell,
+};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status, Verdict};
 
 /// A plugin's PreFilter outcome, for the report.
@@ -43,13 +44,35 @@ pub struct PreScoreReport {
     pub error: Option<String>,
 }
 
+/// Whether the scheduler itself runs PreScore and Score in the cycle (`schedulePod` and
+/// `prioritizeNodes`, pkg/scheduler/schedule_one.go). The evaluation scores the candidates
+/// either way, so a reader sees how they compare; when the scheduler does not score, those
+/// scores are for reference only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoring {
+    /// Two or more nodes are feasible: PreScore and Score run, a node with the top total is
+    /// picked.
+    Ran,
+    /// Fewer than two nodes are feasible: the scheduler takes the one node (or fails)
+    /// without running PreScore or Score.
+    NotRun,
+    /// A PreScore plugin failed: the cycle ends with its error and Score does not run.
+    StoppedAtPreScore,
+}
+
 /// The result of evaluating one pod.
 #[derive(Debug, Clone)]
 pub struct Evaluation {
     pub pre_filter: Vec<PreFilterReport>,
     pub pre_score: Vec<PreScoreReport>,
     pub nodes: Vec<NodeResult>,
-    /// Pod-level problems (a PreScore error, an invalid term) in upstream's words.
+    /// Whether the scheduler runs PreScore and Score in this cycle.
+    pub scoring: Scoring,
+    /// The pod's own nominated node (`status.nominatedNodeName`) when it passes every
+    /// Filter: the scheduler tries it first and takes it, unscored.
+    pub nominated_node: Option<Arc<str>>,
+    /// The errors the scheduling cycle ends with (a PreScore or Score plugin's), in
+    /// upstream's words; none from a PreScore or Score the scheduler does not run.
     pub errors: Vec<String>,
     /// Pod (anti-)affinity terms with their matching pods per topology domain.
     pub pod_terms: Option<TermTables>,
@@ -64,6 +87,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let mut plugins = Plugins::new(input, profile);
     let pre_filter = run_pre_filter(&mut plugins, &profile.pre_filter);
     let mut nodes = run_filter(&plugins, &profile.filter, &pre_filter, input.state);
+    with_nominated_pods(input, profile, &pre_filter, &mut nodes);
     // PreScore and Score run over the candidates: the nodes no evaluated plugin rejected.
     let candidates: Vec<usize> = (0..nodes.len())
         .filter(|&n| nodes[n].verdict != Verdict::Infeasible)
@@ -71,13 +95,35 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     let pre_score = run_pre_score(&mut plugins, &profile.pre_score, &candidates);
     let skipped = &pre_score.skipped;
     let score_errors = run_score(&plugins, &profile.score, skipped, &candidates, &mut nodes);
+    // `findNodesThatFitPod`: a pod nominated to a node by its own earlier preemption has
+    // that node filtered first, and when it passes it is the only feasible node.
+    let nominated_node = input
+        .pod
+        .template
+        .nominated_node_name
+        .as_deref()
+        .and_then(|n| input.state.node_index(n))
+        .filter(|&n| nodes[n].verdict == Verdict::Feasible)
+        .map(|n| nodes[n].name.clone());
+    // `schedulePod`: with one feasible node the scheduler takes it, with none it fails;
+    // `prioritizeNodes` returns at the first PreScore error (`RunPreScorePlugins` stops
+    // there), so Score never runs after one.
+    let (scoring, errors) = if candidates.len() < 2 || nominated_node.is_some() {
+        (Scoring::NotRun, Vec::new())
+    } else if let Some(first) = pre_score.errors.into_iter().next() {
+        (Scoring::StoppedAtPreScore, vec![first])
+    } else {
+        (Scoring::Ran, score_errors)
+    };
     let (pod_terms, topology_spread) = tables(&mut plugins);
     let post_filter = run_post_filter(input, profile, &pre_filter.reports, &nodes);
     Evaluation {
         pre_filter: pre_filter.reports,
         pre_score: pre_score.reports,
         nodes,
-        errors: [pre_score.errors, score_errors].concat(),
+        scoring,
+        nominated_node,
+        errors,
         pod_terms,
         post_filter,
         topology_spread,
@@ -91,8 +137,9 @@ struct PreFilterResult {
     reports: Vec<PreFilterReport>,
     /// The plugins whose PreFilter returned Skip: their Filter does not run.
     skipped: BTreeSet<String>,
-    /// The status that rejects the pod before any Filter runs, and the plugin that gave it.
-    rejection: Option<(String, Status)>,
+    /// The status that rejects the pod before any Filter runs, and the plugin that gave it
+    /// (none when the framework made it: the plugins' node names left no node).
+    rejection: Option<(Option<String>, Status)>,
     /// The only nodes worth filtering: those every PreFilter that named nodes named.
     node_names: Option<BTreeSet<String>>,
     /// The plugins that named nodes, sorted.
@@ -107,7 +154,7 @@ impl PreFilterResult {
             .as_ref()
             .is_none_or(|(_, s)| s.code == Code::Unschedulable)
         {
-            self.rejection = Some((plugin.to_string(), status.clone()));
+            self.rejection = Some((Some(plugin.to_string()), status.clone()));
         }
     }
 
@@ -130,19 +177,19 @@ impl PreFilterResult {
                     by.join(" ")
                 )
             };
-            self.rejection = Some((
-                plugin.to_string(),
-                Status::new(Code::UnschedulableAndUnresolvable, msg),
-            ));
+            self.rejection = Some((None, Status::new(Code::UnschedulableAndUnresolvable, msg)));
         }
         self.node_names = Some(merged);
     }
 
-    /// What the framework records for a node when PreFilter already decided its fate.
+    /// What the framework records for a node when PreFilter already decided its fate. A
+    /// plugin's rejection names the plugin; the statuses the framework makes itself (the
+    /// merged node names left nothing, or left this node out) name none
+    /// (`RunPreFilterPlugins`, `findNodesThatFitPod` in pkg/scheduler/schedule_one.go).
     fn reported(&self, node: &str) -> Option<ReportedStatus> {
         if let Some((plugin, status)) = &self.rejection {
             return Some(ReportedStatus {
-                plugin: plugin_name(plugin),
+                plugin: plugin.as_deref().map(plugin_name),
                 code: status.code,
                 reason: status.message(),
                 uncertain: false,
@@ -150,7 +197,7 @@ impl PreFilterResult {
         }
         let allowed = self.node_names.as_ref()?;
         (!allowed.contains(node)).then(|| ReportedStatus {
-            plugin: Cow::Owned(self.narrowed_by.join(",")),
+            plugin: None,
             code: Code::UnschedulableAndUnresolvable,
             reason: format!(
                 "node(s) didn't satisfy plugin(s) [{}]",
@@ -248,9 +295,133 @@ fn run_filter(
             scores: Entries::default(),
             total: None,
             score_complete: true,
+            nominated: None,
         }
     });
     nodes.collect()
+}
+
+/// The nodes that have pods nominated to them that the pod must yield to, with those pods
+/// (`addGENominatedPods` in pkg/scheduler/framework/runtime/framework.go): pending and not
+/// bound, nominated to a node of the state, of priority at least the pod's, and not the pod
+/// itself. Terminal pods are not in the scheduler's queue, so they nominate nothing.
+fn nominated_pods<'s>(input: Input<'s>) -> BTreeMap<usize, Vec<&'s Pod>> {
+    let mut by_node: BTreeMap<usize, Vec<&Pod>> = BTreeMap::new();
+    for pod in input.state.other_pods() {
+        let node = pod
+            .template
+            .nominated_node_name
+            .as_deref()
+            .and_then(|n| input.state.node_index(n));
+        if let Some(node) = node
+            && pod.node_name.is_empty()
+            && !pod.is_terminal()
+            && pod.template.priority >= input.pod.template.priority
+            && pod.id != input.pod.id
+        {
+            by_node.entry(node).or_default().push(pod);
+        }
+    }
+    by_node
+}
+
+/// `RunFilterPluginsWithNominatedPods` for the nodes that have nominated pods: the Filter
+/// plugins run first with those pods counted on the node, then without; the node passes
+/// only when both pass, and a failure of the first pass is the one recorded. Nodes a
+/// PreFilter result left out are never filtered.
+fn with_nominated_pods(
+    input: Input<'_>,
+    profile: &Profile,
+    pre_filter: &PreFilterResult,
+    nodes: &mut [NodeResult],
+) {
+    for (node, pods) in nominated_pods(input) {
+        let result = &mut nodes[node];
+        if pre_filter.reported(&result.name).is_some() {
+            continue;
+        }
+        let nominated = nominated_pass(input, profile, &pre_filter.skipped, node, &pods);
+        if let Some(r) = &nominated.reported {
+            result.reported = Some(r.clone());
+            result.verdict = Verdict::Infeasible;
+        }
+        result.nominated = Some(Box::new(nominated));
+    }
+}
+
+/// The Filter plugins on `node` with `pods` counted as running there. Upstream adds them to
+/// a copy of the node and of the cycle state (each PreFilter plugin's `AddPod`); here the
+/// PreFilter plugins run over a copy of the state with the pods bound to the node, which
+/// gives the same state, and the Filter plugins PreFilter skipped in the cycle stay skipped.
+fn nominated_pass(
+    input: Input<'_>,
+    profile: &Profile,
+    skipped: &BTreeSet<String>,
+    node: usize,
+    pods: &[&Pod],
+) -> Nominated {
+    let mut state = input.state.clone();
+    for pod in pods {
+        let mut pod = (*pod).clone();
+        pod.node_name = input.state.node_name(node).clone();
+        state.add_pod(pod);
+    }
+    let input = Input {
+        state: &state,
+        ..input
+    };
+    let mut plugins = Plugins::new(input, profile);
+    run_pre_filter(&mut plugins, &profile.pre_filter);
+    let table = node_table(&plugins, &profile.filter, skipped, node);
+    Nominated {
+        pods: pods.iter().map(|p| p.id.clone()).collect(),
+        reported: FirstFailure::new(&table).on(0),
+        filters: Entries::row(&table, 0),
+    }
+}
+
+/// The Filter plugins' entries on one node: a table of one row.
+fn node_table(
+    plugins: &Plugins<'_>,
+    names: &[String],
+    skipped: &BTreeSet<String>,
+    node: usize,
+) -> Arc<EntryTable<FilterCell>> {
+    let mut table = EntryTable::with_capacity(names.len());
+    for name in names {
+        let run = match plugins.get(name) {
+            None => Run::NotEvaluated(plugins.not_evaluated(name)),
+            Some(_) if skipped.contains(name) => Run::Skipped,
+            Some(plugin) => Run::Ran(vec![plugin.filter_one(node)]),
+        };
+        table.push(plugin_name(name), 0, run);
+    }
+    Arc::new(table)
+}
+
+/// Whether `node` can take `input.pod` as the scheduler's Filter stage decides it
+/// (`RunFilterPluginsWithNominatedPods`, after PreFilter): the status it records for the
+/// node, `None` when every Filter plugin passes, with the pods nominated to the node and
+/// without them. For callers that filter one node of a changed state (preemption's dry run
+/// on a node with its victims removed).
+pub fn filter_with_nominated_pods(
+    input: Input<'_>,
+    profile: &Profile,
+    node: usize,
+) -> Option<ReportedStatus> {
+    let mut plugins = Plugins::new(input, profile);
+    let pre_filter = run_pre_filter(&mut plugins, &profile.pre_filter);
+    if let Some(r) = pre_filter.reported(input.state.node_name(node)) {
+        return Some(r);
+    }
+    if let Some(pods) = nominated_pods(input).get(&node) {
+        let nominated = nominated_pass(input, profile, &pre_filter.skipped, node, pods);
+        if nominated.reported.is_some() {
+            return nominated.reported;
+        }
+    }
+    let table = node_table(&plugins, &profile.filter, &pre_filter.skipped, node);
+    FirstFailure::new(&table).on(0)
 }
 
 /// The status the scheduler records for a node: its first failure in profile order,
@@ -279,7 +450,7 @@ impl<'t> FirstFailure<'t> {
         self.ran.iter().find_map(|&(head, column, uncertain)| {
             let s = column[node].status.as_deref()?;
             Some(ReportedStatus {
-                plugin: head.plugin.clone(),
+                plugin: Some(head.plugin.clone()),
                 code: s.code,
                 reason: s.message(),
                 uncertain,
@@ -358,7 +529,10 @@ fn run_score(
             Some(plugin) => match score_column(plugin, candidates) {
                 Ok(column) => Run::Ran(column),
                 Err(e) => {
-                    errors.push(format!("running Score plugin {name:?}: {e}"));
+                    // `RunScorePlugins`' words for a plugin's Score error.
+                    errors.push(format!(
+                        "running Score plugins: plugin {name:?} failed with: {e}"
+                    ));
                     Run::NotEvaluated(e.into())
                 }
             },
@@ -464,7 +638,9 @@ mod tests {
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
     use crate::scheduler::testing::evaluate_with;
-    use crate::scheduler::{Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Verdict};
+    use crate::scheduler::{
+        Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Scoring, Verdict,
+    };
     use serde_json::json;
 
     /// A node with `cpu` allocatable (8Gi memory, 110 pods) and no labels.
@@ -541,7 +717,7 @@ mod tests {
         let eval = evaluate_with(items, pod, &profile);
         assert_eq!(
             eval.errors,
-            ["running Score plugin \"NodeResourcesFit\": resources not found"]
+            ["running Score plugins: plugin \"NodeResourcesFit\" failed with: resources not found"]
         );
         for n in &eval.nodes {
             let names: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
@@ -582,7 +758,7 @@ mod tests {
                         .map(|f| f.plugin.to_string())
                         .collect();
                     let r = n.reported.as_ref().expect("rejected");
-                    let plugin = format!("{} {:?}", r.plugin, r.code);
+                    let plugin = format!("{} {:?}", r.plugin.as_deref().unwrap_or(""), r.code);
                     (n.name.to_string(), plugin, r.uncertain, failed)
                 })
                 .collect::<Vec<_>>()
@@ -642,5 +818,209 @@ mod tests {
         assert_eq!(complete(&profile), expected(true));
         profile.score.push(("Coscheduling".to_string(), 1));
         assert_eq!(complete(&profile), expected(false));
+    }
+
+    /// A pod whose preferred node-affinity term fails NodeAffinity's PreScore (a Gt value
+    /// that is not a valid label value), requesting one cpu.
+    fn prescore_error_pod() -> serde_json::Value {
+        json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "1"}}}],
+                "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [
+                        {"key": "tier", "operator": "Gt", "values": ["-1"]}]}}]}}}})
+    }
+
+    /// `schedulePod`: with one feasible node PreScore and Score do not run, so their errors
+    /// are not the cycle's; the scores are still computed, for reference.
+    #[test]
+    fn one_feasible_node_is_not_scored() {
+        let items = json!([cpu_node("big", "4"), cpu_node("small", "100m")]);
+        let eval = evaluate_with(
+            items,
+            prescore_error_pod(),
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        assert_eq!(eval.scoring, Scoring::NotRun);
+        assert_eq!(eval.errors, Vec::<String>::new());
+        let big = eval.nodes.iter().find(|n| &*n.name == "big").expect("big");
+        assert!(big.total.is_some(), "scores kept for reference");
+        let affinity = eval.pre_score.iter().find(|p| p.plugin == "NodeAffinity");
+        assert!(
+            affinity.is_some_and(|p| p.result == "Error"),
+            "{affinity:?}"
+        );
+    }
+
+    /// With two feasible nodes the first PreScore error ends the cycle: Score does not run,
+    /// so no Score error follows it.
+    #[test]
+    fn a_prescore_error_ends_the_cycle_before_score() {
+        let items = json!([cpu_node("a", "4"), cpu_node("b", "4")]);
+        let mut profile = Profile::default_profile(FeatureGates::default());
+        // A Score error too, were Score to run.
+        profile.node_resources_fit.resources.clear();
+        let eval = evaluate_with(items, prescore_error_pod(), &profile);
+        assert_eq!(eval.scoring, Scoring::StoppedAtPreScore);
+        assert_eq!(eval.errors.len(), 1, "{:?}", eval.errors);
+        assert!(
+            eval.errors[0].starts_with("running PreScore plugin \"NodeAffinity\": "),
+            "{:?}",
+            eval.errors
+        );
+    }
+
+    /// A node a PreFilter result left out has the status the framework makes, with no
+    /// plugin: `node(s) didn't satisfy plugin(s) [NodeAffinity]`.
+    #[test]
+    fn a_node_left_out_by_prefilter_has_no_plugin() {
+        let items = json!([cpu_node("a", "4"), cpu_node("b", "4")]);
+        let pod = json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}],
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchFields": [
+                        {"key": "metadata.name", "operator": "In", "values": ["a"]}]}]}}}}});
+        let eval = evaluate_with(
+            items,
+            pod,
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        let b = eval.nodes.iter().find(|n| &*n.name == "b").expect("b");
+        let r = b.reported.as_ref().expect("left out");
+        assert_eq!(
+            (r.plugin.as_deref(), r.code, &*r.reason),
+            (
+                None,
+                Code::UnschedulableAndUnresolvable,
+                "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+            )
+        );
+        let a = eval.nodes.iter().find(|n| &*n.name == "a").expect("a");
+        assert_eq!(a.verdict, Verdict::Feasible);
+    }
+
+    /// A pending pod nominated to `node` with `priority`, requesting `cpu`, labelled `app`.
+    fn nominated(name: &str, node: &str, priority: i32, cpu: &str) -> serde_json::Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+            "spec": {"priority": priority, "containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Pending", "nominatedNodeName": node}})
+    }
+
+    /// `RunFilterPluginsWithNominatedPods`: a pod of equal or higher priority nominated to a
+    /// node counts there in a first Filter pass, whose failure is recorded; one of lower
+    /// priority, or a terminal one, does not count.
+    #[test]
+    fn nominated_pods_of_equal_or_higher_priority_occupy_their_node() {
+        let mut done = nominated("done", "b", 10, "3");
+        done["status"]["phase"] = json!("Failed");
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "4"),
+            cpu_node("c", "4"),
+            nominated("preemptor", "a", 0, "3"),
+            done,
+            nominated("lower", "c", -1, "3"),
+        ]);
+        let mut pod = one_cpu_pod();
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("2");
+        let profile = Profile::default_profile(FeatureGates::default());
+        let eval = evaluate_with(items, pod, &profile);
+        let node = |name: &str| eval.nodes.iter().find(|n| &*n.name == name).expect(name);
+        let a = node("a");
+        let r = a
+            .reported
+            .as_ref()
+            .expect("rejected with the nominated pod");
+        assert_eq!(
+            (r.plugin.as_deref(), r.code, &*r.reason),
+            (
+                Some("NodeResourcesFit"),
+                Code::Unschedulable,
+                "Insufficient cpu"
+            )
+        );
+        let with = a.nominated.as_ref().expect("nominated pods on a");
+        let pods: Vec<String> = with.pods.iter().map(|p| p.to_string()).collect();
+        assert_eq!(pods, ["default/preemptor"]);
+        // Without them the node passes every Filter.
+        assert!(a.filters.iter().all(|f| f.pass != Some(false)));
+        for name in ["b", "c"] {
+            assert_eq!(node(name).verdict, Verdict::Feasible, "{name}");
+            assert!(node(name).nominated.is_none(), "{name}");
+        }
+        // The one-node function says the same.
+        let state = crate::state::read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": [
+                cpu_node("a", "4"), nominated("preemptor", "a", 0, "3")]})
+            .to_string(),
+            "t",
+        )
+        .expect("snapshot");
+        let filter = |cpu: &str| {
+            let mut pod = one_cpu_pod();
+            pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!(cpu);
+            let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+            let pod = crate::state::Pod::from_api(&api);
+            let input = crate::scheduler::Input {
+                pod: &pod,
+                state: &state,
+                exclude: None,
+                removed: &[],
+            };
+            super::filter_with_nominated_pods(input, &profile, 0).map(|r| r.reason.to_string())
+        };
+        assert_eq!(filter("1"), None);
+        assert_eq!(filter("2").as_deref(), Some("Insufficient cpu"));
+    }
+
+    /// The second pass, without the nominated pods, must pass too: a pod whose required
+    /// affinity only the nominated pod satisfies is rejected (upstream's conservative
+    /// decision), with the entries of the first pass kept.
+    #[test]
+    fn both_passes_must_pass() {
+        let mut a = cpu_node("a", "4");
+        a["metadata"]["labels"] = json!({"kubernetes.io/hostname": "a"});
+        let items = json!([a, nominated("db", "a", 0, "1")]);
+        let mut pod = one_cpu_pod();
+        pod["spec"]["affinity"] = json!({"podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "db"}},
+                "topologyKey": "kubernetes.io/hostname"}]}});
+        let eval = evaluate_with(
+            items,
+            pod,
+            &Profile::default_profile(FeatureGates::default()),
+        );
+        let a = &eval.nodes[0];
+        let with = a.nominated.as_ref().expect("nominated pods on a");
+        assert!(with.reported.is_none(), "{:?}", with.reported);
+        let r = a.reported.as_ref().expect("rejected without them");
+        assert_eq!(r.plugin.as_deref(), Some("InterPodAffinity"));
+        assert_eq!(a.verdict, Verdict::Infeasible);
+    }
+
+    /// `findNodesThatFitPod`: a pod's own nominated node that passes every Filter is taken
+    /// unscored, though other nodes would pass too; one that fails leaves the cycle as usual.
+    #[test]
+    fn the_pod_s_own_nominated_node_is_tried_first() {
+        let items = json!([
+            cpu_node("a", "4"),
+            cpu_node("b", "4"),
+            cpu_node("c", "100m")
+        ]);
+        let profile = Profile::default_profile(FeatureGates::default());
+        let with = |node: &str| {
+            let mut pod = one_cpu_pod();
+            pod["status"] = json!({"phase": "Pending", "nominatedNodeName": node});
+            evaluate_with(items.clone(), pod, &profile)
+        };
+        let eval = with("b");
+        assert_eq!(eval.scoring, Scoring::NotRun);
+        assert_eq!(eval.nominated_node.as_deref(), Some("b"));
+        let eval = with("c");
+        assert_eq!(eval.scoring, Scoring::Ran);
+        assert_eq!(eval.nominated_node, None);
     }
 }

@@ -30,9 +30,11 @@ pub mod storage;
 pub mod taint_toleration;
 
 pub use details::{FilterDetails, ScoreDetails};
-pub use framework::{Evaluation, PreFilterReport, PreScoreReport, evaluate};
+pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};
 pub use plugin::Input;
-pub use result::{Entries, FilterCell, FilterResult, NodeResult, ScoreCell, ScoreResult};
+pub use result::{
+    Entries, FilterCell, FilterResult, NodeResult, Nominated, ScoreCell, ScoreResult,
+};
 pub use status::{Code, ReportedStatus, Status, Verdict, fit_error_message};
 
 /// What plugin tests share: a whole evaluation from JSON objects.

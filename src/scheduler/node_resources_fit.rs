@@ -702,6 +702,7 @@ mod tests {
             pod: &pod,
             state: &state,
             exclude: None,
+            removed: &[],
         };
         let profile = Profile::default_profile(FeatureGates::default());
         let fit = NodeResourcesFit::new(input, &profile.node_resources_fit, &profile.gates);

@@ -315,12 +315,14 @@ impl Profile {
             None,
             gates,
             "the default profile".to_string(),
+            0,
         )
         .expect("the built-in default profile is valid")
     }
 
     /// Selects the profile for `scheduler_name` from a `KubeSchedulerConfiguration` (already
-    /// parsed from YAML/JSON).
+    /// parsed from YAML/JSON); when no profile serves that name, the default scheduler's (the
+    /// configuration's, else upstream's default profile).
     pub fn from_config(
         config: &serde_json::Value,
         scheduler_name: &str,
@@ -354,22 +356,32 @@ impl Profile {
                     .unwrap_or_else(|| "default-scheduler".to_string())
             })
             .collect();
-        let Some(i) = names.iter().position(|n| n == scheduler_name) else {
-            return Err(ProfileError(format!(
-                "{source}: no profile has schedulerName {scheduler_name:?} (the pod's spec.schedulerName); profiles: {}",
-                names.join(", ")
-            )));
-        };
-        let p = &profiles[i];
-        Profile::build(
-            names[i].clone(),
-            p.plugins.as_ref(),
-            &p.plugin_config,
-            p.percentage_of_nodes_to_score
-                .or(cfg.percentage_of_nodes_to_score),
-            gates,
-            source.to_string(),
-        )
+        // kube-scheduler validates every profile at start-up (`ValidateKubeSchedulerConfiguration`,
+        // pkg/scheduler/apis/config/validation/validation.go): one it refuses refuses the
+        // configuration, whichever profile the pod uses.
+        let mut built = profiles
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Profile::build(
+                    names[i].clone(),
+                    p.plugins.as_ref(),
+                    &p.plugin_config,
+                    p.percentage_of_nodes_to_score
+                        .or(cfg.percentage_of_nodes_to_score),
+                    gates.clone(),
+                    source.to_string(),
+                    i,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // A pod no profile serves is never scheduled; it is evaluated with the default
+        // scheduler's profile, the configuration's when it has one, and the report says so.
+        let served = |name: &str| names.iter().position(|n| n == name);
+        match served(scheduler_name).or_else(|| served("default-scheduler")) {
+            Some(i) => Ok(built.swap_remove(i)),
+            None => Ok(Profile::default_profile(gates)),
+        }
     }
 
     fn build(
@@ -379,6 +391,7 @@ impl Profile {
         percentage_of_nodes_to_score: Option<i32>,
         gates: FeatureGates,
         source: String,
+        index: usize,
     ) -> Result<Profile, ProfileError> {
         let defaults: Vec<PluginRef> = DEFAULT_PLUGINS
             .iter()
@@ -435,22 +448,31 @@ impl Profile {
             gates,
             source,
         };
-        for pc in plugin_config {
-            profile.apply_args(&pc.name, &pc.args)?;
+        for (j, pc) in plugin_config.iter().enumerate() {
+            let path = format!("profiles[{index}].pluginConfig[{j}].args");
+            profile.apply_args(&path, &pc.name, &pc.args)?;
         }
         Ok(profile)
     }
 
-    /// Applies one `pluginConfig` entry, validating as kube-scheduler does at start-up.
-    pub fn apply_args(
+    /// Applies one `pluginConfig` entry, validating as kube-scheduler does at start-up; `path`
+    /// is where the args are (`profiles[0].pluginConfig[1].args`), which upstream's field
+    /// errors start with.
+    fn apply_args(
         &mut self,
+        path: &str,
         plugin: &str,
         args: &serde_json::Value,
     ) -> Result<(), ProfileError> {
         let source = self.source.clone();
+        // Upstream's field errors, each from `path`, as one aggregate.
+        let invalid = |errs: Vec<String>| {
+            let errs: Vec<String> = errs.into_iter().map(|e| format!("{path}.{e}")).collect();
+            ProfileError(format!("{source}: {}", aggregate(&errs)))
+        };
         let field = |e: serde_path_to_error::Error<serde_json::Error>| {
             ProfileError(format!(
-                "{source}: pluginConfig {plugin} args: field {}: {}",
+                "{source}: {path} ({plugin}): field {}: {}",
                 e.path(),
                 e.inner()
             ))
@@ -494,10 +516,7 @@ impl Profile {
                     _ => None,
                 };
                 if !errs.is_empty() {
-                    return Err(ProfileError(format!(
-                        "{source}: pluginConfig NodeAffinity args: {}",
-                        aggregate(&errs)
-                    )));
+                    return Err(invalid(errs));
                 }
                 self.node_affinity = NodeAffinityArgs {
                     added_required: required,
@@ -509,9 +528,9 @@ impl Profile {
                     serde_path_to_error::deserialize(args).map_err(field)?;
                 let w = a.hard_pod_affinity_weight.unwrap_or(1);
                 if !(0..=100).contains(&w) {
-                    return Err(ProfileError(format!(
-                        "{source}: pluginConfig InterPodAffinity args: hardPodAffinityWeight: Invalid value: {w}: not in valid range [0-100]"
-                    )));
+                    return Err(invalid(vec![format!(
+                        "hardPodAffinityWeight: Invalid value: {w}: not in valid range [0, 100]"
+                    )]));
                 }
                 self.inter_pod_affinity = InterPodAffinityArgs {
                     hard_pod_affinity_weight: w,
@@ -529,11 +548,7 @@ impl Profile {
                     .defaulting_type
                     .filter(|t| !t.is_empty())
                     .unwrap_or_else(|| "System".to_string());
-                validate_pod_topology_spread_args(&kind, &constraints).map_err(|e| {
-                    ProfileError(format!(
-                        "{source}: pluginConfig PodTopologySpread args: {e}"
-                    ))
-                })?;
+                validate_pod_topology_spread_args(&kind, &constraints).map_err(invalid)?;
                 self.pod_topology_spread = if kind == "System" {
                     PodTopologySpreadArgs::default()
                 } else {
@@ -546,9 +561,12 @@ impl Profile {
                     }
                 };
             }
-            "NodeResourcesFit" => self.node_resources_fit = FitArgs::parse(args, &source)?,
+            "NodeResourcesFit" => {
+                self.node_resources_fit = FitArgs::parse(args, &format!("{source}: {path}"))?
+            }
             "NodeResourcesBalancedAllocation" => {
-                self.balanced_allocation = BalancedAllocationArgs::parse(args, &source)?
+                self.balanced_allocation =
+                    BalancedAllocationArgs::parse(args, &format!("{source}: {path}"))?
             }
             other => {
                 self.other_args.insert(other.to_string(), args.clone());
@@ -673,7 +691,25 @@ mod tests {
         });
         let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .unwrap_err();
-        assert!(err.0.contains("hardPodAffinityWeight"), "{err}");
+        assert_eq!(
+            err.0,
+            "c: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"
+        );
+        // Every profile is validated, not only the pod's: kube-scheduler refuses to start.
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler"},
+                         {"schedulerName": "other", "pluginConfig": [
+                             {"name": "NodeResourcesFit", "args": {}},
+                             {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": -1}}]}]
+        });
+        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .unwrap_err();
+        assert_eq!(
+            err.0,
+            "c: profiles[1].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]"
+        );
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1beta3",
             "kind": "KubeSchedulerConfiguration",
@@ -681,14 +717,37 @@ mod tests {
         assert!(
             Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c").is_err()
         );
+    }
+
+    /// A scheduler name no profile serves gets the default scheduler's profile: the
+    /// configuration's when it has one, else upstream's default (the report says the pod is
+    /// never taken).
+    #[test]
+    fn an_unserved_scheduler_name_gets_the_default_scheduler_s_profile() {
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"schedulerName": "other"}]
         });
-        let err = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
-            .unwrap_err();
-        assert!(err.0.contains("no profile"), "{err}");
+        let p = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
+            .expect("profile");
+        assert_eq!(
+            (p.scheduler_name.as_str(), p.source.as_str()),
+            ("default-scheduler", "the default profile")
+        );
+        let cfg = json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "other"},
+                         {"schedulerName": "default-scheduler", "plugins": {
+                             "score": {"disabled": [{"name": "ImageLocality"}]}}}]
+        });
+        let p = Profile::from_config(&cfg, "mine", FeatureGates::default(), "c").expect("profile");
+        assert_eq!(
+            (p.scheduler_name.as_str(), p.source.as_str()),
+            ("default-scheduler", "c")
+        );
+        assert!(!p.score.iter().any(|(n, _)| n == "ImageLocality"));
     }
 
     /// `ValidateNodeAffinityArgs`: every field error of the added required and preferred
@@ -710,10 +769,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.0,
-            "c: pluginConfig NodeAffinity args: [\
-             addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty, \
-             addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchExpressions[0].operator: Unsupported value: \"Bogus\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\", \
-             addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchExpressions[0].values: Invalid value: []string{\"x\"}: values set must be empty for exists and does not exist]"
+            "c: [\
+             profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty, \
+             profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchExpressions[0].operator: Unsupported value: \"Bogus\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\", \
+             profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchExpressions[0].values: Invalid value: []string{\"x\"}: values set must be empty for exists and does not exist]"
         );
     }
 
@@ -739,23 +798,23 @@ mod tests {
         let cases = [
             (
                 json!({"defaultingType": "Foo"}),
-                "c: pluginConfig PodTopologySpread args: defaultingType: Unsupported value: \"Foo\": supported values: \"System\", \"List\"",
+                "c: profiles[0].pluginConfig[0].args.defaultingType: Unsupported value: \"Foo\": supported values: \"System\", \"List\"",
             ),
             (
                 json!({"defaultConstraints": [c("zone", "DoNotSchedule")]}),
-                "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty",
+                "c: profiles[0].pluginConfig[0].args.defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty",
             ),
             (
                 json!({"defaultingType": "List", "defaultConstraints": [c("zone", "DoNotSchedule"), c("zone", "DoNotSchedule")]}),
-                "defaultConstraints[1]: Duplicate value: \"{zone, DoNotSchedule}\"",
+                "c: profiles[0].pluginConfig[0].args.defaultConstraints[1]: Duplicate value: \"{zone, DoNotSchedule}\"",
             ),
             (
                 json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "Never"}]}),
-                "[defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), defaultConstraints[0].topologyKey: Required value: can not be empty, defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\"",
+                "c: [profiles[0].pluginConfig[0].args.defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), profiles[0].pluginConfig[0].args.defaultConstraints[0].topologyKey: Required value: can not be empty, profiles[0].pluginConfig[0].args.defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Never\"",
             ),
             (
                 json!({"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]}),
-                "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector",
+                "c: profiles[0].pluginConfig[0].args.defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector",
             ),
         ];
         for (args, want) in cases {

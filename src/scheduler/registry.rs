@@ -38,6 +38,8 @@ pub(crate) trait Registered {
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
     /// Filter on one node: its failure, if any (preemption's dry run).
     fn filter_node(&self, node: usize) -> Option<Status>;
+    /// Filter on one node.
+    fn filter_one(&self, node: usize) -> FilterCell;
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome;
     fn pre_score_disabled(&mut self);
     /// Score on every candidate, a cell each (normalized left 0), as `filter_all` does; stops
@@ -67,15 +69,15 @@ where
     }
 
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell> {
-        (0..nodes)
-            .map(|node| {
-                let (status, details) = self.filter(node);
-                FilterCell {
-                    status: status.map(Box::new),
-                    details: details.map(Into::into),
-                }
-            })
-            .collect()
+        (0..nodes).map(|node| self.filter_one(node)).collect()
+    }
+
+    fn filter_one(&self, node: usize) -> FilterCell {
+        let (status, details) = self.filter(node);
+        FilterCell {
+            status: status.map(Box::new),
+            details: details.map(Into::into),
+        }
     }
 
     fn filter_node(&self, node: usize) -> Option<Status> {

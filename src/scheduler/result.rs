@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::state::PodRef;
+
 use super::details::{FilterDetails, ScoreDetails};
 use super::status::{Code, PluginName, ReportedStatus, Status, Verdict};
 
@@ -328,4 +330,21 @@ pub struct NodeResult {
     /// Every score plugin was evaluated on this node (true for nodes that are not
     /// candidates). Kept here so that ranking 5,000 nodes does not walk their scores again.
     pub score_complete: bool,
+    /// The pods nominated to this node that the pod must yield to, and the Filter pass with
+    /// them (`None` when there are none, or a PreFilter result left the node out).
+    pub nominated: Option<Box<Nominated>>,
+}
+
+/// The pods nominated to a node that the pod must yield to, and the Filter plugins' entries on
+/// the node with them counted there.
+#[derive(Debug, Clone)]
+pub struct Nominated {
+    /// Pending pods nominated to the node (by an earlier preemption) whose priority is at
+    /// least the pod's, in the order read.
+    pub pods: Vec<Arc<PodRef>>,
+    /// Every Filter plugin's entry on the node with those pods counted as running there.
+    pub filters: Entries<FilterCell>,
+    /// The first failure with them, in profile order: what the scheduler records when it
+    /// fails.
+    pub reported: Option<ReportedStatus>,
 }

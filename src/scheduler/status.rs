@@ -82,7 +82,9 @@ pub enum Verdict {
 /// The status the scheduler itself records for a node: the first failure in profile order.
 #[derive(Debug, Clone)]
 pub struct ReportedStatus {
-    pub plugin: PluginName,
+    /// The plugin that failed; `None` for a status the framework made itself (a node a
+    /// PreFilter result left out).
+    pub plugin: Option<PluginName>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the

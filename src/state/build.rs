@@ -145,7 +145,7 @@ impl Pod {
         let PodParts {
             metadata,
             spec,
-            status,
+            mut status,
         } = p;
         let metadata = metadata.unwrap_or_default();
         let namespace = metadata.namespace.unwrap_or_else(|| "default".to_string());
@@ -170,6 +170,10 @@ impl Pod {
                 .map(parts::unix_nanos),
             controller,
             template: Arc::new(PodTemplate {
+                nominated_node_name: status
+                    .as_mut()
+                    .and_then(|s| s.nominated_node_name.take())
+                    .map(Arc::from),
                 phase: status
                     .and_then(|s| s.phase)
                     .map_or(Cow::Borrowed(""), |p| known(p, &PHASES)),
@@ -178,6 +182,13 @@ impl Pod {
                     .map_or(Cow::Borrowed(DEFAULT_SCHEDULER), |n| {
                         known(n, &[DEFAULT_SCHEDULER])
                     }),
+                scheduling_gates: spec
+                    .scheduling_gates
+                    .take()
+                    .into_iter()
+                    .flatten()
+                    .map(|g| g.name)
+                    .collect(),
                 node_selector: spec.node_selector.map(|s| Arc::new(s.into())),
                 node_affinity: affinity.and_then(|a| a.node_affinity).map(Arc::new),
                 tolerations: tolerations(spec.tolerations.take().unwrap_or_default()),

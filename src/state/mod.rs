@@ -13,8 +13,8 @@
 mod build;
 mod cluster;
 pub mod decode;
-mod disruption_budget;
 mod defaults;
+mod disruption_budget;
 mod index;
 mod interned;
 pub mod labels;
@@ -35,8 +35,8 @@ mod workloads;
 mod yaml;
 
 pub use cluster::{ClusterState, FoundPod, ImageSpread, NodeUsage};
-pub use disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 pub use defaults::{ContainerName, Defaulted, PodRequestFrom};
+pub use disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
     ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,

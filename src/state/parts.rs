@@ -56,6 +56,9 @@ pub(crate) struct Status {
     /// Preemption orders victims of equal priority, and picks between nodes, by it.
     #[serde(default)]
     pub(crate) start_time: Option<meta::Time>,
+    /// Set by preemption: the node the pod waits on while its victims go.
+    #[serde(default)]
+    pub(crate) nominated_node_name: Option<String>,
     #[serde(default)]
     pub(crate) conditions: Option<Vec<Condition>>,
     #[serde(default)]
@@ -116,6 +119,8 @@ pub(crate) struct Spec {
     pub(crate) resources: Option<core::ResourceRequirements>,
     #[serde(default)]
     pub(crate) scheduler_name: Option<String>,
+    #[serde(default)]
+    pub(crate) scheduling_gates: Option<Vec<core::PodSchedulingGate>>,
     #[serde(default)]
     pub(crate) tolerations: Option<Vec<Toleration>>,
     #[serde(default)]

@@ -182,7 +182,12 @@ pub struct PodTemplate {
     /// Borrowed for upstream's phases and the default scheduler's name (what nearly every pod
     /// has): 150,000 pods then hold no copy of either.
     pub phase: Cow<'static, str>,
+    /// `status.nominatedNodeName`: the node preemption made room on, where a pending pod
+    /// waits for its victims to go.
+    pub nominated_node_name: Option<Arc<str>>,
     pub scheduler_name: Cow<'static, str>,
+    /// `spec.schedulingGates` by name: while any is left, the pod waits at PreEnqueue.
+    pub scheduling_gates: Vec<String>,
     pub node_selector: Option<Arc<Labels>>,
     pub node_affinity: Option<Arc<core::NodeAffinity>>,
     /// Shared between templates: most pods carry the same default tolerations.

@@ -49,7 +49,8 @@ impl Finding {
 const TERM_NEVER_MATCHES: &str = "this required node-affinity term never matches any node";
 const NO_TERMS: &str = "a required node affinity without terms matches no node";
 const PREFERRED_FAILS: &str = "an invalid preferred node-affinity term fails the scheduling \
-                               attempt (NodeAffinity PreScore error), whatever the nodes";
+                               attempt (NodeAffinity PreScore error) whenever two or more nodes \
+                               are feasible";
 const POD_AFFINITY_FAILS: &str = "an invalid pod (anti-)affinity selector fails InterPodAffinity's \
                                   PreFilter: no node can take the pod";
 const NO_DOMAIN: &str = "no node has a label with an empty key, so the term has no topology \

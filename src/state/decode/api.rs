@@ -40,6 +40,7 @@ impl From<core::Pod> for PodParts {
                 .map(|l| l.iter().map(|_| Checked::SET).collect()),
             resources: s.resources,
             scheduler_name: s.scheduler_name,
+            scheduling_gates: s.scheduling_gates,
             tolerations: s
                 .tolerations
                 .map(|l| l.iter().map(Toleration::from).collect()),
@@ -77,6 +78,7 @@ impl From<core::Pod> for PodParts {
             Status {
                 phase: s.phase,
                 start_time: s.start_time,
+                nominated_node_name: s.nominated_node_name,
                 conditions: s.conditions.map(|cs| {
                     cs.into_iter()
                         .map(|c| Condition {

@@ -196,10 +196,18 @@ pub(super) struct PbSpec {
     pub(super) overhead: Vec<PbQuantityEntry>,
     #[prost(message, repeated, tag = "33")]
     pub(super) topology_spread_constraints: Vec<PbTopologySpreadConstraint>,
+    #[prost(message, repeated, tag = "38")]
+    pub(super) scheduling_gates: Vec<PbSchedulingGate>,
     #[prost(message, repeated, tag = "39")]
     pub(super) resource_claims: Vec<PbPodResourceClaim>,
     #[prost(message, optional, tag = "40")]
     pub(super) resources: Option<PbResourceRequirements>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbSchedulingGate {
+    #[prost(string, optional, tag = "1")]
+    pub(super) name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -439,6 +447,8 @@ pub(super) struct PbPodStatus {
     pub(super) container_statuses: Vec<PbContainerStatus>,
     #[prost(message, repeated, tag = "10")]
     pub(super) init_container_statuses: Vec<PbContainerStatus>,
+    #[prost(string, optional, tag = "11")]
+    pub(super) nominated_node_name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -473,6 +483,7 @@ impl From<PbPod> for PodParts {
             status: p.status.map(|s| parts::Status {
                 phase: non_empty(s.phase),
                 start_time: s.start_time.as_ref().and_then(PbTime::to_time),
+                nominated_node_name: non_empty(s.nominated_node_name),
                 conditions: some_vec(s.conditions, |c| parts::Condition {
                     type_: c.type_.unwrap_or_default(),
                     reason: non_empty(c.reason),
@@ -508,6 +519,9 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
         resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
+        scheduling_gates: some_vec(s.scheduling_gates, |g| core::PodSchedulingGate {
+            name: g.name.unwrap_or_default(),
+        }),
         tolerations: some_vec(s.tolerations, |t| Toleration {
             key: t.key.unwrap_or_default(),
             operator: t.operator.unwrap_or_default(),

@@ -177,13 +177,15 @@ const OWNER: Projection = Projection::new(
     Keep::Drop,
 );
 
-/// `PodStatus`: the fields `PbPodStatus` reads (phase, conditions, container statuses).
+/// `PodStatus`: the fields `PbPodStatus` reads (phase, conditions, container statuses,
+/// nominated node).
 const STATUS: Projection = Projection::new(
     &[
         (1, Keep::Whole),
         (2, Keep::Only(&CONDITION)),
         (8, Keep::Only(&CONTAINER_STATUS)),
         (10, Keep::Only(&CONTAINER_STATUS)),
+        (11, Keep::Whole),
     ],
     Keep::Drop,
 );
@@ -462,6 +464,8 @@ impl SharedParts {
                         }
                     }
                 }
+                // A pod nominated to a node (rare: preemption's) is decoded whole.
+                11 => return None,
                 _ => {}
             }
         }
@@ -1377,6 +1381,7 @@ mod tests {
             conditions: vec![condition],
             container_statuses: vec![status.clone()],
             init_container_statuses: vec![status],
+            nominated_node_name: s(),
         };
         assert_eq!(
             dropped(&pod_status.encode_to_vec(), &STATUS),
@@ -1413,6 +1418,7 @@ mod tests {
             preemption_policy: s(),
             overhead: quantity(),
             topology_spread_constraints: vec![Default::default()],
+            scheduling_gates: vec![Default::default()],
             resource_claims: vec![Default::default()],
             resources: Some(Default::default()),
         };
@@ -1539,12 +1545,21 @@ mod tests {
         let template = |i: usize| format!("{:?}", built[i].template);
         assert_eq!(template(5), template(0));
         assert_ne!(template(3), template(0));
-        // A dropped status field more (nominatedNodeName): not matched, an equal template.
+        // A dropped status field more (message): not matched, an equal template.
         let with_extra =
-            insert_status_field(&replica("web-g", "n1", "10.0.0.7", 0, "100m"), 11, b"n9");
+            insert_status_field(&replica("web-g", "n1", "10.0.0.7", 0, "100m"), 3, b"n9");
         let pod = parts.pod(&with_extra).expect("read");
         assert_eq!(parts.matched, matched, "a field more is not matched");
         assert_eq!(format!("{:?}", pod.template), template(0));
+        // A nominated node (read): not matched, the pod built as it decodes whole.
+        let nominated =
+            insert_status_field(&replica("web-n", "n1", "10.0.0.9", 0, "100m"), 11, b"n9");
+        let pod = parts.pod(&nominated).expect("read");
+        let alone = Pod::from_parts(PodParts::from(PbPod::decode(&nominated[..]).expect("pod")));
+        assert_eq!(format!("{pod:?}"), format!("{alone:?}"));
+        assert_eq!(pod.template.nominated_node_name.as_deref(), Some("n9"));
+        assert_eq!(parts.matched, matched, "a nominated pod is not matched");
+        parts.pod(&with_extra).expect("read");
         // The token volume's projected source, of which only the presence is kept: other
         // contents match; contents that are not a message match nothing, and the pod
         // builds as it decodes whole (which steps over a projected source unread).
