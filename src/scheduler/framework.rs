@@ -619,6 +619,24 @@ fn run_post_filter(
 pub(crate) fn filter_node(input: Input<'_>, profile: &Profile, node: usize) -> DryRunFilter {
     let mut plugins = Plugins::new(input, profile);
     let pre_filter = run_pre_filter(&mut plugins, &profile.pre_filter);
+    // SelectVictimsOnNode filters through RunFilterPluginsWithNominatedPods too: the pods
+    // nominated to the node count first.
+    if let Some(pods) = nominated_pods(input).get(&node) {
+        let nominated = nominated_pass(input, profile, &pre_filter.skipped, node, pods);
+        if let Some(ReportedStatus {
+            plugin: Some(plugin),
+            code,
+            reason,
+            ..
+        }) = nominated.reported
+        {
+            let reasons = reason
+                .split(", ")
+                .map(|r| std::borrow::Cow::Owned(r.to_string()))
+                .collect();
+            return DryRunFilter::Fails(plugin, Status { code, reasons });
+        }
+    }
     for name in &profile.filter {
         if pre_filter.skipped.contains(name) {
             continue;
