@@ -191,17 +191,7 @@ fn misspelt_gate(name: &str) -> Option<&'static str> {
     if SCHEDULER_GATES.contains(&name) {
         return None;
     }
-    SCHEDULER_GATES
-        .iter()
-        .map(|g| {
-            (
-                strsim::jaro_winkler(&name.to_lowercase(), &g.to_lowercase()),
-                *g,
-            )
-        })
-        .filter(|(similarity, _)| *similarity >= 0.9)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, g)| g)
+    crate::state::closest(name, SCHEDULER_GATES.iter().copied(), 0.9)
 }
 
 /// Feature gates that change the decisions of the modelled plugins.

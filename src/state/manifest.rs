@@ -128,7 +128,8 @@ fn served_api_version(kind: &str) -> &'static str {
     }
 }
 
-const WORKLOADS: &[&str] = &[
+/// The kinds `whatif` takes: a Pod, or an object with a pod template.
+pub(super) const WORKLOADS: &[&str] = &[
     "Pod",
     "Deployment",
     "ReplicaSet",

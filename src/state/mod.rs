@@ -51,6 +51,7 @@ pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityR
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
+pub use strict::closest;
 pub use taints::{Taint, Toleration};
 pub use workloads::{
     LabelSelectorObject, LabelSelectorSpec, MapSelectorObject, MapSelectorSpec, ObjectName,

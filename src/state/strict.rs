@@ -51,6 +51,22 @@ fn root_schema(kind: &str) -> Option<Value> {
     })
 }
 
+/// The candidate most like `name` (Jaro-Winkler, case ignored), if at least `min` alike: the
+/// "did you mean" of a misspelt field or gate.
+pub fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    min: f64,
+) -> Option<&'a str> {
+    let name = name.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&name, &c.to_lowercase()), c))
+        .filter(|(similarity, _)| *similarity >= min)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 /// Follows `$ref`s into the root's definitions.
 fn resolve<'a>(mut schema: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     while let Some(name) = schema
@@ -108,18 +124,9 @@ fn walk(
 }
 
 fn unknown(name: &str, known: &Map<String, Value>, field: String) -> Finding {
-    let closest = known
-        .keys()
-        .map(|k| {
-            (
-                strsim::jaro_winkler(&name.to_lowercase(), &k.to_lowercase()),
-                k,
-            )
-        })
-        .filter(|(similarity, _)| *similarity >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let closest = closest(name, known.keys().map(String::as_str), 0.8);
     let message = match closest {
-        Some((_, k)) => format!("unknown field {name:?}; did you mean {k:?}?"),
+        Some(k) => format!("unknown field {name:?}; did you mean {k:?}?"),
         None => format!("unknown field {name:?}"),
     };
     Finding {
@@ -214,17 +221,7 @@ mod tests {
 
     #[test]
     fn every_manifest_kind_has_a_schema() {
-        for kind in [
-            "Pod",
-            "Deployment",
-            "ReplicaSet",
-            "StatefulSet",
-            "DaemonSet",
-            "Job",
-            "CronJob",
-            "PodTemplate",
-            "ReplicationController",
-        ] {
+        for &kind in super::super::manifest::WORKLOADS {
             let found = fields(kind, json!({"kind": kind, "metadata": {"nmae": "x"}}));
             assert_eq!(
                 found,
