@@ -116,6 +116,32 @@ impl Display for Note {
                      changed since the event"
                 )
             }
+            Note::StorageNotEvaluated { plugin, gap } => write!(
+                f,
+                "{plugin} is not evaluated: {gap}; its verdicts show as unknown, never as passed"
+            ),
+            Note::ClaimsFromTemplates(claims) => write!(
+                f,
+                "StatefulSet: claim(s) {} do not exist yet; evaluated as its controller would \
+                 create them from volumeClaimTemplates for the pod of ordinal 0 (unbound, with \
+                 the default StorageClass when none is named)",
+                claims.join(", ")
+            ),
+            Note::ClaimsNotBindCompleted(claims) => write!(
+                f,
+                "claim(s) {} name a volume but lack the pv.kubernetes.io/bind-completed \
+                 annotation: VolumeBinding treats them as unbound immediate claims until the \
+                 PersistentVolume controller finishes binding",
+                claims.join(", ")
+            ),
+            Note::SnapshotWithoutStorage(r) => write!(
+                f,
+                "{resource} left out: list {resource} is forbidden for user {} in context {}; \
+                 the storage plugins will show as not evaluated for pods with volumes",
+                r.user,
+                r.context,
+                resource = r.resource
+            ),
             Note::SnapshotWithoutNamespaces(r) => write!(
                 f,
                 "namespaces left out: list namespaces is forbidden for user {} in context {}; \

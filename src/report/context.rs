@@ -7,11 +7,13 @@ use serde::Serialize;
 
 use crate::scheduler::Input;
 use crate::scheduler::inter_pod_affinity::namespaces_unknown;
-use crate::scheduler::needs::not_evaluated;
+use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::volume_binding::pod_claims;
 use crate::state::PodRef;
 use crate::state::validate::Finding;
+use crate::state::volumes::Claim;
 
 use super::notes::{DaemonTolerations, Note};
 
@@ -148,6 +150,25 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
         notes.push(Note::NotEvaluated(
             missing.into_iter().map(str::to_string).collect(),
         ));
+    }
+    notes.extend(
+        storage_gaps(input, profile)
+            .into_iter()
+            .map(|(plugin, gap)| Note::StorageNotEvaluated { plugin, gap }),
+    );
+    let claims = |pick: fn(&Claim) -> bool| -> Vec<String> {
+        pod_claims(input)
+            .filter(|c| pick(c))
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    let templated = claims(|c| c.from_template);
+    if !templated.is_empty() {
+        notes.push(Note::ClaimsFromTemplates(templated));
+    }
+    let binding = claims(|c| !c.volume_name.is_empty() && !c.bind_completed);
+    if !binding.is_empty() && enabled(profile.filter.iter(), "VolumeBinding") {
+        notes.push(Note::ClaimsNotBindCompleted(binding));
     }
     notes.extend(
         profile

@@ -4,6 +4,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
+use crate::scheduler::storage::Gap;
 use crate::state::PodRef;
 use crate::state::validate::Finding;
 
@@ -40,10 +41,20 @@ pub enum Note {
     InvalidAffinitySelectors(Vec<String>),
     /// The scheduler's last FailedScheduling event (seen then, if known) differs from ours.
     EventDiffers { last_seen: Option<String> },
+    /// A storage plugin is not evaluated for the pod, and why.
+    StorageNotEvaluated { plugin: &'static str, gap: Gap },
+    /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
+    /// as its controller would create them for the pod of ordinal 0.
+    ClaimsFromTemplates(Vec<String>),
+    /// Claims naming their volume without the bind-completed annotation: VolumeBinding treats
+    /// them as unbound immediate claims.
+    ClaimsNotBindCompleted(Vec<String>),
     /// `snapshot`: namespaces were left out, their list refused.
     SnapshotWithoutNamespaces(Refusal),
     /// `snapshot`: a kind default spreading selects by was left out, its list refused.
     SnapshotWithoutWorkloads(Refusal),
+    /// `snapshot`: a storage kind was left out, its list refused.
+    SnapshotWithoutStorage(Refusal),
 }
 
 /// A request the API server refused (403 Forbidden), and for whom.

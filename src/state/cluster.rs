@@ -13,6 +13,7 @@ use super::node::Node;
 use super::pod::{ControllerRef, Pod, PodRef, PodTemplate};
 use super::resources::{HostPort, ImageNames, PodResources, Resources, normalized_image_name};
 use super::taints::Toleration;
+use super::volumes::Volumes;
 use super::workloads::WorkloadSelectors;
 
 /// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
@@ -44,6 +45,10 @@ pub struct ClusterState {
     /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
     /// held none of these kinds, so default spreading cannot be derived.
     workloads: Option<WorkloadSelectors>,
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers.
+    /// `None` when the source held none of these kinds, so the storage plugins cannot be
+    /// evaluated for a pod that uses them.
+    volumes: Option<Volumes>,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
     node_usage: Vec<NodeUsage>,
@@ -222,12 +227,14 @@ impl ClusterState {
             nodes,
             namespaces,
             workloads,
+            volumes,
             image_names,
             ..
         } = std::mem::take(self);
         *self = ClusterState {
             namespaces,
             workloads,
+            volumes,
             image_names,
             ..ClusterState::new(nodes, Vec::new(), None)
         };
@@ -243,6 +250,17 @@ impl ClusterState {
     /// from them.
     pub fn set_workloads(&mut self, workloads: WorkloadSelectors) {
         self.workloads = Some(workloads);
+    }
+
+    /// Sets the storage objects. Nothing is derived from them.
+    pub fn set_volumes(&mut self, volumes: Volumes) {
+        self.volumes = Some(volumes);
+    }
+
+    /// The storage objects, to add what a `whatif` workload would create (its
+    /// volumeClaimTemplates' claims); `None` when none were read.
+    pub fn volumes_mut(&mut self) -> Option<&mut Volumes> {
+        self.volumes.as_mut()
     }
 
     /// Says which names the nodes' images were read with (a live read keeps only its pods'),
@@ -403,6 +421,12 @@ impl ClusterState {
     #[inline]
     pub fn workloads(&self) -> Option<&WorkloadSelectors> {
         self.workloads.as_ref()
+    }
+
+    /// The storage objects; `None` when the source held none of their kinds.
+    #[inline]
+    pub fn volumes(&self) -> Option<&Volumes> {
+        self.volumes.as_ref()
     }
 
     /// Labels of a namespace; a namespace without an object reads as having no labels, as

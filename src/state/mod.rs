@@ -27,6 +27,7 @@ pub mod resources;
 pub mod selector;
 mod taints;
 pub mod validate;
+pub mod volumes;
 mod workloads;
 mod yaml;
 

@@ -16,6 +16,9 @@ pub struct Needs {
     pub services: BTreeSet<String>,
     /// The controllers default topology spreading selects by, got by name.
     pub controllers: BTreeSet<Controller>,
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers:
+    /// a pod uses claims or volumes the storage plugins count.
+    pub storage: bool,
 }
 
 /// A pod's controller, as default spreading reads it.
@@ -44,6 +47,7 @@ impl Needs {
         self.namespace_labels = self.namespace_labels.max(other.namespace_labels);
         self.services.extend(other.services);
         self.controllers.extend(other.controllers);
+        self.storage |= other.storage;
     }
 
     /// Whether default spreading needs any Service or controller.

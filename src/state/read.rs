@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use super::cluster::ClusterState;
 use super::node::Node;
 use super::pod::Pod;
+use super::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
 /// A problem with an input file, naming the file, the document and the field.
@@ -352,6 +353,7 @@ struct SnapshotBuilder {
     pods: Vec<Pod>,
     namespaces: Option<BTreeMap<String, crate::state::labels::Labels>>,
     workloads: Option<WorkloadSelectors>,
+    volumes: Option<Volumes>,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -365,6 +367,16 @@ enum Decoded {
     ReplicationController((String, String), Option<crate::state::labels::Labels>),
     /// A ReplicaSet (`false`) or StatefulSet (`true`).
     LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
+    Storage(Storage),
+}
+
+/// A storage object, as the volume plugins read it.
+enum Storage {
+    Claim(Box<Claim>),
+    Volume(Box<Volume>),
+    Class(StorageClass),
+    CsiNode(CsiNode),
+    CsiDriver(CsiDriver),
 }
 
 impl Decoded {
@@ -400,6 +412,19 @@ impl Decoded {
                 check_quantities(obj, path, &pod.template.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }
+            "PersistentVolumeClaim" => Decoded::Storage(Storage::Claim(Box::new(Claim::from_api(
+                &obj.decode(path)?,
+            )))),
+            "PersistentVolume" => Decoded::Storage(Storage::Volume(Box::new(Volume::from_api(
+                &obj.decode(path)?,
+            )))),
+            "StorageClass" => {
+                Decoded::Storage(Storage::Class(StorageClass::from_api(&obj.decode(path)?)))
+            }
+            "CSINode" => Decoded::Storage(Storage::CsiNode(CsiNode::from_api(&obj.decode(path)?))),
+            "CSIDriver" => {
+                Decoded::Storage(Storage::CsiDriver(CsiDriver::from_api(&obj.decode(path)?)))
+            }
             "Namespace" => {
                 let ns: core::Namespace = obj.decode(path)?;
                 Decoded::Namespace(
@@ -431,6 +456,16 @@ impl SnapshotBuilder {
             Decoded::LabelSelector(stateful, key, selector) => workloads
                 .get_or_insert_with(Default::default)
                 .add_label_selector(stateful, key, selector.as_ref()),
+            Decoded::Storage(o) => {
+                let v = self.volumes.get_or_insert_with(Default::default);
+                match o {
+                    Storage::Claim(c) => v.add_claim(*c),
+                    Storage::Volume(pv) => v.add_volume(*pv),
+                    Storage::Class(c) => v.add_class(c),
+                    Storage::CsiNode(n) => v.add_csi_node(n),
+                    Storage::CsiDriver(d) => v.add_csi_driver(d),
+                }
+            }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
             Decoded::Namespace(name, labels) => {
@@ -447,6 +482,7 @@ impl SnapshotBuilder {
             pods,
             namespaces,
             workloads,
+            volumes,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -459,6 +495,9 @@ impl SnapshotBuilder {
         let mut state = ClusterState::new(nodes, pods, namespaces);
         if let Some(workloads) = workloads {
             state.set_workloads(workloads);
+        }
+        if let Some(volumes) = volumes {
+            state.set_volumes(volumes);
         }
         Ok(state)
     }
@@ -612,7 +651,12 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             | "Service"
             | "ReplicationController"
             | "ReplicaSet"
-            | "StatefulSet" => located().and_then(|obj| Decoded::of(&obj, path)),
+            | "StatefulSet"
+            | "PersistentVolumeClaim"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "CSINode"
+            | "CSIDriver" => located().and_then(|obj| Decoded::of(&obj, path)),
             _ => Ok(Decoded::Skip),
         },
         ListItem::PodRefused => located().and_then(|obj| Decoded::of(&obj, path)),
