@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+
 use crate::cli::{
     Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
 };
@@ -403,22 +405,29 @@ fn whatif(
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let evaluated_anyway = validate == Validate::Warn;
-    let pods: Vec<(Pod, Manifest)> = manifests
+    let pods: Vec<(Pod, Manifest, Vec<PersistentVolumeClaim>)> = manifests
         .into_iter()
         .map(|m| admit(m, &default_ns, evaluated_anyway))
         .collect();
     let profiles = pods
         .iter()
-        .map(|(pod, _)| scheduler.profile(&pod.template.scheduler_name))
+        .map(|(pod, _, _)| scheduler.profile(&pod.template.scheduler_name))
         .collect::<Result<Vec<_>, _>>()?;
     let mut need = Needs::default();
-    for ((pod, _), profile) in pods.iter().zip(&profiles) {
+    for ((pod, _, _), profile) in pods.iter().zip(&profiles) {
         need.add(needs(pod, profile));
     }
-    let (state, read) = load_state(&source, &need)?;
+    let (mut state, read) = load_state(&source, &need)?;
+    // A StatefulSet's claims that do not exist yet are evaluated as its controller would
+    // create them (only beside the storage objects read: without them nothing is evaluated).
+    if let Some(volumes) = state.volumes_mut() {
+        for claim in pods.iter().flat_map(|(_, _, claims)| claims) {
+            volumes.add_template_claim(claim);
+        }
+    }
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((pod, manifest), profile) in pods.into_iter().zip(&profiles) {
+    for ((pod, manifest, _), profile) in pods.into_iter().zip(&profiles) {
         let subject = Subject::Manifest(manifest);
         let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
         doc.source = Some(source.name());
@@ -430,10 +439,18 @@ fn whatif(
 
 /// The pod a manifest would create, as the API server (namespace, matchLabelKeys) and a
 /// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
-fn admit(m: ManifestPod, default_ns: &str, evaluated_anyway: bool) -> (Pod, Manifest) {
+fn admit(
+    m: ManifestPod,
+    default_ns: &str,
+    evaluated_anyway: bool,
+) -> (Pod, Manifest, Vec<PersistentVolumeClaim>) {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
+    }
+    let mut claims = m.claims;
+    for c in &mut claims {
+        c.metadata.namespace.clone_from(&api_pod.metadata.namespace);
     }
     let merged = merge_match_label_keys(&mut api_pod);
     let daemon = (m.kind == "DaemonSet").then(|| DaemonTolerations {
@@ -447,7 +464,7 @@ fn admit(m: ManifestPod, default_ns: &str, evaluated_anyway: bool) -> (Pod, Mani
         merged,
         daemon,
     };
-    (Pod::from_owned(api_pod), manifest)
+    (Pod::from_owned(api_pod), manifest, claims)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one

@@ -511,6 +511,27 @@ impl Volumes {
         self.csi_drivers.insert(d.name.clone(), d);
     }
 
+    /// Adds a claim a `whatif` workload would create (a StatefulSet's from its
+    /// volumeClaimTemplates), as the API server would store it (the DefaultStorageClass
+    /// admission plugin names the default class when it names none); an existing claim of
+    /// that name is the one the replica uses (a bound one pins it), and stays.
+    pub fn add_template_claim(&mut self, claim: &core::PersistentVolumeClaim) {
+        let mut c = Claim::from_api(claim);
+        if self.claim(&c.namespace, &c.name).is_some() {
+            return;
+        }
+        let named = claim
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.storage_class_name.is_some())
+            || !c.class.is_empty();
+        if !named && let Some(default) = self.default_class() {
+            c.class = default.name.clone();
+        }
+        c.from_template = true;
+        self.add_claim(c);
+    }
+
     pub fn claim(&self, namespace: &str, name: &str) -> Option<&Claim> {
         self.claims.get(&(namespace.to_string(), name.to_string()))
     }
