@@ -184,6 +184,7 @@ fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>
             let notes = fetched.omissions.into_iter().map(|o| match o {
                 Omission::Namespaces(r) => Note::NamespacesForbidden(r.into()),
                 Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
+                Omission::Storage(r) => Note::StorageForbidden(r.into()),
             });
             Ok((fetched.state, notes.collect()))
         }
@@ -273,6 +274,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
         .map(|o| match o {
             Omission::Namespaces(r) => Note::SnapshotWithoutNamespaces(r.into()),
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
+            Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;

@@ -115,7 +115,7 @@ fn unevaluated_plugins_never_show_as_feasible() {
         vb["note"]
             .as_str()
             .unwrap()
-            .contains("the source holds no PersistentVolumeClaims"),
+            .contains("PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers were not read"),
         "{vb}"
     );
     assert_eq!(a1["scoreComplete"], false);

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
 
 use super::client::Live;
@@ -16,6 +17,7 @@ use super::requests::Request;
 use crate::state::labels::Labels;
 use crate::state::needs::{NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
+use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use crate::state::{
     ClusterState, LabelSelectorObject, MapSelectorObject, Node, OwnerKind, Pod, WorkloadSelectors,
 };
@@ -110,6 +112,15 @@ impl Live {
             match self.namespaces().await? {
                 Ok(ns) => state.set_namespaces(ns),
                 Err(refused) => omissions.push(Omission::Namespaces(Refused::new(
+                    &refused,
+                    &self.server.target,
+                ))),
+            }
+        }
+        if needs.storage {
+            match self.storage().await? {
+                Ok(v) => state.set_volumes(v),
+                Err(refused) => omissions.push(Omission::Storage(Refused::new(
                     &refused,
                     &self.server.target,
                 ))),
@@ -218,6 +229,76 @@ impl Live {
             }
         }
         Ok(Ok(w))
+    }
+
+    /// Every PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and CSIDriver,
+    /// each decoded to what the volume plugins read; `Err(request)` when a list is forbidden.
+    async fn storage(&self) -> Result<Result<Volumes, Request>, ClusterError> {
+        let client = &self.server.client;
+        let mut v = Volumes::default();
+        macro_rules! list_into {
+            ($kind:ty, $resource:literal, $namespaced:literal, $from:path, $add:ident) => {{
+                let req = Request::new("list", $resource, $namespaced);
+                let mut items = Vec::new();
+                let listed = self
+                    .server
+                    .list(
+                        Api::<$kind>::all(client.clone()).resource_url(),
+                        &req,
+                        None,
+                        Decode::items(|o: $kind| $from(&o)),
+                        &mut |page| {
+                            match page {
+                                Page::Restart => items.clear(),
+                                Page::Items(i) => items.extend(i),
+                            }
+                            Ok(())
+                        },
+                    )
+                    .await;
+                match listed {
+                    Ok(()) => items.into_iter().for_each(|o| v.$add(o)),
+                    Err(ClusterError::Forbidden(_)) => return Ok(Err(req)),
+                    Err(e) => return Err(e),
+                }
+            }};
+        }
+        list_into!(
+            core::PersistentVolumeClaim,
+            "persistentvolumeclaims",
+            true,
+            Claim::from_api,
+            add_claim
+        );
+        list_into!(
+            core::PersistentVolume,
+            "persistentvolumes",
+            false,
+            Volume::from_api,
+            add_volume
+        );
+        list_into!(
+            storage::StorageClass,
+            "storageclasses",
+            false,
+            StorageClass::from_api,
+            add_class
+        );
+        list_into!(
+            storage::CSINode,
+            "csinodes",
+            false,
+            CsiNode::from_api,
+            add_csi_node
+        );
+        list_into!(
+            storage::CSIDriver,
+            "csidrivers",
+            false,
+            CsiDriver::from_api,
+            add_csi_driver
+        );
+        Ok(Ok(v))
     }
 
     /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.

@@ -38,4 +38,6 @@ pub enum Omission {
     Namespaces(Refused),
     /// The Services and controllers PodTopologySpread's default constraints select by.
     Workloads(Refused),
+    /// The storage objects the volume plugins read.
+    Storage(Refused),
 }

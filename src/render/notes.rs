@@ -29,6 +29,16 @@ impl Display for Note {
                 r.resource,
                 r.namespace.as_deref().unwrap_or_default(),
             ),
+            Note::StorageForbidden(r) => write!(
+                f,
+                "cannot {} (403 Forbidden for user {} in context {}): the volume plugins are \
+                 shown as not evaluated for the pod's volumes; grant list on \
+                 persistentvolumeclaims, persistentvolumes, storageclasses, csinodes and \
+                 csidrivers to evaluate them",
+                Request(r),
+                r.user,
+                r.context
+            ),
             Note::EventsForbidden(r) => write!(
                 f,
                 "cannot list events in namespace {} (403 Forbidden for user {} in context {}): \

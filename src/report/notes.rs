@@ -17,6 +17,8 @@ pub enum Note {
     NamespacesForbidden(Refusal),
     /// A read for default spreading's selector was refused.
     WorkloadsForbidden(Refusal),
+    /// A list of storage objects was refused: the volume plugins are not evaluated.
+    StorageForbidden(Refusal),
     /// Listing the pod's events was refused: the scheduler's own message is not shown.
     EventsForbidden(Refusal),
     /// `whatif`: what the API server's validation says about a scheduling field.

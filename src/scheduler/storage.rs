@@ -117,8 +117,9 @@ impl std::fmt::Display for Gap {
         match self {
             Gap::Unread => write!(
                 f,
-                "the source holds no PersistentVolumeClaims, PersistentVolumes, StorageClasses, \
-                 CSINodes or CSIDrivers (write the snapshot with `kubectl affinity snapshot`)"
+                "PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and \
+                 CSIDrivers were not read (a snapshot without them: `kubectl affinity snapshot` \
+                 writes them)"
             ),
             Gap::Translated { plugin } => write!(
                 f,

@@ -63,20 +63,27 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("replicationcontrollers", "ReplicationController", true),
     ("replicasets", "ReplicaSet", true),
     ("statefulsets", "StatefulSet", true),
+    ("persistentvolumeclaims", "PersistentVolumeClaim", true),
+    ("persistentvolumes", "PersistentVolume", false),
+    ("storageclasses", "StorageClass", false),
+    ("csinodes", "CSINode", false),
+    ("csidrivers", "CSIDriver", false),
 ];
 
 fn api_version(plural: &str) -> &'static str {
-    if group_of(plural) == "apps" {
-        "apps/v1"
-    } else {
-        "v1"
+    match group_of(plural) {
+        "apps" => "apps/v1",
+        "storage.k8s.io" => "storage.k8s.io/v1",
+        _ => "v1",
     }
 }
 
-/// The API group of a resource: "" (core, under /api/v1) or "apps" (/apis/apps/v1).
+/// The API group of a resource: "" (core, under /api/v1), "apps" (/apis/apps/v1) or
+/// "storage.k8s.io".
 fn group_of(plural: &str) -> &'static str {
     match plural {
         "replicasets" | "statefulsets" => "apps",
+        "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
         _ => "",
     }
 }
@@ -769,21 +776,27 @@ fn route(
         ),
         ["apis"] => respond(
             200,
-            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [{
-                "name": "apps",
-                "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-                "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}
-            }]}),
+            &json!({"kind": "APIGroupList", "apiVersion": "v1",
+                    "groups": [api_group("apps"), api_group("storage.k8s.io")]}),
         ),
         ["api", "v1"] => respond(200, &discovery("")),
-        ["apis", "apps", "v1"] => respond(200, &discovery("apps")),
-        ["apis", "apps", "v1", "namespaces", ns, plural] if group_of(plural) == "apps" => {
+        ["apis", group @ ("apps" | "storage.k8s.io"), "v1"] => respond(200, &discovery(group)),
+        ["apis", group, "v1", "namespaces", ns, plural]
+            if !group.is_empty() && group_of(plural) == *group =>
+        {
             list(plural, Some(ns))
         }
-        ["apis", "apps", "v1", "namespaces", ns, plural, name] if group_of(plural) == "apps" => {
+        ["apis", group, "v1", "namespaces", ns, plural, name]
+            if !group.is_empty() && group_of(plural) == *group =>
+        {
             get(server, plural, Some(ns), name)
         }
-        ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => list(plural, None),
+        ["apis", group, "v1", plural] if !group.is_empty() && group_of(plural) == *group => {
+            list(plural, None)
+        }
+        ["apis", group, "v1", plural, name] if !group.is_empty() && group_of(plural) == *group => {
+            get(server, plural, None, name)
+        }
         ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
             list(plural, Some(ns))
         }
@@ -846,6 +859,12 @@ fn resource_of(path: &str) -> Option<String> {
         ["api", "v1", plural, ..] | ["apis", _, "v1", plural, ..] => Some(plural.to_string()),
         _ => None,
     }
+}
+
+/// A group of the APIGroupList, served at v1.
+fn api_group(name: &str) -> Value {
+    let version = json!({"groupVersion": format!("{name}/v1"), "version": "v1"});
+    json!({"name": name, "versions": [version.clone()], "preferredVersion": version})
 }
 
 fn discovery(group: &str) -> Value {
