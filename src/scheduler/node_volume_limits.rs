@@ -65,21 +65,23 @@ impl<'a> NodeVolumeLimits<'a> {
         let Some(volumes) = self.input.state.volumes() else {
             return Some(Gap::Unread);
         };
+        // The pods whose volumes are counted: the pod's, and the existing ones'.
+        let pods =
+            || std::iter::once(self.input.pod).chain(self.input.existing_pods().map(|(_, p, _)| p));
+        let bound_to = |pod: &Pod, plugin: &'static str| {
+            pod.template.storage.iter().any(|v| {
+                v.claim_name(&pod.id.name)
+                    .and_then(|c| volumes.claim(&pod.id.namespace, &c))
+                    .and_then(|c| volumes.volume(&c.volume_name))
+                    .is_some_and(|pv| pv.source == VolumeSource::Migratable(plugin))
+            })
+        };
         MIGRATED
             .iter()
             .map(|(plugin, _)| *plugin)
             .find(|plugin| {
                 migrated_somewhere(self.input, plugin)
-                    && (self
-                        .input
-                        .state
-                        .pods()
-                        .iter()
-                        .any(|p| p.template.volumes.migratable_inline)
-                        || kinds.migratable_inline
-                        || volumes
-                            .all_volumes()
-                            .any(|v| v.source == VolumeSource::Migratable(plugin)))
+                    && pods().any(|p| p.template.volumes.migratable_inline || bound_to(p, plugin))
             })
             .map(|plugin| Gap::Translated { plugin })
     }
@@ -341,5 +343,49 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    /// An in-tree volume counts only on a node that migrated its plugin, after a translation
+    /// that is not modelled: the plugin is then not evaluated, and otherwise exact.
+    #[test]
+    fn in_tree_volumes_are_not_evaluated_once_migrated() {
+        let items = |annotations: Value| {
+            json!([
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}},
+                {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                 "metadata": {"name": "n", "annotations": annotations},
+                 "spec": {"drivers": [{"name": "pd.csi.storage.gke.io", "nodeID": "n",
+                                       "allocatable": {"count": 0}}]}},
+                {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": {"name": "old", "namespace": "default",
+                              "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                 "spec": {"volumeName": "pv-old"}},
+                {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-old"},
+                 "spec": {"gcePersistentDisk": {"pdName": "disk-1"}}}
+            ])
+        };
+        let incoming = pod_of(claim_pod("p", None, &["old"]));
+        let migrated = state_of(items(
+            json!({"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/gce-pd"}),
+        ));
+        let plugin = NodeVolumeLimits::new(Input {
+            pod: &incoming,
+            state: &migrated,
+            exclude: None,
+        });
+        assert_eq!(
+            plugin.gap(),
+            Some(Gap::Translated {
+                plugin: "kubernetes.io/gce-pd"
+            })
+        );
+        let not_migrated = state_of(items(json!({})));
+        let plugin = NodeVolumeLimits::new(Input {
+            pod: &incoming,
+            state: &not_migrated,
+            exclude: None,
+        });
+        assert_eq!(plugin.gap(), None);
+        assert_eq!(plugin.filter(0).0, None);
     }
 }

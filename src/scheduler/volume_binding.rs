@@ -671,4 +671,52 @@ mod tests {
             PreFilterOutcome::Proceed(Some(BTreeSet::from(["a1".to_string()])))
         );
     }
+
+    /// A bound claim whose volume is gone fails every node with upstream's reason.
+    #[test]
+    fn a_claim_bound_to_a_missing_volume() {
+        let (pre, statuses) = run(json!([
+            zone_node("a1", "a"),
+            claim(
+                "data",
+                json!({"volumeName": "gone"}),
+                json!({"pv.kubernetes.io/bind-completed": "yes"})
+            ),
+        ]));
+        assert_eq!(pre, PreFilterOutcome::Proceed(None));
+        assert_eq!(messages(&statuses), [Some(REASON_PV_MISSING.to_string())]);
+    }
+
+    /// Provisioning with a driver that publishes storage capacity is not modelled: the plugin
+    /// says so instead of passing.
+    #[test]
+    fn storage_capacity_is_not_evaluated() {
+        let state = state_of(json!([
+            zone_node("a1", "a"),
+            class("fast", "WaitForFirstConsumer", "ebs.csi.aws.com", json!([])),
+            claim("data", json!({"storageClassName": "fast",
+                                 "resources": {"requests": {"storage": "1Gi"}}}), json!({})),
+            {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+             "metadata": {"name": "ebs.csi.aws.com"}, "spec": {"storageCapacity": true}}
+        ]));
+        let incoming = pod_of(json!({"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [], "volumes": [
+                {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}));
+        let gates = FeatureGates::default();
+        let plugin = VolumeBinding::new(
+            Input {
+                pod: &incoming,
+                state: &state,
+                exclude: None,
+            },
+            &gates,
+        );
+        assert_eq!(
+            plugin.gap(),
+            Some(Gap::StorageCapacity {
+                claim: "default/data".into(),
+                driver: "ebs.csi.aws.com".into()
+            })
+        );
+    }
 }

@@ -80,7 +80,6 @@ fn pod_volume(v: &parts::Volume) -> Option<PodVolume> {
     Some(if let Some(c) = &v.persistent_volume_claim {
         PodVolume::Claim {
             claim: c.claim_name.clone(),
-            read_only: read_only(c.read_only),
         }
     } else if v.ephemeral.is_some() {
         PodVolume::Ephemeral {

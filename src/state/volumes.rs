@@ -32,7 +32,7 @@ const MIGRATED_PLUGINS: &str = "storage.alpha.kubernetes.io/migrated-plugins";
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PodVolume {
     /// A `persistentVolumeClaim` volume.
-    Claim { claim: String, read_only: bool },
+    Claim { claim: String },
     /// A generic `ephemeral` volume: its claim is `<pod>-<volume>` (`ephemeral.VolumeClaimName`).
     Ephemeral { volume: String },
     /// A GCE PD, AWS EBS, RBD or iSCSI volume, which VolumeRestrictions checks for conflicts.
@@ -43,7 +43,7 @@ impl PodVolume {
     /// The claim this volume uses, for a pod named `pod`.
     pub fn claim_name(&self, pod: &str) -> Option<String> {
         match self {
-            PodVolume::Claim { claim, .. } => Some(claim.clone()),
+            PodVolume::Claim { claim } => Some(claim.clone()),
             PodVolume::Ephemeral { volume } => Some(format!("{pod}-{volume}")),
             PodVolume::Disk(_) => None,
         }
@@ -158,7 +158,8 @@ pub struct Claim {
     pub lost: bool,
     pub deleting: bool,
     /// The name of the Pod controlling the claim (`metav1.GetControllerOf`), for generic
-    /// ephemeral volumes.
+    /// ephemeral volumes: `ephemeral.VolumeIsForPod` compares UIDs, which the model does not
+    /// keep; the name and namespace identify the pod as well while it exists.
     pub owner_pod: Option<String>,
     /// `whatif`: the claim a StatefulSet's volumeClaimTemplate would create, not in the
     /// cluster yet.
@@ -550,15 +551,6 @@ impl Volumes {
     /// `pvCache.ListPVs(class)`: the volumes of a storage class, by name.
     pub fn volumes_of_class<'a>(&'a self, class: &'a str) -> impl Iterator<Item = &'a Volume> {
         self.volumes.values().filter(move |v| v.class == class)
-    }
-    pub fn claims(&self) -> impl Iterator<Item = &Claim> {
-        self.claims.values()
-    }
-    pub fn all_volumes(&self) -> impl Iterator<Item = &Volume> {
-        self.volumes.values()
-    }
-    pub fn classes(&self) -> impl Iterator<Item = &StorageClass> {
-        self.classes.values()
     }
 
     /// The class the DefaultStorageClass admission plugin gives a new claim without one
