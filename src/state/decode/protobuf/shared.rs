@@ -1967,6 +1967,9 @@ mod tests {
         controller: bool,
         deleting: bool,
         anti_affinity: bool,
+        /// 0: none; 1: a claim of the pod's own (a StatefulSet's); 2: a claim the app's
+        /// pods share; 3: a generic ephemeral volume (its claim named after the pod).
+        storage: u8,
     }
 
     fn generated() -> impl proptest::strategy::Strategy<Value = Generated> {
@@ -1990,6 +1993,7 @@ mod tests {
                 proptest::option::of(0u8..2),
                 any::<bool>(),
                 proptest::bool::weighted(0.1),
+                0u8..4,
             ),
             proptest::bool::weighted(0.3),
         )
@@ -1997,7 +2001,7 @@ mod tests {
                 |(
                     (app, name, node, restarts, cpu, toleration),
                     (host_port, claim, resized, phase),
-                    (extra_label, controller, deleting),
+                    (extra_label, controller, deleting, storage),
                     anti_affinity,
                 )| Generated {
                     app,
@@ -2014,11 +2018,36 @@ mod tests {
                     controller,
                     deleting,
                     anti_affinity,
+                    storage,
                 },
             )
     }
 
     impl Generated {
+        fn storage_volume(&self, pod: &str) -> Option<k8s_pb::api::core::v1::Volume> {
+            use k8s_pb::api::core::v1 as pb;
+            let claim = |name: String| pb::VolumeSource {
+                persistent_volume_claim: Some(pb::PersistentVolumeClaimVolumeSource {
+                    claim_name: Some(name),
+                    read_only: None,
+                }),
+                ..Default::default()
+            };
+            let source = match self.storage {
+                1 => claim(format!("data-{pod}")),
+                2 => claim(format!("shared-{}", self.app)),
+                3 => pb::VolumeSource {
+                    ephemeral: Some(pb::EphemeralVolumeSource::default()),
+                    ..Default::default()
+                },
+                _ => return None,
+            };
+            Some(pb::Volume {
+                name: Some("data".to_string()),
+                volume_source: Some(source),
+            })
+        }
+
         fn encode(&self) -> Vec<u8> {
             use k8s_pb::api::core::v1 as pb;
             use k8s_pb::apimachinery::pkg::api::resource::Quantity;
@@ -2066,7 +2095,7 @@ mod tests {
                     ..Default::default()
                 }),
                 spec: Some(pb::PodSpec {
-                    volumes: vec![pb::Volume {
+                    volumes: std::iter::once(pb::Volume {
                         name: Some(token.clone()),
                         volume_source: Some(pb::VolumeSource {
                             projected: Some(pb::ProjectedVolumeSource {
@@ -2075,7 +2104,9 @@ mod tests {
                             }),
                             ..Default::default()
                         }),
-                    }],
+                    })
+                    .chain(self.storage_volume(&name))
+                    .collect(),
                     containers: vec![pb::Container {
                         name: Some(app.clone()),
                         image: Some(format!("reg/{app}:1")),
