@@ -889,6 +889,26 @@ fn an_unbound_immediate_claim_rejects_the_pod_before_any_node() {
         "{}",
         doc["summary"]
     );
+    // So is a claim that names its volume before the bind-completed annotation, which the
+    // output points out.
+    let doc = volume_whatif(&claim_pod("half-bound"));
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .expect("message")
+            .starts_with(
+                "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+            ),
+        "{}",
+        doc["summary"]
+    );
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("claim(s) half-bound name a volume but lack the pv.kubernetes.io/bind-completed annotation"),
+        "{}",
+        doc["notes"]
+    );
     // A missing claim is rejected by the first plugin that reads it, VolumeRestrictions.
     let doc = volume_whatif(&claim_pod("nowhere"));
     assert!(
