@@ -126,15 +126,16 @@ impl Display for Note {
                      changed since the event"
                 )
             }
-            Note::StorageNotEvaluated { plugin, gap } => write!(
+            Note::StorageNotEvaluated { plugins, gap } => write!(
                 f,
-                "{plugin} is not evaluated: {gap}; its verdicts show as unknown, never as passed"
+                "{} not evaluated: {gap}; their verdicts show as unknown, never as passed",
+                plugins.join(", ")
             ),
             Note::ClaimsFromTemplates(claims) => write!(
                 f,
                 "StatefulSet: claim(s) {} do not exist yet; evaluated as its controller would \
-                 create them from volumeClaimTemplates for the pod of ordinal 0 (unbound, with \
-                 the default StorageClass when none is named)",
+                 create them from volumeClaimTemplates for its first replica (unbound, with the \
+                 default StorageClass when none is named)",
                 claims.join(", ")
             ),
             Note::ClaimsNotBindCompleted(claims) => write!(
@@ -198,6 +199,7 @@ pub fn snapshot_notes(out: &mut dyn Write, notes: &[Note]) -> std::io::Result<()
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal};
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
+    use crate::scheduler::storage::Gap;
     use crate::state::PodRef;
     use crate::state::validate::Finding;
 
@@ -374,6 +376,35 @@ mod tests {
                 Note::SnapshotWithoutWorkloads(refusal("list", "statefulsets", None, None)),
                 "statefulsets left out: list statefulsets is forbidden for user tester in context \
                  fake; PodTopologySpread's default constraints will derive no selector",
+            ),
+            (
+                Note::SnapshotWithoutStorage(refusal("list", "csinodes", None, None)),
+                "csinodes left out: list csinodes is forbidden for user tester in context fake; \
+                 the storage plugins will show as not evaluated for pods with volumes",
+            ),
+            (
+                Note::StorageForbidden(refusal("list", "persistentvolumes", None, None)),
+                "cannot list persistentvolumes (403 Forbidden for user tester in context fake): \
+                 the volume plugins are shown as not evaluated for the pod's volumes; grant list \
+                 on persistentvolumeclaims, persistentvolumes, storageclasses, csinodes and \
+                 csidrivers to evaluate them",
+            ),
+            (
+                Note::StorageNotEvaluated {
+                    plugins: vec!["NodeVolumeLimits"],
+                    gap: Gap::Translated {
+                        plugin: "kubernetes.io/gce-pd",
+                    },
+                },
+                "NodeVolumeLimits not evaluated: a volume of the in-tree plugin \
+                 kubernetes.io/gce-pd is migrated to CSI on some node, and that translation is \
+                 not modelled; their verdicts show as unknown, never as passed",
+            ),
+            (
+                Note::ClaimsFromTemplates(vec!["data-db-0".to_string()]),
+                "StatefulSet: claim(s) data-db-0 do not exist yet; evaluated as its controller \
+                 would create them from volumeClaimTemplates for its first replica (unbound, with \
+                 the default StorageClass when none is named)",
             ),
         ];
         for (note, words) in cases {

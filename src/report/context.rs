@@ -10,6 +10,7 @@ use crate::scheduler::inter_pod_affinity::namespaces_unknown;
 use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::storage::Gap;
 use crate::scheduler::volume_binding::pod_claims;
 use crate::state::PodRef;
 use crate::state::validate::Finding;
@@ -151,10 +152,17 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
             missing.into_iter().map(str::to_string).collect(),
         ));
     }
+    // One note per reason, naming every plugin it leaves out.
+    let mut gaps: Vec<(Vec<&'static str>, Gap)> = Vec::new();
+    for (plugin, gap) in storage_gaps(input, profile) {
+        match gaps.iter_mut().find(|(_, g)| *g == gap) {
+            Some((plugins, _)) => plugins.push(plugin),
+            None => gaps.push((vec![plugin], gap)),
+        }
+    }
     notes.extend(
-        storage_gaps(input, profile)
-            .into_iter()
-            .map(|(plugin, gap)| Note::StorageNotEvaluated { plugin, gap }),
+        gaps.into_iter()
+            .map(|(plugins, gap)| Note::StorageNotEvaluated { plugins, gap }),
     );
     let claims = |pick: fn(&Claim) -> bool| -> Vec<String> {
         pod_claims(input)

@@ -43,10 +43,13 @@ pub enum Note {
     InvalidAffinitySelectors(Vec<String>),
     /// The scheduler's last FailedScheduling event (seen then, if known) differs from ours.
     EventDiffers { last_seen: Option<String> },
-    /// A storage plugin is not evaluated for the pod, and why.
-    StorageNotEvaluated { plugin: &'static str, gap: Gap },
+    /// Storage plugins not evaluated for the pod, and why.
+    StorageNotEvaluated {
+        plugins: Vec<&'static str>,
+        gap: Gap,
+    },
     /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
-    /// as its controller would create them for the pod of ordinal 0.
+    /// as its controller would create them for its first replica.
     ClaimsFromTemplates(Vec<String>),
     /// Claims naming their volume without the bind-completed annotation: VolumeBinding treats
     /// them as unbound immediate claims.

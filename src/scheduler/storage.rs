@@ -36,6 +36,7 @@ impl Kind {
         })
     }
 
+    /// The plugin's name in profiles.
     pub fn name(self) -> &'static str {
         match self {
             Kind::VolumeRestrictions => "VolumeRestrictions",
