@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+
 use crate::cli::{
     Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
 };
@@ -184,6 +186,7 @@ fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>
                 Omission::Namespaces(r) => Note::NamespacesForbidden(r.into()),
                 Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
                 Omission::PreemptionObjects(r) => Note::PreemptionObjectsForbidden(r.into()),
+                Omission::Storage(r) => Note::StorageForbidden(r.into()),
             });
             Ok((fetched.state, notes.collect()))
         }
@@ -274,6 +277,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
             Omission::Namespaces(r) => Note::SnapshotWithoutNamespaces(r.into()),
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
             Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
+            Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;
@@ -400,7 +404,7 @@ fn whatif(
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let evaluated_anyway = validate == Validate::Warn;
-    let pods: Vec<(Pod, Manifest, PriorityRequest)> = manifests
+    let pods: Vec<(Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>)> = manifests
         .into_iter()
         .map(|m| admit(m, &default_ns, evaluated_anyway))
         .collect();
@@ -413,10 +417,17 @@ fn whatif(
         need.add(needs(pod, profile));
     }
     need.priority_classes = true;
-    let (state, read) = load_state(&source, &need)?;
+    let (mut state, read) = load_state(&source, &need)?;
+    // A StatefulSet's claims that do not exist yet are evaluated as its controller would
+    // create them (only beside the storage objects read: without them nothing is evaluated).
+    if let Some(volumes) = state.volumes_mut() {
+        for claim in pods.iter().flat_map(|(.., claims)| claims) {
+            volumes.add_template_claim(claim);
+        }
+    }
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((mut pod, manifest, priority), profile) in pods.into_iter().zip(&profiles) {
+    for ((mut pod, manifest, priority, _), profile) in pods.into_iter().zip(&profiles) {
         // The API server's Priority admission, once the classes are read.
         if let Err(e) = priority.admit(&mut pod, state.priority_classes()) {
             return Err(Error::Manifest {
@@ -443,10 +454,14 @@ fn admit(
     m: ManifestPod,
     default_ns: &str,
     evaluated_anyway: bool,
-) -> (Pod, Manifest, PriorityRequest) {
+) -> (Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>) {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
+    }
+    let mut claims = m.claims;
+    for c in &mut claims {
+        c.metadata.namespace.clone_from(&api_pod.metadata.namespace);
     }
     let merged = merge_match_label_keys(&mut api_pod);
     let daemon = (m.kind == "DaemonSet").then(|| DaemonTolerations {
@@ -463,7 +478,7 @@ fn admit(
         merged,
         daemon,
     };
-    (pod, manifest, priority)
+    (pod, manifest, priority, claims)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one

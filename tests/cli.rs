@@ -115,7 +115,7 @@ fn unevaluated_plugins_never_show_as_feasible() {
         vb["note"]
             .as_str()
             .unwrap()
-            .contains("persistent volume claims"),
+            .contains("PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers were not read"),
         "{vb}"
     );
     assert_eq!(a1["scoreComplete"], false);
@@ -1386,5 +1386,264 @@ items:
             "Chosen: node-b, the pod's nominated node, tried first (the scheduler scores nothing)"
         ),
         "{text}"
+    );
+}
+
+/// The volume plugins' answers for a pod using `claim`, on the zonal snapshot in
+/// tests/volumes: per node, its verdict and the reasons of its failed filters.
+fn volume_whatif(manifest: &str) -> Value {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("pod.yaml");
+    std::fs::write(&path, manifest).expect("manifest written");
+    let out = run(&[
+        "whatif",
+        "-f",
+        path.to_str().expect("UTF-8 path"),
+        "--snapshot",
+        "tests/volumes/cluster.yaml",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+fn claim_pod(claim: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\n\
+         spec:\n  containers: [{{name: c, image: busybox}}]\n\
+         \x20 volumes: [{{name: d, persistentVolumeClaim: {{claimName: {claim}}}}}]\n"
+    )
+}
+
+/// Each node's failed filters: (plugin, reason).
+fn failures(doc: &Value, name: &str) -> Vec<(String, String)> {
+    node(doc, name)["filters"]
+        .as_array()
+        .expect("filters")
+        .iter()
+        .filter(|f| f["pass"] == false)
+        .map(|f| {
+            (
+                f["plugin"].as_str().expect("plugin").to_string(),
+                f["reason"].as_str().expect("reason").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_bound_zonal_volume_keeps_the_pod_in_its_zone() {
+    let doc = volume_whatif(&claim_pod("data-db-0"));
+    assert_eq!(node(&doc, "zone-a-1")["verdict"], "Feasible");
+    let b = node(&doc, "zone-b-1");
+    assert_eq!(b["verdict"], "Infeasible");
+    assert_eq!(
+        failures(&doc, "zone-b-1"),
+        pairs(&[
+            ("VolumeBinding", "node(s) had volume node affinity conflict"),
+            ("VolumeZone", "node(s) had no available volume zone"),
+        ])
+    );
+    assert_eq!(b["reported"]["plugin"], "VolumeBinding");
+    // The drill-down: the claim, its volume, the term with the node's value.
+    let claim = &filter(b, "VolumeBinding")["details"]["claims"][0];
+    assert_eq!(claim["check"], "bound");
+    assert_eq!(claim["volume"], "pv-db");
+    let req = &claim["nodeAffinity"]["terms"][0]["matchExpressions"][0];
+    assert_eq!(req["key"], "topology.kubernetes.io/zone");
+    assert_eq!(req["nodeValue"], "b");
+    assert_eq!(req["matched"], false);
+    let zone = &filter(b, "VolumeZone")["details"]["checks"][0];
+    assert_eq!(zone["values"], serde_json::json!(["a"]));
+    assert_eq!(zone["nodeValue"], "b");
+}
+
+#[test]
+fn wait_for_first_consumer_binds_a_static_volume_where_one_fits() {
+    let doc = volume_whatif(&claim_pod("static-small"));
+    assert_eq!(node(&doc, "zone-b-1")["verdict"], "Feasible");
+    assert_eq!(
+        failures(&doc, "zone-a-1"),
+        pairs(&[(
+            "VolumeBinding",
+            "node(s) didn't find available persistent volumes to bind"
+        )])
+    );
+    let claim = &filter(node(&doc, "zone-b-1"), "VolumeBinding")["details"]["claims"][0];
+    assert_eq!(claim["check"], "staticVolume");
+    assert_eq!(claim["volume"], "pv-local-b");
+
+    // No static volume is large enough, and the class provisions none.
+    let doc = volume_whatif(&claim_pod("static-big"));
+    assert_eq!(doc["summary"]["feasible"], 0);
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. \
+         no new claims to deallocate, preemption: 0/2 nodes are available: \
+         2 Preemption is not helpful for scheduling."
+    );
+}
+
+#[test]
+fn an_unbound_immediate_claim_rejects_the_pod_before_any_node() {
+    let doc = volume_whatif(&claim_pod("waiting"));
+    assert_eq!(doc["summary"]["feasible"], 0);
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with(
+                "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+            ),
+        "{}",
+        doc["summary"]
+    );
+    // So is a claim that names its volume before the bind-completed annotation, which the
+    // output points out.
+    let doc = volume_whatif(&claim_pod("half-bound"));
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .expect("message")
+            .starts_with(
+                "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+            ),
+        "{}",
+        doc["summary"]
+    );
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("claim(s) half-bound name a volume but lack the pv.kubernetes.io/bind-completed annotation"),
+        "{}",
+        doc["notes"]
+    );
+    // A missing claim is rejected by the first plugin that reads it, VolumeRestrictions.
+    let doc = volume_whatif(&claim_pod("nowhere"));
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("0/2 nodes are available: persistentvolumeclaim \"nowhere\" not found."),
+        "{}",
+        doc["summary"]
+    );
+}
+
+#[test]
+fn a_read_write_once_pod_claim_in_use_fails_every_node() {
+    let doc = volume_whatif(&claim_pod("solo"));
+    let reason = "node has pod using PersistentVolumeClaim with the same name and \
+                  ReadWriteOncePod access mode";
+    for name in ["zone-a-1", "zone-b-1"] {
+        let vr = filter(node(&doc, name), "VolumeRestrictions");
+        assert_eq!(vr["reason"], reason);
+        assert_eq!(vr["code"], "Unschedulable");
+        assert_eq!(
+            vr["details"]["claimsInUse"][0]["pods"][0],
+            serde_json::json!({"namespace": "default", "name": "solo-user"})
+        );
+    }
+    assert_eq!(
+        doc["summary"]["failedSchedulingMessage"],
+        format!(
+            "0/2 nodes are available: 2 {reason}. no new claims to deallocate, preemption: \
+             0/2 nodes are available: 2 No preemption victims found for incoming pod."
+        )
+    );
+}
+
+#[test]
+fn a_node_at_its_csi_attach_limit_takes_no_new_volume() {
+    let doc = volume_whatif(&claim_pod("fresh"));
+    assert_eq!(node(&doc, "zone-b-1")["verdict"], "Feasible");
+    assert_eq!(
+        failures(&doc, "zone-a-1"),
+        pairs(&[("NodeVolumeLimits", "node(s) exceed max volume count")])
+    );
+    let counts = &filter(node(&doc, "zone-a-1"), "NodeVolumeLimits")["details"]["counts"];
+    assert_eq!(
+        counts[0],
+        serde_json::json!({"driver": "ebs.csi.aws.com", "limit": 1, "attached": 1, "new": 1,
+                           "exceeded": true})
+    );
+    // The table's drill-down says the same in words.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pod.yaml");
+    std::fs::write(&path, claim_pod("fresh")).unwrap();
+    let out = run(&[
+        "whatif",
+        "-f",
+        path.to_str().unwrap(),
+        "--snapshot",
+        "tests/volumes/cluster.yaml",
+        "--node",
+        "zone-a-1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("✗ ebs.csi.aws.com: 1 attached + 1 new, limit 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_stateful_sets_claim_templates_become_its_first_replicas_claims() {
+    let out = run(&[
+        "whatif",
+        "-f",
+        "tests/volumes/statefulsets.yaml",
+        "--snapshot",
+        "tests/volumes/cluster.yaml",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .expect("json documents");
+    // db-0's claim exists, bound to a volume in zone a: it pins the replica there.
+    let db = &docs[0];
+    assert_eq!(db["pod"]["name"], "db-0");
+    assert_eq!(node(db, "zone-a-1")["verdict"], "Feasible");
+    assert_eq!(
+        filter(node(db, "zone-b-1"), "VolumeBinding")["reason"],
+        "node(s) had volume node affinity conflict"
+    );
+    assert!(!db["notes"].to_string().contains("do not exist yet"));
+    // cache-0's claim would be created, unbound, in the default class: provisioned by EBS,
+    // whose one slot on zone-a-1 is taken.
+    let cache = &docs[1];
+    assert_eq!(cache["pod"]["name"], "cache-0");
+    assert_eq!(node(cache, "zone-b-1")["verdict"], "Feasible");
+    assert_eq!(
+        failures(cache, "zone-a-1"),
+        pairs(&[("NodeVolumeLimits", "node(s) exceed max volume count")])
+    );
+    let claim = &filter(node(cache, "zone-b-1"), "VolumeBinding")["details"]["claims"][0];
+    assert_eq!(claim["claim"], "data-cache-0");
+    assert_eq!(claim["storageClass"], "gp3");
+    assert!(
+        cache["notes"]
+            .to_string()
+            .contains("claim(s) data-cache-0 do not exist yet"),
+        "{}",
+        cache["notes"]
     );
 }

@@ -1624,3 +1624,63 @@ fn preemption_objects_are_read_live_and_written_by_snapshot() {
     );
     env.assert_read_only();
 }
+
+/// A pod with claims read live: the storage objects are listed (read-only), and the answer
+/// is the snapshot's; a pod without volumes lists none of them.
+#[test]
+fn storage_objects_are_listed_for_pods_with_claims_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fake = FakeApi::start(&root.join("tests/volumes/cluster.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.kubeconfig(dir.path(), None);
+    let env = Env {
+        fake,
+        dir,
+        kubeconfig,
+    };
+    let storage = [
+        "/api/v1/persistentvolumeclaims",
+        "/api/v1/persistentvolumes",
+        "/apis/storage.k8s.io/v1/storageclasses",
+        "/apis/storage.k8s.io/v1/csinodes",
+        "/apis/storage.k8s.io/v1/csidrivers",
+    ];
+    env.json(&["whatif", "-f", "examples/nginx-nodeselector.yaml"]);
+    for path in storage {
+        assert_eq!(env.lists_started(path), 0, "{path}");
+    }
+    let args = [
+        "whatif",
+        "-f",
+        "tests/volumes/statefulsets.yaml",
+        "-o",
+        "json",
+        "--chunk-size",
+        "2",
+    ];
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let live = documents(&out.stdout);
+    for path in storage {
+        assert_eq!(env.lists_started(path), 1, "{path}");
+    }
+    let home = tempfile::tempdir().unwrap();
+    let out = bin(home.path())
+        .args([
+            "whatif",
+            "-f",
+            "tests/volumes/statefulsets.yaml",
+            "-o",
+            "json",
+        ])
+        .args(["--snapshot", "tests/volumes/cluster.yaml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let offline = documents(&out.stdout);
+    assert_eq!(live.len(), 2);
+    for (l, o) in live.into_iter().zip(offline) {
+        assert_eq!(without_source(l), without_source(o));
+    }
+    env.assert_read_only();
+}

@@ -8,6 +8,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
 
 use super::client::Live;
@@ -18,6 +19,7 @@ use super::requests::Request;
 use crate::state::labels::Labels;
 use crate::state::needs::{NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
+use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use crate::state::{
     ClusterState, DisruptionBudget, DisruptionBudgetObject, LabelSelectorObject, MapSelectorObject,
     Node, OwnerKind, Pod, PriorityClass, PriorityClassObject, WorkloadSelectors,
@@ -121,6 +123,15 @@ impl Live {
         if needs.disruption_budgets || needs.priority_classes {
             let (budgets, classes) = self.preemption_objects(needs, &mut omissions).await?;
             state.set_preemption_objects(budgets, classes);
+        }
+        if needs.storage {
+            match self.storage().await? {
+                Ok(v) => state.set_volumes(v),
+                Err(refused) => omissions.push(Omission::Storage(Refused::new(
+                    &refused,
+                    &self.server.target,
+                ))),
+            }
         }
         if let Some(workloads) = workloads? {
             match workloads {
@@ -272,6 +283,76 @@ impl Live {
             }
         }
         Ok((budgets, classes))
+    }
+
+    /// Every PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and CSIDriver,
+    /// each decoded to what the volume plugins read; `Err(request)` when a list is forbidden.
+    async fn storage(&self) -> Result<Result<Volumes, Request>, ClusterError> {
+        let client = &self.server.client;
+        let mut v = Volumes::default();
+        macro_rules! list_into {
+            ($kind:ty, $resource:literal, $namespaced:literal, $from:path, $add:ident) => {{
+                let req = Request::new("list", $resource, $namespaced);
+                let mut items = Vec::new();
+                let listed = self
+                    .server
+                    .list(
+                        Api::<$kind>::all(client.clone()).resource_url(),
+                        &req,
+                        None,
+                        Decode::items(|o: $kind| $from(&o)),
+                        &mut |page| {
+                            match page {
+                                Page::Restart => items.clear(),
+                                Page::Items(i) => items.extend(i),
+                            }
+                            Ok(())
+                        },
+                    )
+                    .await;
+                match listed {
+                    Ok(()) => items.into_iter().for_each(|o| v.$add(o)),
+                    Err(ClusterError::Forbidden(_)) => return Ok(Err(req)),
+                    Err(e) => return Err(e),
+                }
+            }};
+        }
+        list_into!(
+            core::PersistentVolumeClaim,
+            "persistentvolumeclaims",
+            true,
+            Claim::from_api,
+            add_claim
+        );
+        list_into!(
+            core::PersistentVolume,
+            "persistentvolumes",
+            false,
+            Volume::from_api,
+            add_volume
+        );
+        list_into!(
+            storage::StorageClass,
+            "storageclasses",
+            false,
+            StorageClass::from_api,
+            add_class
+        );
+        list_into!(
+            storage::CSINode,
+            "csinodes",
+            false,
+            CsiNode::from_api,
+            add_csi_node
+        );
+        list_into!(
+            storage::CSIDriver,
+            "csidrivers",
+            false,
+            CsiDriver::from_api,
+            add_csi_driver
+        );
+        Ok(Ok(v))
     }
 
     /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.

@@ -40,4 +40,6 @@ pub enum Omission {
     Workloads(Refused),
     /// PodDisruptionBudgets (preemption's victims) or PriorityClasses (a new pod's priority).
     PreemptionObjects(Refused),
+    /// The storage objects the volume plugins read.
+    Storage(Refused),
 }

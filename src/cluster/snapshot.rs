@@ -12,6 +12,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
+use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -26,7 +27,9 @@ use crate::state::to_yaml_string;
 
 impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
-    /// ReplicaSets, StatefulSets, PodDisruptionBudgets and PriorityClasses as one `v1 List` in YAML, page by page. Returns what was
+    /// ReplicaSets, StatefulSets, PodDisruptionBudgets, PriorityClasses,
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers as
+    /// one `v1 List` in YAML, page by page. Returns what was
     /// left out: a list the API server refused.
     pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<Omission>, ClusterError> {
         self.rt.block_on(self.write_snapshot_async(out))
@@ -117,6 +120,46 @@ impl Live {
                 Err((ClusterError::Forbidden(_), req)) => omitted.push(
                     Omission::PreemptionObjects(Refused::new(&req, &self.server.target)),
                 ),
+                Err((e, _)) => return Err(e),
+            }
+        }
+        // What the volume plugins read; one refused list leaves the others in.
+        let claims: Api<core::PersistentVolumeClaim> = Api::all(self.server.client.clone());
+        let volumes: Api<core::PersistentVolume> = Api::all(self.server.client.clone());
+        let classes: Api<storage::StorageClass> = Api::all(self.server.client.clone());
+        let csi_nodes: Api<storage::CSINode> = Api::all(self.server.client.clone());
+        let csi_drivers: Api<storage::CSIDriver> = Api::all(self.server.client.clone());
+        let [pvc, pv, sc, csinode, csidriver] = [
+            ("persistentvolumeclaims", true),
+            ("persistentvolumes", false),
+            ("storageclasses", false),
+            ("csinodes", false),
+            ("csidrivers", false),
+        ]
+        .map(|(resource, namespaced)| Request::new("list", resource, namespaced));
+        let results = [
+            self.snapshot_resource(&claims, pvc.clone(), None, out)
+                .await
+                .map_err(|e| (e, pvc)),
+            self.snapshot_resource(&volumes, pv.clone(), None, out)
+                .await
+                .map_err(|e| (e, pv)),
+            self.snapshot_resource(&classes, sc.clone(), None, out)
+                .await
+                .map_err(|e| (e, sc)),
+            self.snapshot_resource(&csi_nodes, csinode.clone(), None, out)
+                .await
+                .map_err(|e| (e, csinode)),
+            self.snapshot_resource(&csi_drivers, csidriver.clone(), None, out)
+                .await
+                .map_err(|e| (e, csidriver)),
+        ];
+        for r in results {
+            match r {
+                Ok(()) => {}
+                Err((ClusterError::Forbidden(_), req)) => {
+                    omitted.push(Omission::Storage(Refused::new(&req, &self.server.target)))
+                }
                 Err((e, _)) => return Err(e),
             }
         }

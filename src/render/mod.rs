@@ -21,5 +21,6 @@ mod notes;
 mod resources;
 mod table;
 mod topology_spread;
+mod volumes;
 pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

@@ -30,6 +30,16 @@ impl Display for Note {
                 r.resource,
                 r.namespace.as_deref().unwrap_or_default(),
             ),
+            Note::StorageForbidden(r) => write!(
+                f,
+                "cannot {} (403 Forbidden for user {} in context {}): the volume plugins are \
+                 shown as not evaluated for the pod's volumes; grant list on \
+                 persistentvolumeclaims, persistentvolumes, storageclasses, csinodes and \
+                 csidrivers to evaluate them",
+                Request(r),
+                r.user,
+                r.context
+            ),
             Note::EventsForbidden(r) => write!(
                 f,
                 "cannot list events in namespace {} (403 Forbidden for user {} in context {}): \
@@ -142,6 +152,33 @@ impl Display for Note {
             Note::OneFeasibleNotScored => f.write_str(
                 "only one node is feasible: the scheduler takes it without running PreScore or \
                  Score; the scores shown are computed for reference",
+            ),
+            Note::StorageNotEvaluated { plugins, gap } => write!(
+                f,
+                "{} not evaluated: {gap}; their verdicts show as unknown, never as passed",
+                plugins.join(", ")
+            ),
+            Note::ClaimsFromTemplates(claims) => write!(
+                f,
+                "StatefulSet: claim(s) {} do not exist yet; evaluated as its controller would \
+                 create them from volumeClaimTemplates for its first replica (unbound, with the \
+                 default StorageClass when none is named)",
+                claims.join(", ")
+            ),
+            Note::ClaimsNotBindCompleted(claims) => write!(
+                f,
+                "claim(s) {} name a volume but lack the pv.kubernetes.io/bind-completed \
+                 annotation: VolumeBinding treats them as unbound immediate claims until the \
+                 PersistentVolume controller finishes binding",
+                claims.join(", ")
+            ),
+            Note::SnapshotWithoutStorage(r) => write!(
+                f,
+                "{resource} left out: list {resource} is forbidden for user {} in context {}; \
+                 the storage plugins will show as not evaluated for pods with volumes",
+                r.user,
+                r.context,
+                resource = r.resource
             ),
             Note::SnapshotWithoutNamespaces(r) => write!(
                 f,
@@ -289,6 +326,7 @@ pub fn snapshot_notes(out: &mut dyn Write, notes: &[Note]) -> std::io::Result<()
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
+    use crate::scheduler::storage::Gap;
     use crate::state::validate::Finding;
     use crate::state::{ContainerName, Defaulted, PodRef, PodRequestFrom};
 
@@ -541,6 +579,35 @@ mod tests {
                 Note::SnapshotWithoutWorkloads(refusal("list", "statefulsets", None, None)),
                 "statefulsets left out: list statefulsets is forbidden for user tester in context \
                  fake; PodTopologySpread's default constraints will derive no selector",
+            ),
+            (
+                Note::SnapshotWithoutStorage(refusal("list", "csinodes", None, None)),
+                "csinodes left out: list csinodes is forbidden for user tester in context fake; \
+                 the storage plugins will show as not evaluated for pods with volumes",
+            ),
+            (
+                Note::StorageForbidden(refusal("list", "persistentvolumes", None, None)),
+                "cannot list persistentvolumes (403 Forbidden for user tester in context fake): \
+                 the volume plugins are shown as not evaluated for the pod's volumes; grant list \
+                 on persistentvolumeclaims, persistentvolumes, storageclasses, csinodes and \
+                 csidrivers to evaluate them",
+            ),
+            (
+                Note::StorageNotEvaluated {
+                    plugins: vec!["NodeVolumeLimits"],
+                    gap: Gap::Translated {
+                        plugin: "kubernetes.io/gce-pd",
+                    },
+                },
+                "NodeVolumeLimits not evaluated: a volume of the in-tree plugin \
+                 kubernetes.io/gce-pd is migrated to CSI on some node, and that translation is \
+                 not modelled; their verdicts show as unknown, never as passed",
+            ),
+            (
+                Note::ClaimsFromTemplates(vec!["data-db-0".to_string()]),
+                "StatefulSet: claim(s) data-db-0 do not exist yet; evaluated as its controller \
+                 would create them from volumeClaimTemplates for its first replica (unbound, with \
+                 the default StorageClass when none is named)",
             ),
         ];
         for (note, words) in cases {

@@ -914,6 +914,7 @@ fn drill_down(
     }
     super::topology_spread::drill_down(out, doc, n, p.on)?;
     super::resources::drill_down(out, n, p.on)?;
+    super::volumes::drill_down(out, n, p.on)?;
     if n.score.is_some() {
         writeln!(
             out,

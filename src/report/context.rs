@@ -7,10 +7,13 @@ use serde::Serialize;
 
 use crate::scheduler::Input;
 use crate::scheduler::inter_pod_affinity::namespaces_unknown;
-use crate::scheduler::needs::not_evaluated;
+use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::storage::Gap;
+use crate::scheduler::volume_binding::pod_claims;
 use crate::state::validate::Finding;
+use crate::state::volumes::Claim;
 use crate::state::{Defaulted, Pod, PodRef};
 
 use super::notes::{DaemonTolerations, Note, Unplaced};
@@ -185,6 +188,32 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
         notes.push(Note::NotEvaluated(
             missing.into_iter().map(str::to_string).collect(),
         ));
+    }
+    // One note per reason, naming every plugin it leaves out.
+    let mut gaps: Vec<(Vec<&'static str>, Gap)> = Vec::new();
+    for (plugin, gap) in storage_gaps(input, profile) {
+        match gaps.iter_mut().find(|(_, g)| *g == gap) {
+            Some((plugins, _)) => plugins.push(plugin),
+            None => gaps.push((vec![plugin], gap)),
+        }
+    }
+    notes.extend(
+        gaps.into_iter()
+            .map(|(plugins, gap)| Note::StorageNotEvaluated { plugins, gap }),
+    );
+    let claims = |pick: fn(&Claim) -> bool| -> Vec<String> {
+        pod_claims(input)
+            .filter(|c| pick(c))
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    let templated = claims(|c| c.from_template);
+    if !templated.is_empty() {
+        notes.push(Note::ClaimsFromTemplates(templated));
+    }
+    let binding = claims(|c| !c.volume_name.is_empty() && !c.bind_completed);
+    if !binding.is_empty() && enabled(profile.filter.iter(), "VolumeBinding") {
+        notes.push(Note::ClaimsNotBindCompleted(binding));
     }
     notes.extend(
         profile

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
+use super::volumes;
 use crate::scheduler::config::StrategyType as Strategy;
 use crate::scheduler::{
     FilterDetails, ScoreDetails, balanced_allocation, image_locality, inter_pod_affinity,
@@ -32,6 +33,12 @@ pub(super) fn filter<S: Serializer>(d: &Option<&FilterDetails>, s: S) -> Result<
         FilterDetails::PodTopologySpread(d) => SpreadFilter::from(&**d).serialize(s),
         FilterDetails::NodeResourcesFit(d) => FitFilter::from(&**d).serialize(s),
         FilterDetails::NodePorts(d) => NodePorts::from(&**d).serialize(s),
+        FilterDetails::VolumeRestrictions(d) => {
+            volumes::VolumeRestrictions::from(&**d).serialize(s)
+        }
+        FilterDetails::NodeVolumeLimits(d) => volumes::NodeVolumeLimits::from(&**d).serialize(s),
+        FilterDetails::VolumeBinding(d) => volumes::VolumeBinding::from(&**d).serialize(s),
+        FilterDetails::VolumeZone(d) => volumes::VolumeZone::from(&**d).serialize(s),
     }
 }
 

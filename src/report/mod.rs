@@ -23,6 +23,7 @@ mod context;
 mod details;
 mod entries;
 mod notes;
+mod volumes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
 pub use entries::{

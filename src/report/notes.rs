@@ -4,6 +4,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
+use crate::scheduler::storage::Gap;
 use crate::state::validate::Finding;
 use crate::state::{Defaulted, PodRef};
 
@@ -16,6 +17,8 @@ pub enum Note {
     NamespacesForbidden(Refusal),
     /// A read for default spreading's selector was refused.
     WorkloadsForbidden(Refusal),
+    /// A list of storage objects was refused: the volume plugins are not evaluated.
+    StorageForbidden(Refusal),
     /// Listing the pod's events was refused: the scheduler's own message is not shown.
     EventsForbidden(Refusal),
     /// `whatif`: what the API server's validation says about a scheduling field.
@@ -52,6 +55,17 @@ pub enum Note {
     /// A PreScore plugin failed: the cycle ends with its error, Score does not run, and the
     /// scores shown are computed for reference.
     PreScoreEndsCycle,
+    /// Storage plugins not evaluated for the pod, and why.
+    StorageNotEvaluated {
+        plugins: Vec<&'static str>,
+        gap: Gap,
+    },
+    /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
+    /// as its controller would create them for its first replica.
+    ClaimsFromTemplates(Vec<String>),
+    /// Claims naming their volume without the bind-completed annotation: VolumeBinding treats
+    /// them as unbound immediate claims.
+    ClaimsNotBindCompleted(Vec<String>),
     /// `snapshot`: namespaces were left out, their list refused.
     SnapshotWithoutNamespaces(Refusal),
     /// `snapshot`: a kind default spreading selects by was left out, its list refused.
@@ -60,6 +74,8 @@ pub enum Note {
     PreemptionObjectsForbidden(Refusal),
     /// `snapshot`: PodDisruptionBudgets or PriorityClasses were left out, their list refused.
     SnapshotWithoutPreemptionObjects(Refusal),
+    /// `snapshot`: a storage kind was left out, its list refused.
+    SnapshotWithoutStorage(Refusal),
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

@@ -13,8 +13,12 @@ use super::node_name;
 use super::node_ports;
 use super::node_resources_fit;
 use super::node_unschedulable;
+use super::node_volume_limits;
 use super::pod_topology_spread;
 use super::taint_toleration;
+use super::volume_binding;
+use super::volume_restrictions;
+use super::volume_zone;
 
 /// An enum with a variant per plugin, each made `From` what that plugin returns; and from
 /// `Infallible`, what a plugin that tells nothing of that kind returns.
@@ -54,6 +58,10 @@ per_plugin! {
         PodTopologySpread(Box<pod_topology_spread::FilterDetails>),
         NodeResourcesFit(Box<node_resources_fit::FilterDetails>),
         NodePorts(Box<node_ports::FilterDetails>),
+        VolumeRestrictions(Box<volume_restrictions::FilterDetails>),
+        NodeVolumeLimits(Box<node_volume_limits::FilterDetails>),
+        VolumeBinding(Box<volume_binding::FilterDetails>),
+        VolumeZone(Box<volume_zone::FilterDetails>),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
+pub mod node_volume_limits;
 pub mod plugin;
 pub mod pod_topology_spread;
 pub mod preemption;
@@ -28,6 +29,9 @@ pub mod result;
 pub mod status;
 pub mod storage;
 pub mod taint_toleration;
+pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
 
 pub use details::{FilterDetails, ScoreDetails};
 pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};
@@ -45,6 +49,21 @@ pub(crate) mod testing {
     use crate::scheduler::profile::Profile;
     use crate::state::{Pod, read_snapshot_str};
     use serde_json::{Value, json};
+
+    /// The cluster state of the List of `items`.
+    pub(crate) fn state_of(items: Value) -> crate::state::ClusterState {
+        read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "test",
+        )
+        .expect("snapshot")
+    }
+
+    /// A pod from its object.
+    pub(crate) fn pod_of(pod: Value) -> Pod {
+        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).expect("pod");
+        Pod::from_api(&pod)
+    }
 
     /// Evaluates `pod` (a Pod object) against the List of `items` under the default profile.
     pub(crate) fn evaluate_default(items: Value, pod: Value) -> Evaluation {

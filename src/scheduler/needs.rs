@@ -3,9 +3,14 @@
 //! The live client reads exactly what [`needs`] says; what no source gives is
 //! [`not_evaluated`].
 
+use super::node_volume_limits::NodeVolumeLimits;
+use super::plugin::Input;
 use super::pod_topology_spread::default_spreading_applies;
 use super::profile::{Profile, is_implemented};
-use super::storage;
+use super::storage::{self, Gap};
+use super::volume_binding::VolumeBinding;
+use super::volume_restrictions::VolumeRestrictions;
+use super::volume_zone::VolumeZone;
 use crate::state::needs::{Controller, NamespaceLabels, Needs};
 use crate::state::resources::normalized_image_name;
 use crate::state::{OwnerKind, Pod};
@@ -52,11 +57,38 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     // needs none.
     needs.disruption_budgets =
         profile.post_filter.iter().any(|p| p == "DefaultPreemption") && !pod.template.preempt_never;
+    // Only the storage plugins whose PreFilter would not skip the pod read storage objects.
+    needs.storage = [
+        storage::Kind::VolumeRestrictions,
+        storage::Kind::NodeVolumeLimits,
+        storage::Kind::VolumeBinding,
+        storage::Kind::VolumeZone,
+    ]
+    .into_iter()
+    .any(|k| k.relevant(pod).is_some() && runs(profile, k.name()));
     needs
 }
 
+/// Each storage plugin of `profile` that is not evaluated for the pod, and why.
+pub fn storage_gaps(input: Input<'_>, profile: &Profile) -> Vec<(&'static str, Gap)> {
+    let mut gaps = Vec::new();
+    let mut add = |name: &'static str, gap: Option<Gap>| {
+        if let Some(gap) = gap.filter(|_| runs(profile, name)) {
+            gaps.push((name, gap));
+        }
+    };
+    add("VolumeRestrictions", VolumeRestrictions::new(input).gap());
+    add("NodeVolumeLimits", NodeVolumeLimits::new(input).gap());
+    add(
+        "VolumeBinding",
+        VolumeBinding::new(input, &profile.gates).gap(),
+    );
+    add("VolumeZone", VolumeZone::new(input).gap());
+    gaps
+}
+
 /// The Filter and Score plugins of `profile` shown as not evaluated for `pod`: those this
-/// version does not model, save the storage plugins whose PreFilter skips the pod (they pass,
+/// version does not model, save DynamicResources when its PreFilter skips the pod (it passes,
 /// exactly, as `instantiate` decides from the same [`storage::Kind::relevant`]).
 pub fn not_evaluated<'a>(pod: &Pod, profile: &'a Profile) -> Vec<&'a str> {
     let skips = |n: &str| storage::Kind::from_name(n).is_some_and(|k| k.relevant(pod).is_none());
@@ -178,26 +210,45 @@ mod tests {
         assert_eq!(n.namespace_labels, NamespaceLabels::Yes);
     }
 
-    /// Storage plugins are not evaluated for a pod with a claim, and pass for one without.
+    /// The storage plugins are evaluated: their objects are read only for a pod whose volumes
+    /// one of them checks, and without them they are not evaluated, with why.
     #[test]
-    fn storage_plugins_are_not_evaluated_only_when_their_prefilter_runs() {
+    fn storage_objects_are_needed_only_for_pods_with_volumes() {
         let profile = Profile::default_profile(FeatureGates::default());
         let plain = pod(
             json!({"containers": [{"name": "c", "image": "nginx"}]}),
             None,
         );
         assert!(not_evaluated(&plain, &profile).is_empty());
+        assert!(!needs(&plain, &profile).storage);
         let claims = pod(
             json!({"containers": [{"name": "c", "image": "nginx"}],
                    "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}]}),
             None,
         );
+        assert!(not_evaluated(&claims, &profile).is_empty());
+        assert!(needs(&claims, &profile).storage);
+        let state = crate::state::ClusterState::default();
+        let input = |pod| Input {
+            pod,
+            state: &state,
+            exclude: None,
+            removed: &[],
+        };
+        assert!(storage_gaps(input(&plain), &profile).is_empty());
+        let gaps: Vec<&str> = storage_gaps(input(&claims), &profile)
+            .into_iter()
+            .map(|(name, gap)| {
+                assert_eq!(gap, Gap::Unread);
+                name
+            })
+            .collect();
         assert_eq!(
-            not_evaluated(&claims, &profile),
+            gaps,
             [
+                "VolumeRestrictions",
                 "NodeVolumeLimits",
                 "VolumeBinding",
-                "VolumeRestrictions",
                 "VolumeZone"
             ]
         );

@@ -80,6 +80,10 @@ pub fn is_implemented(name: &str) -> bool {
             | "NodePorts"
             | "NodeResourcesBalancedAllocation"
             | "ImageLocality"
+            | "VolumeRestrictions"
+            | "NodeVolumeLimits"
+            | "VolumeBinding"
+            | "VolumeZone"
     )
 }
 

@@ -17,6 +17,7 @@ use super::node_name::NodeName;
 use super::node_ports::NodePorts;
 use super::node_resources_fit::NodeResourcesFit;
 use super::node_unschedulable::NodeUnschedulable;
+use super::node_volume_limits::NodeVolumeLimits;
 use super::plugin::{Input, Plugin};
 use super::pod_topology_spread::PodTopologySpread;
 use super::profile::{DEFAULT_PLUGINS, Profile};
@@ -24,6 +25,9 @@ use super::result::{FilterCell, ScoreCell};
 use super::status::{PluginName, PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage;
 use super::taint_toleration::TaintToleration;
+use super::volume_binding::VolumeBinding;
+use super::volume_restrictions::VolumeRestrictions;
+use super::volume_zone::VolumeZone;
 
 /// A plugin as the framework runs it: [`Plugin`] with its own types converted.
 pub(crate) trait Registered {
@@ -115,7 +119,7 @@ where
 }
 
 /// The plugin named `name`, for this pod under this profile; `None` when this version does not
-/// model it (a storage plugin is modelled only for a pod that does not use it).
+/// model it (DynamicResources is modelled only for a pod without ResourceClaims).
 fn instantiate<'a>(
     name: &str,
     input: Input<'a>,
@@ -142,10 +146,18 @@ fn instantiate<'a>(
             &profile.pod_topology_spread,
             &profile.gates,
         )),
-        other => match storage::Kind::from_name(other) {
-            Some(kind) if kind.relevant(input.pod).is_none() => Box::new(storage::Skipped),
-            _ => return None,
-        },
+        "VolumeRestrictions" => Box::new(VolumeRestrictions::new(input)),
+        "NodeVolumeLimits" => Box::new(NodeVolumeLimits::new(input)),
+        "VolumeBinding" => Box::new(VolumeBinding::new(input, &profile.gates)),
+        "VolumeZone" => Box::new(VolumeZone::new(input)),
+        "DynamicResources"
+            if storage::Kind::DynamicResources
+                .relevant(input.pod)
+                .is_none() =>
+        {
+            Box::new(storage::Skipped)
+        }
+        _ => return None,
     })
 }
 

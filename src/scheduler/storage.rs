@@ -1,20 +1,16 @@
-//! VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone and DynamicResources: the
-//! plugins whose decisions need objects we do not read (PersistentVolumeClaims and Volumes,
-//! StorageClasses, CSINodes, ResourceClaims and ResourceSlices).
-//!
-//! They are modelled only as far as their PreFilter goes: each one returns Skip for a pod that
-//! does not use what it checks, and then upstream runs neither its Filter nor (for the scoring
-//! ones) anything that changes a score. Most pods have no claims and no persistent volumes, so
-//! for them these plugins are decided exactly. For a pod that does use them, the plugin is
-//! reported as not evaluated (and the nodes as unknown), never as passed. They share this file
-//! because that PreFilter test is all of them we model.
+//! What the storage plugins share: the PreFilter test each one skips a pod by (`Kind`), the
+//! look-ups of a pod's claims as their listers answer them, and why one is not evaluated
+//! (`Gap`). VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone each have
+//! a file of their own; DynamicResources (ResourceClaims and ResourceSlices are not read) is
+//! modelled only as far as its PreFilter: Skip for a pod without ResourceClaims, and not
+//! evaluated (never passed) for one with them.
 //!
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
 
 use std::convert::Infallible;
 
-use super::plugin::Plugin;
+use super::plugin::{Input, Plugin};
 use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::Pod;
 
@@ -38,6 +34,17 @@ impl Kind {
             "DynamicResources" => Kind::DynamicResources,
             _ => return None,
         })
+    }
+
+    /// The plugin's name in profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::VolumeRestrictions => "VolumeRestrictions",
+            Kind::NodeVolumeLimits => "NodeVolumeLimits",
+            Kind::VolumeBinding => "VolumeBinding",
+            Kind::VolumeZone => "VolumeZone",
+            Kind::DynamicResources => "DynamicResources",
+        }
     }
 
     /// Why the plugin matters for this pod, or `None` when its PreFilter returns Skip.
@@ -64,7 +71,7 @@ impl Kind {
     }
 }
 
-/// A storage plugin for a pod that does not use it: PreFilter Skip, every node passes, no
+/// DynamicResources for a pod without ResourceClaims: PreFilter Skip, every node passes, no
 /// score. Only instantiated when [`Kind::relevant`] is `None`.
 #[derive(Debug)]
 pub struct Skipped;
@@ -81,10 +88,79 @@ impl Plugin for Skipped {
         (None, None)
     }
     fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
-        // VolumeBinding (with StorageCapacityScoring) scores 0 on nodes without pod volumes,
-        // DynamicResources skips: either way nothing reaches a node's total.
         PreScoreOutcome::Skip
     }
+}
+
+/// Upstream's error for a claim its lister does not have (`apierrors.NewNotFound`).
+pub(crate) fn claim_not_found(name: &str) -> String {
+    format!("persistentvolumeclaim {name:?} not found")
+}
+
+/// Why a storage plugin is not evaluated for a pod that uses what it checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gap {
+    /// The source held no PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+    /// CSINodes or CSIDrivers.
+    Unread,
+    /// A volume of an in-tree plugin that a node's CSINode lists as migrated: upstream
+    /// translates it to CSI (csi-translation-lib) first, which is not modelled.
+    Translated { plugin: &'static str },
+    /// A claim to provision with a CSI driver that has `storageCapacity: true`: upstream
+    /// checks CSIStorageCapacity objects, which are not read.
+    StorageCapacity { claim: String, driver: String },
+    /// `StorageCapacityScoring` is on: VolumeBinding's Score is not modelled.
+    CapacityScoring,
+}
+
+impl std::fmt::Display for Gap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Gap::Unread => write!(
+                f,
+                "PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and \
+                 CSIDrivers were not read (a snapshot without them: `kubectl affinity snapshot` \
+                 writes them)"
+            ),
+            Gap::Translated { plugin } => write!(
+                f,
+                "a volume of the in-tree plugin {plugin} is migrated to CSI on some node, and \
+                 that translation is not modelled"
+            ),
+            Gap::StorageCapacity { claim, driver } => write!(
+                f,
+                "claim {claim} would be provisioned by {driver}, which publishes storage \
+                 capacity (CSIStorageCapacity objects are not read)"
+            ),
+            Gap::CapacityScoring => write!(
+                f,
+                "StorageCapacityScoring is on, and VolumeBinding's score is not modelled"
+            ),
+        }
+    }
+}
+
+/// The in-tree plugins csi-translation-lib migrates, with the CSI driver each becomes.
+pub(crate) const MIGRATED: [(&str, &str); 7] = [
+    ("kubernetes.io/gce-pd", "pd.csi.storage.gke.io"),
+    ("kubernetes.io/aws-ebs", "ebs.csi.aws.com"),
+    ("kubernetes.io/azure-disk", "disk.csi.azure.com"),
+    ("kubernetes.io/azure-file", "file.csi.azure.com"),
+    ("kubernetes.io/cinder", "cinder.csi.openstack.org"),
+    ("kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com"),
+    ("kubernetes.io/portworx-volume", "pxd.portworx.com"),
+];
+
+/// Whether some node's CSINode lists the in-tree `plugin` as migrated (`isCSIMigrationOn`).
+pub(crate) fn migrated_somewhere(input: Input<'_>, plugin: &str) -> bool {
+    let Some(v) = input.state.volumes() else {
+        return false;
+    };
+    input
+        .state
+        .nodes()
+        .iter()
+        .any(|n| v.csi_node(&n.name).is_some_and(|c| c.migrated(plugin)))
 }
 
 #[cfg(test)]

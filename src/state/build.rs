@@ -16,6 +16,7 @@ use crate::state::pod::{
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
 use crate::state::taints::Toleration;
+use crate::state::volumes::{InlineDisk, PodVolume};
 
 impl Node {
     /// Every node is built here, whichever front-end read its parts.
@@ -71,6 +72,48 @@ impl VolumeKinds {
         }
         k
     }
+}
+
+/// What the storage plugins read of a volume, with the API server's defaults
+/// (`SetDefaults_RBDVolumeSource`: pool `rbd`).
+fn pod_volume(v: &parts::Volume) -> Option<PodVolume> {
+    let read_only = |r: Option<bool>| r.unwrap_or(false);
+    Some(if let Some(c) = &v.persistent_volume_claim {
+        PodVolume::Claim {
+            claim: c.claim_name.clone(),
+        }
+    } else if v.ephemeral.is_some() {
+        PodVolume::Ephemeral {
+            volume: v.name.clone(),
+        }
+    } else if let Some(d) = &v.gce_persistent_disk {
+        PodVolume::Disk(InlineDisk::GcePersistentDisk {
+            pd_name: d.pd_name.clone(),
+            read_only: read_only(d.read_only),
+        })
+    } else if let Some(d) = &v.aws_elastic_block_store {
+        PodVolume::Disk(InlineDisk::AwsElasticBlockStore {
+            volume_id: d.volume_id.clone(),
+        })
+    } else if let Some(d) = &v.rbd {
+        PodVolume::Disk(InlineDisk::Rbd {
+            monitors: d.monitors.clone(),
+            pool: d
+                .pool
+                .clone()
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "rbd".to_string()),
+            image: d.image.clone(),
+            read_only: read_only(d.read_only),
+        })
+    } else if let Some(d) = &v.iscsi {
+        PodVolume::Disk(InlineDisk::Iscsi {
+            iqn: d.iqn.clone(),
+            read_only: read_only(d.read_only),
+        })
+    } else {
+        return None;
+    })
 }
 
 /// `v1.PodPhase` values.
@@ -197,6 +240,12 @@ impl Pod {
                 preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
                 has_resource_claims: spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
                 volumes: VolumeKinds::of(spec.volumes.as_deref().unwrap_or_default()),
+                storage: spec
+                    .volumes
+                    .iter()
+                    .flatten()
+                    .filter_map(pod_volume)
+                    .collect(),
                 topology_spread: spec
                     .topology_spread_constraints
                     .iter()

@@ -15,6 +15,7 @@ use super::pod::{ControllerRef, Pod, PodRef, PodTemplate};
 use super::priority_class::PriorityClass;
 use super::resources::{HostPort, ImageNames, PodResources, Resources, normalized_image_name};
 use super::taints::Toleration;
+use super::volumes::Volumes;
 use super::workloads::WorkloadSelectors;
 
 /// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
@@ -49,6 +50,10 @@ pub struct ClusterState {
     /// PodDisruptionBudgets and PriorityClasses: what preemption and Priority admission read.
     disruption_budgets: Vec<DisruptionBudget>,
     priority_classes: Vec<PriorityClass>,
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers.
+    /// `None` when the source held none of these kinds, so the storage plugins cannot be
+    /// evaluated for a pod that uses them.
+    volumes: Option<Volumes>,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
     node_usage: Vec<NodeUsage>,
@@ -227,6 +232,7 @@ impl ClusterState {
             nodes,
             namespaces,
             workloads,
+            volumes,
             image_names,
             disruption_budgets,
             priority_classes,
@@ -235,6 +241,7 @@ impl ClusterState {
         *self = ClusterState {
             namespaces,
             workloads,
+            volumes,
             image_names,
             disruption_budgets,
             priority_classes,
@@ -272,6 +279,17 @@ impl ClusterState {
     /// from them.
     pub fn set_workloads(&mut self, workloads: WorkloadSelectors) {
         self.workloads = Some(workloads);
+    }
+
+    /// Sets the storage objects. Nothing is derived from them.
+    pub fn set_volumes(&mut self, volumes: Volumes) {
+        self.volumes = Some(volumes);
+    }
+
+    /// The storage objects, to add what a `whatif` workload would create (its
+    /// volumeClaimTemplates' claims); `None` when none were read.
+    pub fn volumes_mut(&mut self) -> Option<&mut Volumes> {
+        self.volumes.as_mut()
     }
 
     /// Says which names the nodes' images were read with (a live read keeps only its pods'),
@@ -432,6 +450,12 @@ impl ClusterState {
     #[inline]
     pub fn workloads(&self) -> Option<&WorkloadSelectors> {
         self.workloads.as_ref()
+    }
+
+    /// The storage objects; `None` when the source held none of their kinds.
+    #[inline]
+    pub fn volumes(&self) -> Option<&Volumes> {
+        self.volumes.as_ref()
     }
 
     /// Labels of a namespace; a namespace without an object reads as having no labels, as

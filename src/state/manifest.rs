@@ -22,6 +22,9 @@ pub struct ManifestPod {
     pub document: usize,
     /// What the API server's validation says about the pod's scheduling fields.
     pub findings: Vec<Finding>,
+    /// A StatefulSet's claims for the pod (`<template>-<statefulset>-<ordinal>`), as its
+    /// controller would create them from `volumeClaimTemplates` (their namespace the pod's).
+    pub claims: Vec<core::PersistentVolumeClaim>,
 }
 
 impl ManifestPod {
@@ -198,7 +201,14 @@ pub(crate) fn pods_from_objects(
                 },
             })));
         }
-        let pod = if kind == "Pod" {
+        // The StatefulSet's first replica: its pod and claims are named by this ordinal.
+        let ordinal = (kind == "StatefulSet").then(|| {
+            obj.value
+                .pointer("/spec/ordinals/start")
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0)
+        });
+        let mut pod = if kind == "Pod" {
             obj.decode::<core::Pod>(path)
                 .map_err(|e| in_object(e, obj, ""))?
         } else {
@@ -232,13 +242,20 @@ pub(crate) fn pods_from_objects(
                     .map(String::from)
             });
             if metadata.name.is_none() {
-                metadata.name = Some(format!("{}-<pod>", obj.name()));
+                metadata.name = Some(match ordinal {
+                    Some(o) => format!("{}-{o}", obj.name()),
+                    None => format!("{}-<pod>", obj.name()),
+                });
             }
             core::Pod {
                 metadata,
                 spec: template.spec,
                 status: None,
             }
+        };
+        let claims = match ordinal {
+            Some(o) => stateful_set_claims(obj, path, o, &mut pod)?,
+            None => Vec::new(),
         };
         let spec_path = match kind {
             "Pod" => "spec",
@@ -276,6 +293,7 @@ pub(crate) fn pods_from_objects(
             document: obj.document,
             findings,
             pod,
+            claims,
         });
     }
     if pods.is_empty() {
@@ -285,6 +303,51 @@ pub(crate) fn pods_from_objects(
         });
     }
     Ok(pods)
+}
+
+/// The claims a StatefulSet's controller creates for its replica `ordinal` from its
+/// `volumeClaimTemplates` (`getPersistentVolumeClaims`: the template's spec, named
+/// `<template>-<statefulset>-<ordinal>`), and its pod's volumes that use them
+/// (`updateStorage`: a volume of a template's name becomes that claim).
+fn stateful_set_claims(
+    obj: &Located,
+    path: &str,
+    ordinal: i64,
+    pod: &mut core::Pod,
+) -> Result<Vec<core::PersistentVolumeClaim>, SourceError> {
+    let Some(templates) = obj.value.pointer("/spec/volumeClaimTemplates") else {
+        return Ok(Vec::new());
+    };
+    let t = Located {
+        document: obj.document,
+        value: templates.clone(),
+    };
+    let templates: Vec<core::PersistentVolumeClaim> = t
+        .decode(path)
+        .map_err(|e| in_object(e, obj, "spec.volumeClaimTemplates"))?;
+    let mut claims = Vec::new();
+    let mut volumes = Vec::new();
+    for mut claim in templates {
+        let template = claim.metadata.name.clone().unwrap_or_default();
+        let name = format!("{template}-{}-{ordinal}", obj.name());
+        claim.metadata.name = Some(name.clone());
+        claim.metadata.namespace = pod.metadata.namespace.clone();
+        volumes.push(core::Volume {
+            name: template,
+            persistent_volume_claim: Some(core::PersistentVolumeClaimVolumeSource {
+                claim_name: name,
+                read_only: Some(false),
+            }),
+            ..Default::default()
+        });
+        claims.push(claim);
+    }
+    let spec = pod.spec.get_or_insert_with(Default::default);
+    let own = spec.volumes.take().unwrap_or_default();
+    let replaced: Vec<String> = volumes.iter().map(|v| v.name.clone()).collect();
+    volumes.extend(own.into_iter().filter(|v| !replaced.contains(&v.name)));
+    spec.volumes = Some(volumes);
+    Ok(claims)
 }
 
 /// What the DaemonSet controller adds to each pod it creates (`AddOrUpdateDaemonPodTolerations`):
@@ -446,6 +509,44 @@ spec:
             ("tier", "NotIn")
         );
         assert!(terms[1].label_selector.is_none());
+    }
+
+    /// A StatefulSet's first replica is `<name>-0`, its templates' claims are
+    /// `<template>-<name>-0` in its namespace, and a pod volume of a template's name uses it.
+    #[test]
+    fn stateful_set_templates_become_the_first_replicas_claims() {
+        let text = r#"
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec:
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: pg}]
+      volumes: [{name: data, emptyDir: {}}, {name: cfg, configMap: {name: db}}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"#;
+        let objects = objects_from_str(text, "db.yaml").unwrap();
+        let pods = pods_from_objects(&objects, "db.yaml").unwrap();
+        let p = &pods[0];
+        assert_eq!(p.pod.metadata.name.as_deref(), Some("db-0"));
+        let claim = &p.claims[0];
+        assert_eq!(claim.metadata.name.as_deref(), Some("data-db-0"));
+        assert_eq!(claim.metadata.namespace.as_deref(), Some("shop"));
+        let volumes = p.pod.spec.as_ref().unwrap().volumes.as_ref().unwrap();
+        let names: Vec<_> = volumes.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["data", "cfg"]);
+        assert_eq!(
+            volumes[0]
+                .persistent_volume_claim
+                .as_ref()
+                .map(|c| c.claim_name.as_str()),
+            Some("data-db-0")
+        );
     }
 
     #[test]

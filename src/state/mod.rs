@@ -31,6 +31,7 @@ pub mod selector;
 mod strict;
 mod taints;
 pub mod validate;
+pub mod volumes;
 mod workloads;
 mod yaml;
 

@@ -20,6 +20,9 @@ pub struct Needs {
     pub disruption_budgets: bool,
     /// PriorityClasses: Priority admission resolves a new pod's priority from them.
     pub priority_classes: bool,
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers:
+    /// a pod uses claims or volumes the storage plugins count.
+    pub storage: bool,
 }
 
 /// A pod's controller, as default spreading reads it.
@@ -50,6 +53,7 @@ impl Needs {
         self.controllers.extend(other.controllers);
         self.disruption_budgets |= other.disruption_budgets;
         self.priority_classes |= other.priority_classes;
+        self.storage |= other.storage;
     }
 
     /// Whether default spreading needs any Service or controller.

@@ -146,23 +146,26 @@ pub(crate) struct Container {
     pub(crate) restart_policy: Option<String>,
 }
 
-/// A volume, only the sources `VolumeKinds::of` looks for; the common ones (projected,
-/// configMap, secret, emptyDir) are skipped.
+/// A volume, only the sources the storage plugins look for (`VolumeKinds::of` and
+/// `PodVolume`s); the common ones (projected, configMap, secret, emptyDir) are skipped. The
+/// sources whose fields a plugin compares are kept whole (they are small).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Volume {
     #[serde(default)]
-    pub(crate) persistent_volume_claim: Option<Checked<core::PersistentVolumeClaimVolumeSource>>,
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
     #[serde(default)]
     pub(crate) ephemeral: Option<Checked<core::EphemeralVolumeSource>>,
     #[serde(default)]
-    pub(crate) gce_persistent_disk: Option<Checked<core::GCEPersistentDiskVolumeSource>>,
+    pub(crate) gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
     #[serde(default)]
-    pub(crate) aws_elastic_block_store: Option<Checked<core::AWSElasticBlockStoreVolumeSource>>,
+    pub(crate) aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
     #[serde(default)]
-    pub(crate) rbd: Option<Checked<core::RBDVolumeSource>>,
+    pub(crate) rbd: Option<core::RBDVolumeSource>,
     #[serde(default)]
-    pub(crate) iscsi: Option<Checked<core::ISCSIVolumeSource>>,
+    pub(crate) iscsi: Option<core::ISCSIVolumeSource>,
     #[serde(default)]
     pub(crate) azure_disk: Option<Checked<core::AzureDiskVolumeSource>>,
     #[serde(default)]

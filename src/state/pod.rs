@@ -11,6 +11,7 @@ use super::labels::Labels;
 use super::resources::PodResources;
 use super::selector::LabelSelector;
 use super::taints::Toleration;
+use super::volumes::PodVolume;
 
 /// `namespace/name`, the way kubectl and the scheduler's logs name a pod.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -204,6 +205,9 @@ pub struct PodTemplate {
     pub has_resource_claims: bool,
     /// What kinds of volumes the pod has, for the storage plugins' PreFilter.
     pub volumes: VolumeKinds,
+    /// The volumes the storage plugins read (claims, ephemeral volumes, inline disks), in
+    /// the pod's order; empty for most pods.
+    pub storage: Vec<PodVolume>,
     /// `spec.topologySpreadConstraints`, parsed; empty for most existing pods.
     pub topology_spread: Vec<SpreadConstraint>,
     /// Requests, host ports and images, folded once.

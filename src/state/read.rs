@@ -16,6 +16,7 @@ use super::disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 use super::node::Node;
 use super::pod::Pod;
 use super::priority_class::{PriorityClass, PriorityClassObject};
+use super::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
 /// A problem with an input file, naming the file, the document and the field.
@@ -356,6 +357,7 @@ struct SnapshotBuilder {
     workloads: Option<WorkloadSelectors>,
     disruption_budgets: Vec<DisruptionBudget>,
     priority_classes: Vec<PriorityClass>,
+    volumes: Option<Volumes>,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -371,6 +373,16 @@ enum Decoded {
     LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
     DisruptionBudget(DisruptionBudget),
     PriorityClass(PriorityClass),
+    Storage(Storage),
+}
+
+/// A storage object, as the volume plugins read it.
+enum Storage {
+    Claim(Box<Claim>),
+    Volume(Box<Volume>),
+    Class(StorageClass),
+    CsiNode(CsiNode),
+    CsiDriver(CsiDriver),
 }
 
 impl Decoded {
@@ -412,6 +424,19 @@ impl Decoded {
                 check_quantities(obj, path, &pod.template.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }
+            "PersistentVolumeClaim" => Decoded::Storage(Storage::Claim(Box::new(Claim::from_api(
+                &obj.decode(path)?,
+            )))),
+            "PersistentVolume" => Decoded::Storage(Storage::Volume(Box::new(Volume::from_api(
+                &obj.decode(path)?,
+            )))),
+            "StorageClass" => {
+                Decoded::Storage(Storage::Class(StorageClass::from_api(&obj.decode(path)?)))
+            }
+            "CSINode" => Decoded::Storage(Storage::CsiNode(CsiNode::from_api(&obj.decode(path)?))),
+            "CSIDriver" => {
+                Decoded::Storage(Storage::CsiDriver(CsiDriver::from_api(&obj.decode(path)?)))
+            }
             "Namespace" => {
                 let ns: core::Namespace = obj.decode(path)?;
                 Decoded::Namespace(
@@ -445,6 +470,16 @@ impl SnapshotBuilder {
                 .add_label_selector(stateful, key, selector.as_ref()),
             Decoded::DisruptionBudget(b) => self.disruption_budgets.push(b),
             Decoded::PriorityClass(c) => self.priority_classes.push(c),
+            Decoded::Storage(o) => {
+                let v = self.volumes.get_or_insert_with(Default::default);
+                match o {
+                    Storage::Claim(c) => v.add_claim(*c),
+                    Storage::Volume(pv) => v.add_volume(*pv),
+                    Storage::Class(c) => v.add_class(c),
+                    Storage::CsiNode(n) => v.add_csi_node(n),
+                    Storage::CsiDriver(d) => v.add_csi_driver(d),
+                }
+            }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
             Decoded::Namespace(name, labels) => {
@@ -463,6 +498,7 @@ impl SnapshotBuilder {
             workloads,
             disruption_budgets,
             priority_classes,
+            volumes,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -477,6 +513,9 @@ impl SnapshotBuilder {
             state.set_workloads(workloads);
         }
         state.set_preemption_objects(disruption_budgets, priority_classes);
+        if let Some(volumes) = volumes {
+            state.set_volumes(volumes);
+        }
         Ok(state)
     }
 }
@@ -631,7 +670,12 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             | "ReplicaSet"
             | "StatefulSet"
             | "PodDisruptionBudget"
-            | "PriorityClass" => located().and_then(|obj| Decoded::of(&obj, path)),
+            | "PriorityClass"
+            | "PersistentVolumeClaim"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "CSINode"
+            | "CSIDriver" => located().and_then(|obj| Decoded::of(&obj, path)),
             _ => Ok(Decoded::Skip),
         },
         ListItem::PodRefused => located().and_then(|obj| Decoded::of(&obj, path)),

@@ -48,12 +48,13 @@ impl From<core::Pod> for PodParts {
             volumes: s.volumes.map(|l| {
                 l.into_iter()
                     .map(|v| Volume {
-                        persistent_volume_claim: present(&v.persistent_volume_claim),
+                        name: v.name,
+                        persistent_volume_claim: v.persistent_volume_claim,
                         ephemeral: present(&v.ephemeral),
-                        gce_persistent_disk: present(&v.gce_persistent_disk),
-                        aws_elastic_block_store: present(&v.aws_elastic_block_store),
-                        rbd: present(&v.rbd),
-                        iscsi: present(&v.iscsi),
+                        gce_persistent_disk: v.gce_persistent_disk,
+                        aws_elastic_block_store: v.aws_elastic_block_store,
+                        rbd: v.rbd,
+                        iscsi: v.iscsi,
                         azure_disk: present(&v.azure_disk),
                         azure_file: present(&v.azure_file),
                         cinder: present(&v.cinder),

@@ -65,6 +65,11 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("statefulsets", "StatefulSet", true),
     ("poddisruptionbudgets", "PodDisruptionBudget", true),
     ("priorityclasses", "PriorityClass", false),
+    ("persistentvolumeclaims", "PersistentVolumeClaim", true),
+    ("persistentvolumes", "PersistentVolume", false),
+    ("storageclasses", "StorageClass", false),
+    ("csinodes", "CSINode", false),
+    ("csidrivers", "CSIDriver", false),
 ];
 
 fn api_version(plural: &str) -> &'static str {
@@ -72,6 +77,7 @@ fn api_version(plural: &str) -> &'static str {
         "apps" => "apps/v1",
         "policy" => "policy/v1",
         "scheduling.k8s.io" => "scheduling.k8s.io/v1",
+        "storage.k8s.io" => "storage.k8s.io/v1",
         _ => "v1",
     }
 }
@@ -83,6 +89,7 @@ fn group_of(plural: &str) -> &'static str {
         "replicasets" | "statefulsets" => "apps",
         "poddisruptionbudgets" => "policy",
         "priorityclasses" => "scheduling.k8s.io",
+        "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
         _ => "",
     }
 }
@@ -775,22 +782,27 @@ fn route(
         ),
         ["apis"] => respond(
             200,
-            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [{
-                "name": "apps",
-                "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-                "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}
-            }]}),
+            &json!({"kind": "APIGroupList", "apiVersion": "v1",
+                    "groups": [api_group("apps"), api_group("storage.k8s.io")]}),
         ),
         ["api", "v1"] => respond(200, &discovery("")),
-        ["apis", "apps", "v1"] => respond(200, &discovery("apps")),
-        ["apis", "apps", "v1", "namespaces", ns, plural] if group_of(plural) == "apps" => {
+        ["apis", group @ ("apps" | "storage.k8s.io"), "v1"] => respond(200, &discovery(group)),
+        ["apis", group, "v1", "namespaces", ns, plural]
+            if !group.is_empty() && group_of(plural) == *group =>
+        {
             list(plural, Some(ns))
         }
-        ["apis", "apps", "v1", "namespaces", ns, plural, name] if group_of(plural) == "apps" => {
+        ["apis", group, "v1", "namespaces", ns, plural, name]
+            if !group.is_empty() && group_of(plural) == *group =>
+        {
             get(server, plural, Some(ns), name)
         }
-        ["apis", "apps", "v1", plural] if group_of(plural) == "apps" => list(plural, None),
-        ["apis", group, "v1", plural] if group_of(plural) == *group => list(plural, None),
+        ["apis", group, "v1", plural] if !group.is_empty() && group_of(plural) == *group => {
+            list(plural, None)
+        }
+        ["apis", group, "v1", plural, name] if !group.is_empty() && group_of(plural) == *group => {
+            get(server, plural, None, name)
+        }
         ["api", "v1", "namespaces", ns, plural] if group_of(plural).is_empty() => {
             list(plural, Some(ns))
         }
@@ -853,6 +865,12 @@ fn resource_of(path: &str) -> Option<String> {
         ["api", "v1", plural, ..] | ["apis", _, "v1", plural, ..] => Some(plural.to_string()),
         _ => None,
     }
+}
+
+/// A group of the APIGroupList, served at v1.
+fn api_group(name: &str) -> Value {
+    let version = json!({"groupVersion": format!("{name}/v1"), "version": "v1"});
+    json!({"name": name, "versions": [version.clone()], "preferredVersion": version})
 }
 
 fn discovery(group: &str) -> Value {

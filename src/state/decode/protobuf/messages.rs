@@ -262,12 +262,55 @@ pub(super) struct PbResourceClaim {
     pub(super) request: Option<String>,
 }
 
-/// A volume is `{name, volumeSource}` in protobuf; only which sources are set is read, so
-/// each is an empty message here (its fields are skipped).
+/// A volume is `{name, volumeSource}` in protobuf; of most sources only whether they are
+/// set is read, so each is an empty message here (its fields are skipped); of the claim and
+/// the disks VolumeRestrictions compares, the fields the plugins read.
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbVolume {
+    /// Bytes, not text: the template key leaves the name out unread (see `shared::VOLUME`),
+    /// so the whole decode does not check it either.
+    #[prost(bytes = "vec", optional, tag = "1")]
+    pub(super) name: Option<Vec<u8>>,
     #[prost(message, optional, tag = "2")]
     pub(super) source: Option<PbVolumeSource>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbClaimSource {
+    #[prost(string, optional, tag = "1")]
+    pub(super) claim_name: Option<String>,
+    #[prost(bool, optional, tag = "2")]
+    pub(super) read_only: Option<bool>,
+}
+
+/// `GCEPersistentDiskVolumeSource` and `AWSElasticBlockStoreVolumeSource` share their layout:
+/// the disk's name, then (tag 4) readOnly.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbDisk {
+    #[prost(string, optional, tag = "1")]
+    pub(super) name: Option<String>,
+    #[prost(bool, optional, tag = "4")]
+    pub(super) read_only: Option<bool>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbIscsi {
+    #[prost(string, optional, tag = "2")]
+    pub(super) iqn: Option<String>,
+    #[prost(bool, optional, tag = "6")]
+    pub(super) read_only: Option<bool>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbRbd {
+    #[prost(string, repeated, tag = "1")]
+    pub(super) monitors: Vec<String>,
+    #[prost(string, optional, tag = "2")]
+    pub(super) image: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub(super) pool: Option<String>,
+    #[prost(bool, optional, tag = "8")]
+    pub(super) read_only: Option<bool>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -276,15 +319,15 @@ pub(super) struct Present {}
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbVolumeSource {
     #[prost(message, optional, tag = "3")]
-    pub(super) gce_persistent_disk: Option<Present>,
+    pub(super) gce_persistent_disk: Option<PbDisk>,
     #[prost(message, optional, tag = "4")]
-    pub(super) aws_elastic_block_store: Option<Present>,
+    pub(super) aws_elastic_block_store: Option<PbDisk>,
     #[prost(message, optional, tag = "8")]
-    pub(super) iscsi: Option<Present>,
+    pub(super) iscsi: Option<PbIscsi>,
     #[prost(message, optional, tag = "10")]
-    pub(super) persistent_volume_claim: Option<Present>,
+    pub(super) persistent_volume_claim: Option<PbClaimSource>,
     #[prost(message, optional, tag = "11")]
-    pub(super) rbd: Option<Present>,
+    pub(super) rbd: Option<PbRbd>,
     #[prost(message, optional, tag = "13")]
     pub(super) cinder: Option<Present>,
     #[prost(message, optional, tag = "18")]
@@ -541,14 +584,43 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
             }
         }),
         volumes: some_vec(s.volumes, |v| {
+            let name = String::from_utf8_lossy(&v.name.unwrap_or_default()).into_owned();
             let v = v.source.unwrap_or_default();
             parts::Volume {
-                persistent_volume_claim: set(v.persistent_volume_claim),
+                name,
+                persistent_volume_claim: v.persistent_volume_claim.map(|c| {
+                    core::PersistentVolumeClaimVolumeSource {
+                        claim_name: c.claim_name.unwrap_or_default(),
+                        read_only: c.read_only,
+                    }
+                }),
                 ephemeral: set(v.ephemeral),
-                gce_persistent_disk: set(v.gce_persistent_disk),
-                aws_elastic_block_store: set(v.aws_elastic_block_store),
-                rbd: set(v.rbd),
-                iscsi: set(v.iscsi),
+                gce_persistent_disk: v.gce_persistent_disk.map(|d| {
+                    core::GCEPersistentDiskVolumeSource {
+                        pd_name: d.name.unwrap_or_default(),
+                        read_only: d.read_only,
+                        ..Default::default()
+                    }
+                }),
+                aws_elastic_block_store: v.aws_elastic_block_store.map(|d| {
+                    core::AWSElasticBlockStoreVolumeSource {
+                        volume_id: d.name.unwrap_or_default(),
+                        read_only: d.read_only,
+                        ..Default::default()
+                    }
+                }),
+                rbd: v.rbd.map(|d| core::RBDVolumeSource {
+                    monitors: d.monitors,
+                    image: d.image.unwrap_or_default(),
+                    pool: d.pool,
+                    read_only: d.read_only,
+                    ..Default::default()
+                }),
+                iscsi: v.iscsi.map(|d| core::ISCSIVolumeSource {
+                    iqn: d.iqn.unwrap_or_default(),
+                    read_only: d.read_only,
+                    ..Default::default()
+                }),
                 azure_disk: set(v.azure_disk),
                 azure_file: set(v.azure_file),
                 cinder: set(v.cinder),

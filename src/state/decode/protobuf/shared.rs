@@ -48,6 +48,7 @@ use crate::state::parts::{PodParts, unix_nanos};
 use crate::state::pod::{ControllerRef, Pod, PodRef};
 use crate::state::resources::PodResources;
 use crate::state::taints::Toleration;
+use crate::state::volumes::PodVolume;
 
 /// What a template keeps of one field.
 enum Keep {
@@ -59,6 +60,9 @@ enum Keep {
     Own,
     /// The field with its content left out: only whether it is set is read.
     Empty,
+    /// Not kept, but length-delimited as the message reads it (its bytes are any): a
+    /// per-pod value only some templates read, whose pods are then decoded whole.
+    Framed,
     /// Only some of the field's own fields.
     Only(&'static Projection),
 }
@@ -79,7 +83,7 @@ impl Projection {
             match k {
                 Keep::Own => true,
                 Keep::Only(p) => p.own,
-                Keep::Whole | Keep::Drop | Keep::Empty => false,
+                Keep::Whole | Keep::Drop | Keep::Empty | Keep::Framed => false,
             }
         }
         let mut mask = 0u64;
@@ -129,9 +133,27 @@ const SPEC: Projection = Projection::new(
     Keep::Whole,
 );
 
-/// `Volume`: which sources are set (its name is generated per pod for the token volume).
+/// `Volume`: which sources are set, and the fields the storage plugins compare of a claim's
+/// and a disk's (GCE PD 3, EBS 4, iSCSI 8, PVC 10, RBD 11). Its name is left out: it is
+/// generated per pod for the token volume; a pod whose claim is named after a volume (a
+/// generic ephemeral volume) is decoded whole instead (see [`SharedParts::pod`]).
 const VOLUME: Projection = Projection::new(
-    &[(2, Keep::Only(&Projection::new(&[], Keep::Empty)))],
+    &[
+        (1, Keep::Framed),
+        (
+            2,
+            Keep::Only(&Projection::new(
+                &[
+                    (3, Keep::Whole),
+                    (4, Keep::Whole),
+                    (8, Keep::Whole),
+                    (10, Keep::Whole),
+                    (11, Keep::Whole),
+                ],
+                Keep::Empty,
+            )),
+        ),
+    ],
     Keep::Drop,
 );
 
@@ -287,8 +309,18 @@ impl SharedParts {
         let start_time = start_time(status)?;
         let node = self.template(bytes, &own, spec, status)?;
         let node_name = self.kept.node_names.get(node)?;
+        let template = self.last.template.as_ref()?;
+        // Its claim is `<pod>-<volume>`, and the key leaves the volume's name out.
+        if template
+            .template
+            .storage
+            .iter()
+            .any(|v| matches!(v, PodVolume::Ephemeral { .. }))
+        {
+            return None;
+        }
         Some(replica(
-            self.last.template.as_ref()?,
+            template,
             Own { start_time, ..own },
             node_name,
             labels,
@@ -957,7 +989,7 @@ fn lay_out(
         };
         let (how, own) = match (p.keep(tag), wire) {
             (Keep::Whole, _) => (How::Whole, false),
-            (Keep::Drop, _) => (How::Drop, false),
+            (Keep::Drop, _) | (Keep::Framed, LD_BYTE) => (How::Drop, false),
             (Keep::Own, LD_BYTE) => {
                 *node = Some((body_start as usize, body_end as usize));
                 (How::Own, true)
@@ -967,7 +999,7 @@ fn lay_out(
                 (How::Empty, false)
             }
             (Keep::Only(inner_p), LD_BYTE) => (How::Only(inner_p, inner), false),
-            (Keep::Own | Keep::Empty | Keep::Only(_), _) => return None,
+            (Keep::Own | Keep::Empty | Keep::Only(_) | Keep::Framed, _) => return None,
         };
         fields.push(Laid {
             tag,
@@ -1172,7 +1204,8 @@ fn project<'a>(
                 encode_varint(0, out);
             }
             (Keep::Own, LD_BYTE) => *own = Some(body),
-            (Keep::Only(_) | Keep::Empty | Keep::Own, _) => return None,
+            (Keep::Framed, LD_BYTE) => {}
+            (Keep::Only(_) | Keep::Empty | Keep::Own | Keep::Framed, _) => return None,
             (Keep::Drop | Keep::Whole, _) => {}
         }
     }
@@ -1210,7 +1243,7 @@ mod tests {
                 .iter()
                 .find(|(t, _)| *t == tag)
                 .map_or(&p.others, |(_, k)| k);
-            if matches!(keep, Keep::Drop | Keep::Own) {
+            if matches!(keep, Keep::Drop | Keep::Own | Keep::Framed) {
                 out.push(tag);
             }
         }
@@ -1388,9 +1421,11 @@ mod tests {
             [] as [u32; 0]
         );
         let volume = PbVolume {
+            name: Some(b"v".to_vec()),
             source: Some(Default::default()),
         };
-        assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [] as [u32; 0]);
+        // The name is left out of the key (a generic ephemeral volume's pod is decoded whole).
+        assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [1]);
         // Every field prost checks is kept, the uid and blockOwnerDeletion too, though
         // `controller_of` reads neither.
         let owner = PbOwnerReference {
@@ -1967,6 +2002,9 @@ mod tests {
         controller: bool,
         deleting: bool,
         anti_affinity: bool,
+        /// 0: none; 1: a claim of the pod's own (a StatefulSet's); 2: a claim the app's
+        /// pods share; 3: a generic ephemeral volume (its claim named after the pod).
+        storage: u8,
     }
 
     fn generated() -> impl proptest::strategy::Strategy<Value = Generated> {
@@ -1990,6 +2028,7 @@ mod tests {
                 proptest::option::of(0u8..2),
                 any::<bool>(),
                 proptest::bool::weighted(0.1),
+                0u8..4,
             ),
             proptest::bool::weighted(0.3),
         )
@@ -1997,7 +2036,7 @@ mod tests {
                 |(
                     (app, name, node, restarts, cpu, toleration),
                     (host_port, claim, resized, phase),
-                    (extra_label, controller, deleting),
+                    (extra_label, controller, deleting, storage),
                     anti_affinity,
                 )| Generated {
                     app,
@@ -2014,11 +2053,36 @@ mod tests {
                     controller,
                     deleting,
                     anti_affinity,
+                    storage,
                 },
             )
     }
 
     impl Generated {
+        fn storage_volume(&self, pod: &str) -> Option<k8s_pb::api::core::v1::Volume> {
+            use k8s_pb::api::core::v1 as pb;
+            let claim = |name: String| pb::VolumeSource {
+                persistent_volume_claim: Some(pb::PersistentVolumeClaimVolumeSource {
+                    claim_name: Some(name),
+                    read_only: None,
+                }),
+                ..Default::default()
+            };
+            let source = match self.storage {
+                1 => claim(format!("data-{pod}")),
+                2 => claim(format!("shared-{}", self.app)),
+                3 => pb::VolumeSource {
+                    ephemeral: Some(pb::EphemeralVolumeSource::default()),
+                    ..Default::default()
+                },
+                _ => return None,
+            };
+            Some(pb::Volume {
+                name: Some("data".to_string()),
+                volume_source: Some(source),
+            })
+        }
+
         fn encode(&self) -> Vec<u8> {
             use k8s_pb::api::core::v1 as pb;
             use k8s_pb::apimachinery::pkg::api::resource::Quantity;
@@ -2066,7 +2130,7 @@ mod tests {
                     ..Default::default()
                 }),
                 spec: Some(pb::PodSpec {
-                    volumes: vec![pb::Volume {
+                    volumes: std::iter::once(pb::Volume {
                         name: Some(token.clone()),
                         volume_source: Some(pb::VolumeSource {
                             projected: Some(pb::ProjectedVolumeSource {
@@ -2075,7 +2139,9 @@ mod tests {
                             }),
                             ..Default::default()
                         }),
-                    }],
+                    })
+                    .chain(self.storage_volume(&name))
+                    .collect(),
                     containers: vec![pb::Container {
                         name: Some(app.clone()),
                         image: Some(format!("reg/{app}:1")),
