@@ -228,6 +228,80 @@ fn the_comparison_catches_each_kind_of_difference() {
     assert_eq!(found, ["message"]);
 }
 
+/// DefaultPreemption's outcome: each compared field, changed, is caught; a random pick among
+/// tied nodes agrees with any of them.
+#[test]
+fn the_comparison_catches_each_preemption_difference() {
+    let preemption = json!({
+        "eligible": true,
+        "nominatedNode": "b",
+        "victims": ["default/low-1", "default/low-0"],
+        "pickedBy": "fewest PDB violations",
+        "candidates": [
+            {"node": "a", "victims": ["default/db-0"], "pdbViolations": 1},
+            {"node": "b", "victims": ["default/low-0", "default/low-1"], "pdbViolations": 0}
+        ]
+    });
+    let mut expected = json!({"nodes": {}, "feasibleNodes": [], "fitError": null,
+                              "errors": [], "schedulerError": null});
+    expected["preemption"] = preemption.clone();
+    let mut actual = json!({"nodes": [], "summary": {"failedSchedulingMessage": null},
+                            "errors": []});
+    actual["postFilter"] = json!([{"plugin": "DefaultPreemption"}]);
+    actual["postFilter"][0]["preemption"] = preemption.clone();
+    assert!(
+        compare(&expected, &actual).is_empty(),
+        "{:?}",
+        compare(&expected, &actual)
+    );
+    let classes = |edit: &dyn Fn(&mut Value)| {
+        let mut changed = actual.clone();
+        edit(&mut changed["postFilter"][0]["preemption"]);
+        compare(&expected, &changed)
+            .into_iter()
+            .map(|d| d.class)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        classes(&|p| p["eligible"] = json!(false)),
+        ["preemption:eligible"]
+    );
+    assert_eq!(
+        classes(&|p| p["nominatedNode"] = json!("a")),
+        ["preemption:nominated"]
+    );
+    assert_eq!(
+        classes(&|p| p["victims"] = json!(["default/low-0"])),
+        ["preemption:victims"]
+    );
+    assert_eq!(
+        classes(&|p| p["candidates"][0]["pdbViolations"] = json!(0)),
+        ["preemption:candidates"]
+    );
+    assert_eq!(
+        classes(&|p| p["pickedBy"] = json!("fewest victims")),
+        ["preemption:pickedBy"]
+    );
+    assert_eq!(classes(&|p| *p = Value::Null), ["preemption:ran"]);
+    // Tied after all five criteria: upstream picks at random, so any tied node agrees when
+    // the victims named are that node's.
+    let mut tied = expected.clone();
+    tied["preemption"]["tiedNodes"] = json!(["a", "b"]);
+    tied["preemption"]["pickedBy"] = json!("tied after all five criteria");
+    let mut picked_a = actual.clone();
+    let p = &mut picked_a["postFilter"][0]["preemption"];
+    p["pickedBy"] = json!("tied after all five criteria");
+    p["nominatedNode"] = json!("a");
+    p["victims"] = json!(["default/db-0"]);
+    assert!(compare(&tied, &picked_a).is_empty());
+    picked_a["postFilter"][0]["preemption"]["victims"] = json!(["default/low-0"]);
+    let found: Vec<String> = compare(&tied, &picked_a)
+        .into_iter()
+        .map(|d| d.class)
+        .collect();
+    assert_eq!(found, ["preemption:victims"]);
+}
+
 #[test]
 fn only_extended_resources_compare_in_any_order() {
     assert_eq!(

@@ -170,7 +170,126 @@ pub fn compare(expected: &Value, actual: &Value) -> Vec<Difference> {
             format!("errors: scheduler {expected_errors:?}, project {actual_errors:?}"),
         ));
     }
+    // Only cases-preemption records DefaultPreemption's outcome (null: PostFilter did not run).
+    if let Some(preemption) = expected.get("preemption") {
+        compare_preemption(preemption, actual, &mut diffs);
+    }
     diffs
+}
+
+/// DefaultPreemption's outcome (cases-preemption): whether it ran and the pod was eligible,
+/// the nominated node (any of the tied ones when the pick is random) and, as a set, the
+/// victims on it; per candidate node its victims and PodDisruptionBudget violations; the
+/// criterion that decided.
+fn compare_preemption(expected: &Value, actual: &Value, diffs: &mut Vec<Difference>) {
+    let a = actual["postFilter"]
+        .as_array()
+        .and_then(|l| l.iter().find(|p| p["plugin"] == "DefaultPreemption"))
+        .map_or(&Value::Null, |p| &p["preemption"]);
+    if expected.is_null() || a.is_null() {
+        if expected.is_null() != a.is_null() {
+            diffs.push(differ(
+                "preemption:ran",
+                format!("preemption: scheduler {expected}, project {a}"),
+            ));
+        }
+        return;
+    }
+    let set = |v: &Value| -> BTreeSet<String> {
+        v.as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if expected["eligible"] != a["eligible"] {
+        diffs.push(differ(
+            "preemption:eligible",
+            format!(
+                "eligible: scheduler {}, project {}",
+                expected["eligible"], a["eligible"]
+            ),
+        ));
+    }
+    let tied = set(&expected["tiedNodes"]);
+    let nominated_agrees = if tied.is_empty() {
+        expected["nominatedNode"] == a["nominatedNode"]
+    } else {
+        a["nominatedNode"]
+            .as_str()
+            .is_some_and(|n| tied.contains(n))
+    };
+    if !nominated_agrees {
+        diffs.push(differ(
+            "preemption:nominated",
+            format!(
+                "nominated node: scheduler {} (tied {tied:?}), project {}",
+                expected["nominatedNode"], a["nominatedNode"]
+            ),
+        ));
+    }
+    // The victims are those of the nominated node: where the pick is random, the project's
+    // own pick is the one whose victims it names.
+    let candidates = |v: &Value| -> BTreeMap<String, (BTreeSet<String>, i64)> {
+        v.as_array()
+            .map(|l| {
+                l.iter()
+                    .map(|c| {
+                        (
+                            str_of(c, "node").to_string(),
+                            (
+                                set(&c["victims"]),
+                                c["pdbViolations"].as_i64().unwrap_or(-1),
+                            ),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (expected_candidates, actual_candidates) = (
+        candidates(&expected["candidates"]),
+        candidates(&a["candidates"]),
+    );
+    let expected_victims = if tied.is_empty() {
+        set(&expected["victims"])
+    } else {
+        a["nominatedNode"]
+            .as_str()
+            .and_then(|n| expected_candidates.get(n))
+            .map(|(v, _)| v.clone())
+            .unwrap_or_default()
+    };
+    if expected_victims != set(&a["victims"]) {
+        diffs.push(differ(
+            "preemption:victims",
+            format!(
+                "victims: scheduler {expected_victims:?}, project {:?}",
+                set(&a["victims"])
+            ),
+        ));
+    }
+    if expected_candidates != actual_candidates {
+        diffs.push(differ(
+            "preemption:candidates",
+            format!(
+                "candidates (node: victims, PDB violations): scheduler {expected_candidates:?}, \
+                 project {actual_candidates:?}"
+            ),
+        ));
+    }
+    if expected.get("pickedBy").is_some() && expected["pickedBy"] != a["pickedBy"] {
+        diffs.push(differ(
+            "preemption:pickedBy",
+            format!(
+                "picked by: scheduler {}, project {}",
+                expected["pickedBy"], a["pickedBy"]
+            ),
+        ));
+    }
 }
 
 fn compare_node(name: &str, e: &Value, a: &Value, diffs: &mut Vec<Difference>) {
