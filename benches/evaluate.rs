@@ -66,6 +66,45 @@ fn evaluate_probe(bencher: divan::Bencher, nodes: usize) {
     });
 }
 
+/// `scheduler::evaluate` of the probe at priority 1000 asking for 15 cpu, which no node has
+/// free: every node fails, and DefaultPreemption's dry run looks for victims among the
+/// priority-0 pods of every node that failed as Unschedulable.
+#[divan::bench(args = [500, 5000], sample_count = 10)]
+fn preempt_probe(bencher: divan::Bencher, nodes: usize) {
+    let (state, _) = setup(nodes);
+    let pod = preemptor(nodes);
+    let profile = Profile::default_profile(FeatureGates::default());
+    bencher.bench(|| {
+        evaluate(
+            Input {
+                pod,
+                state,
+                exclude: None,
+                removed: &[],
+            },
+            &profile,
+        )
+    });
+}
+
+/// The probe, made to preempt: priority 1000, 15 cpu.
+fn preemptor(nodes: usize) -> &'static Pod {
+    static SMALL: OnceLock<Pod> = OnceLock::new();
+    static LARGE: OnceLock<Pod> = OnceLock::new();
+    let cell = if nodes <= 500 { &SMALL } else { &LARGE };
+    cell.get_or_init(|| {
+        let size = Size {
+            nodes,
+            pods_per_node: 30,
+        };
+        let mut probe = cluster_gen::probe(size);
+        probe["spec"]["priority"] = 1000.into();
+        probe["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "15".into();
+        let probe: k8s_openapi::api::core::v1::Pod = serde_json::from_value(probe).expect("probe");
+        Pod::from_api(&probe)
+    })
+}
+
 /// `app::explain_pod`: the evaluation plus the explanation document every renderer reads.
 #[divan::bench(args = [500, 5000], sample_count = 20)]
 fn explain_probe(bencher: divan::Bencher, nodes: usize) {

@@ -116,7 +116,7 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         (Scoring::Ran, score_errors)
     };
     let (pod_terms, topology_spread) = tables(&mut plugins);
-    let post_filter = run_post_filter(input, profile, &pre_filter.reports, &nodes);
+    let post_filter = run_post_filter(input, profile, &plugins, &pre_filter, &nodes);
     Evaluation {
         pre_filter: pre_filter.reports,
         pre_score: pre_score.reports,
@@ -594,20 +594,80 @@ fn tables(plugins: &mut Plugins<'_>) -> (Option<TermTables>, Option<SpreadTables
     (pod_terms, topology_spread)
 }
 
-/// `RunPostFilterPlugins`, when no node can take the pod; preemption's dry run filters
-/// through [`filter_node`].
+/// `RunPostFilterPlugins`, when no node can take the pod. Preemption's dry run filters
+/// through [`filter_removing`], or [`filter_node`] on a node with nominated pods.
 fn run_post_filter(
     input: Input<'_>,
     profile: &Profile,
-    pre_filter: &[PreFilterReport],
+    cycle: &Plugins<'_>,
+    pre_filter: &PreFilterResult,
     nodes: &[NodeResult],
 ) -> Vec<PostFilterReport> {
     if nodes.iter().any(|n| n.verdict != Verdict::Infeasible) {
         return Vec::new();
     }
-    let ran: Vec<&str> = pre_filter.iter().map(|p| p.plugin.as_str()).collect();
-    let dry_run = |input: Input<'_>, node: usize| filter_node(input, profile, node);
+    let ran: Vec<&str> = pre_filter
+        .reports
+        .iter()
+        .map(|p| p.plugin.as_str())
+        .collect();
+    let nominated = nominated_pods(input);
+    let dry_run = |dry: Input<'_>, node: usize| {
+        if nominated.contains_key(&node) {
+            filter_node(dry, profile, node)
+        } else {
+            filter_removing(cycle, &pre_filter.skipped, dry, profile, node)
+        }
+    };
     default_preemption::post_filter(input, &profile.post_filter, &ran, nodes, &dry_run)
+}
+
+/// Filter on one node with `dry.removed` (pods of that node) taken out, for preemption's
+/// dry run (`SelectVictimsOnNode`): the first failure in profile order. Upstream clones the
+/// cycle's state and updates it through each plugin's `RemovePod` extension; here the
+/// cycle's plugins that keep other nodes' pods from PreFilter take the pods out themselves
+/// ([`Plugin::filter_removing`](super::plugin::Plugin::filter_removing)), and the others,
+/// whose PreFilter reads only the pod and the node, are built and PreFiltered again on the
+/// input without those pods. The plugins the cycle's PreFilter skipped stay skipped.
+fn filter_removing(
+    cycle: &Plugins<'_>,
+    skipped: &BTreeSet<String>,
+    dry: Input<'_>,
+    profile: &Profile,
+    node: usize,
+) -> DryRunFilter {
+    let names: Vec<&String> = profile
+        .filter
+        .iter()
+        .filter(|n| !skipped.contains(*n))
+        .collect();
+    let mut answered: BTreeMap<&str, Option<Status>> = BTreeMap::new();
+    for name in &names {
+        let Some(plugin) = cycle.get(name) else {
+            return DryRunFilter::NotEvaluated((*name).clone());
+        };
+        if let Some(status) = plugin.filter_removing(node, dry.removed) {
+            answered.insert(name.as_str(), status);
+        }
+    }
+    let rebuilt = (answered.len() < names.len()).then(|| {
+        let mut plugins = Plugins::only(dry, profile, |n| !answered.contains_key(n));
+        run_pre_filter(&mut plugins, &profile.pre_filter);
+        plugins
+    });
+    for name in names {
+        let status = match answered.get(name.as_str()) {
+            Some(status) => status.clone(),
+            None => match rebuilt.as_ref().and_then(|p| p.get(name)) {
+                Some(plugin) => plugin.filter_node(node),
+                None => return DryRunFilter::NotEvaluated(name.clone()),
+            },
+        };
+        if let Some(status) = status {
+            return DryRunFilter::Fails(plugin_name(name), status);
+        }
+    }
+    DryRunFilter::Fits
 }
 
 /// Filter on one node with `input.removed` taken out, for preemption's dry run

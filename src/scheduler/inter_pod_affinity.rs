@@ -361,13 +361,16 @@ pub struct InterPodAffinity<'a> {
     affinity_counts: Vec<KeyCounts<'a>>,
     /// Index into `affinity_counts` of each required affinity term.
     affinity_key_of: Vec<usize>,
-    /// Whether any pod was counted for required affinity (upstream: `len(affinityCounts)`).
-    affinity_counted: bool,
+    /// How many times pods were counted for required affinity, over every key and domain
+    /// (upstream: `len(affinityCounts)` is zero when this is).
+    affinity_total: i64,
     /// The first-pod exception's second half: the pod matches all its required terms.
     incoming_matches_required: bool,
     anti_affinity_counts: Vec<KeyCounts<'a>>,
     /// Existing pods' anti-affinity hits per key and domain (indexes into the table).
     existing_anti: Vec<(&'a Domains, Vec<Vec<usize>>)>,
+    /// The existing pod of each hit, as `existing_anti` indexes them.
+    existing_anti_pods: Vec<usize>,
     /// Names of the score sources (incoming preferred terms, then the three existing kinds)
     /// and their order by name, as the report lists them.
     source_names: Vec<Arc<str>>,
@@ -495,10 +498,11 @@ impl<'a> InterPodAffinity<'a> {
             pre_scored: false,
             affinity_counts: Vec::new(),
             affinity_key_of: Vec::new(),
-            affinity_counted: false,
+            affinity_total: 0,
             incoming_matches_required: false,
             anti_affinity_counts: Vec::new(),
             existing_anti: Vec::new(),
+            existing_anti_pods: Vec::new(),
             source_names,
             source_order,
             topology_score: Vec::new(),
@@ -634,6 +638,154 @@ impl<'a> InterPodAffinity<'a> {
     }
 }
 
+impl InterPodAffinity<'_> {
+    /// Filter on `node` with the existing pods `removed` (ascending, all on `node`) taken out
+    /// of what PreFilter counted: upstream's `RemovePod` (`updateWithPod` with -1) followed by
+    /// Filter, for preemption's dry run. Their contributions all fall in the node's own
+    /// domains, so the counts there and the hits of their terms are all that change.
+    fn filter_without(
+        &self,
+        node: usize,
+        removed: &[usize],
+    ) -> (Option<Status>, Option<Box<FilterDetails>>) {
+        if !self.pre_filtered {
+            return (
+                Some(Status::new(
+                    Code::Error,
+                    missing_cycle_state("PreFilter", "InterPodAffinity"),
+                )),
+                None,
+            );
+        }
+        let pods = self.input.state.pods();
+        let removed_matching = |terms: &[&Resolved]| -> i64 {
+            let n = removed
+                .iter()
+                .filter(|&&p| {
+                    terms
+                        .iter()
+                        .all(|r| r.matches(&pods[p].id.namespace, &pods[p].labels))
+                })
+                .count();
+            i64::try_from(n).unwrap_or(i64::MAX)
+        };
+        // A removed pod matching every required affinity term was counted once per term, in
+        // the node's domain of each term's key.
+        let affinity_removed = if removed.is_empty() || self.required_affinity.is_empty() {
+            0
+        } else {
+            removed_matching(&self.required_affinity.iter().collect::<Vec<_>>())
+        };
+        let terms_of_key = |k: usize| {
+            let n = self.affinity_key_of.iter().filter(|&&x| x == k).count();
+            i64::try_from(n).unwrap_or(i64::MAX)
+        };
+        let on_node = |counts: &KeyCounts<'_>, index: usize, less: i64| {
+            let (domain, matching) = counts.on(node);
+            let matching = if domain.is_some() {
+                matching - less
+            } else {
+                matching
+            };
+            TermOnNode {
+                index,
+                topology_key: counts.key.clone(),
+                satisfied: domain.is_some() && matching > 0,
+                domain: domain.cloned(),
+                matching_pods: matching,
+            }
+        };
+        // 1. Required affinity: every key on the node, every pair counted, or the first-pod
+        //    exception (no matching pod anywhere and the pod matches its own terms).
+        let affinity: TermsOnNode = self
+            .affinity_key_of
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                on_node(
+                    &self.affinity_counts[k],
+                    i,
+                    affinity_removed * terms_of_key(k),
+                )
+            })
+            .collect();
+        let uncounted: i64 = self
+            .affinity_counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.on(node).0.is_some())
+            .map(|(k, _)| affinity_removed * terms_of_key(k))
+            .sum();
+        let affinity_counted = self.affinity_total - uncounted > 0;
+        let all_keys = affinity.iter().all(|t| t.domain.is_some());
+        let all_counted = affinity.iter().all(|t| t.satisfied);
+        let mut first_pod_exception = None;
+        let affinity_ok = if !all_keys {
+            false
+        } else if all_counted {
+            true
+        } else {
+            let applies = !affinity_counted && self.incoming_matches_required;
+            first_pod_exception = Some(applies);
+            applies
+        };
+        // 2. The incoming pod's anti-affinity: any term whose domain on this node has a match.
+        let anti_affinity: TermsOnNode = self
+            .anti_affinity_counts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let less = if removed.is_empty() {
+                    0
+                } else {
+                    removed_matching(&[&self.required_anti_affinity[i]])
+                };
+                let mut t = on_node(c, i, less);
+                // For anti-affinity "satisfied" means no matching pod in the domain.
+                t.satisfied = t.matching_pods == 0;
+                t
+            })
+            .collect();
+        let anti_ok = anti_affinity.iter().all(|t| t.satisfied);
+        // 3. Existing pods' anti-affinity: the node's domain of any key with a hit.
+        let mut existing: Vec<usize> = Vec::new();
+        for (domains, by_domain) in &self.existing_anti {
+            if let Some(d) = domains.of(node) {
+                existing.extend(by_domain[d as usize].iter().copied().filter(|&hit| {
+                    removed
+                        .binary_search(&self.existing_anti_pods[hit])
+                        .is_err()
+                }));
+            }
+        }
+        existing.sort_unstable();
+        let status = if !affinity_ok {
+            Some(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                REASON_AFFINITY,
+            ))
+        } else if !anti_ok {
+            Some(Status::new(Code::Unschedulable, REASON_ANTI_AFFINITY))
+        } else if !existing.is_empty() {
+            Some(Status::new(
+                Code::Unschedulable,
+                REASON_EXISTING_ANTI_AFFINITY,
+            ))
+        } else {
+            None
+        };
+        (
+            status,
+            Some(Box::new(FilterDetails {
+                affinity,
+                first_pod_exception,
+                anti_affinity,
+                existing_anti_affinity: existing,
+            })),
+        )
+    }
+}
+
 impl<'a> Plugin for InterPodAffinity<'a> {
     type FilterDetails = Box<FilterDetails>;
     type ScoreDetails = ScoreDetails;
@@ -699,6 +851,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 };
                 self.existing_anti[k].1[d as usize].push(hit);
             }
+            self.existing_anti_pods.push(p as usize);
             self.tables.existing_anti_affinity.push(ExistingTermHit {
                 pod: pod.id.clone(),
                 node: input.node(n).name.clone(),
@@ -743,7 +896,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 let n = state.pod_node(p as usize);
                 for i in 0..self.required_affinity.len() {
                     let d = self.affinity_counts[self.affinity_key_of[i]].add(n);
-                    self.affinity_counted |= d.is_some();
+                    self.affinity_total += i64::from(d.is_some());
                     self.record(TermKind::RequiredAffinity, i, d, p);
                 }
             }
@@ -772,90 +925,11 @@ impl<'a> Plugin for InterPodAffinity<'a> {
     }
 
     fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
-        if !self.pre_filtered {
-            return (
-                Some(Status::new(
-                    Code::Error,
-                    missing_cycle_state("PreFilter", "InterPodAffinity"),
-                )),
-                None,
-            );
-        }
-        let on_node = |counts: &KeyCounts<'_>, index: usize| {
-            let (domain, matching) = counts.on(node);
-            TermOnNode {
-                index,
-                topology_key: counts.key.clone(),
-                satisfied: domain.is_some() && matching > 0,
-                domain: domain.cloned(),
-                matching_pods: matching,
-            }
-        };
-        // 1. Required affinity: every key on the node, every pair counted, or the first-pod
-        //    exception (no matching pod anywhere and the pod matches its own terms).
-        let affinity: TermsOnNode = self
-            .affinity_key_of
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| on_node(&self.affinity_counts[k], i))
-            .collect();
-        let all_keys = affinity.iter().all(|t| t.domain.is_some());
-        let all_counted = affinity.iter().all(|t| t.satisfied);
-        let mut first_pod_exception = None;
-        let affinity_ok = if !all_keys {
-            false
-        } else if all_counted {
-            true
-        } else {
-            let applies = !self.affinity_counted && self.incoming_matches_required;
-            first_pod_exception = Some(applies);
-            applies
-        };
-        // 2. The incoming pod's anti-affinity: any term whose domain on this node has a match.
-        let anti_affinity: TermsOnNode = self
-            .anti_affinity_counts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let mut t = on_node(c, i);
-                // For anti-affinity "satisfied" means no matching pod in the domain.
-                t.satisfied = t.matching_pods == 0;
-                t
-            })
-            .collect();
-        let anti_ok = anti_affinity.iter().all(|t| t.satisfied);
-        // 3. Existing pods' anti-affinity: the node's domain of any key with a hit.
-        let mut existing: Vec<usize> = Vec::new();
-        for (domains, by_domain) in &self.existing_anti {
-            if let Some(d) = domains.of(node) {
-                existing.extend_from_slice(&by_domain[d as usize]);
-            }
-        }
-        existing.sort_unstable();
-        let status = if !affinity_ok {
-            Some(Status::new(
-                Code::UnschedulableAndUnresolvable,
-                REASON_AFFINITY,
-            ))
-        } else if !anti_ok {
-            Some(Status::new(Code::Unschedulable, REASON_ANTI_AFFINITY))
-        } else if !existing.is_empty() {
-            Some(Status::new(
-                Code::Unschedulable,
-                REASON_EXISTING_ANTI_AFFINITY,
-            ))
-        } else {
-            None
-        };
-        (
-            status,
-            Some(Box::new(FilterDetails {
-                affinity,
-                first_pod_exception,
-                anti_affinity,
-                existing_anti_affinity: existing,
-            })),
-        )
+        self.filter_without(node, &[])
+    }
+
+    fn filter_removing(&self, node: usize, removed: &[usize]) -> Option<Option<Status>> {
+        Some(self.filter_without(node, removed).0)
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
@@ -1101,6 +1175,114 @@ fn kind_name(kind: TermKind) -> &'static str {
 mod tests {
     use crate::scheduler::testing::{db_pod, evaluate_default, zone_node};
     use serde_json::json;
+
+    /// Preemption's dry run takes pods out of what PreFilter counted (`filter_without`): on
+    /// every node and for every set of its pods, the answer is the one PreFilter gives on a
+    /// state without those pods, through required affinity (two terms sharing a key, and the
+    /// first-pod exception once every match is gone), required anti-affinity and existing
+    /// pods' anti-affinity.
+    #[test]
+    fn taking_pods_out_agrees_with_prefiltering_without_them() {
+        use super::InterPodAffinity;
+        use crate::scheduler::Input;
+        use crate::scheduler::config::InterPodAffinityArgs;
+        use crate::scheduler::plugin::Plugin;
+        use crate::state::{Pod, read_snapshot_str};
+        let node = |name: &str, zone: &str| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels":
+                   {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        };
+        let pod = |name: &str, node: &str, app: &str, affinity: serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+                   "spec": {"nodeName": node, "affinity": affinity,
+                            "containers": [{"name": "c", "image": "x"}]},
+                   "status": {"phase": "Running"}})
+        };
+        let term = |app: &str, key: &str| json!({"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key});
+        let avoid_me = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            [term("me", "topology.kubernetes.io/zone")]}});
+        let items = json!([
+            node("a", "z1"),
+            node("b", "z1"),
+            node("c", "z2"),
+            pod("db-0", "a", "db", json!({})),
+            pod("db-1", "a", "db", json!({})),
+            pod("web-0", "a", "web", json!({})),
+            pod("web-1", "c", "web", json!({})),
+            pod("guard", "c", "web", avoid_me.clone()),
+            pod("guard-2", "b", "other", avoid_me),
+        ]);
+        let state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "test",
+        )
+        .expect("snapshot");
+        // As `me` the pod matches none of its own terms; as `db` it matches both affinity
+        // terms, so the first-pod exception applies once no other pod matches them.
+        let mut compared = 0;
+        for app in ["me", "db"] {
+            let incoming: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "default", "labels": {"app": app}},
+            "spec": {"containers": [{"name": "c", "image": "x"}], "affinity": {
+                "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    term("db", "topology.kubernetes.io/zone"),
+                    {"labelSelector": {"matchExpressions": [
+                        {"key": "app", "operator": "In", "values": ["db", "web"]}]},
+                     "topologyKey": "topology.kubernetes.io/zone"}]},
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    term("web", "kubernetes.io/hostname")]}}}}))
+            .expect("pod");
+            let incoming = Pod::from_api(&incoming);
+            let input = Input {
+                pod: &incoming,
+                state: &state,
+                exclude: None,
+                removed: &[],
+            };
+            fn built(input: Input<'_>) -> InterPodAffinity<'_> {
+                let mut p = InterPodAffinity::new(input, InterPodAffinityArgs::default());
+                p.pre_filter();
+                p
+            }
+            let cycle = built(input);
+            let answer = |status: Option<crate::scheduler::Status>,
+                          d: Option<Box<super::FilterDetails>>| {
+                let d = d.expect("details");
+                format!(
+                    "{status:?} {:?} {:?} {:?} {}",
+                    d.affinity,
+                    d.anti_affinity,
+                    d.first_pod_exception,
+                    d.existing_anti_affinity.len()
+                )
+            };
+            for n in 0..state.nodes().len() {
+                let on: Vec<usize> = state.pods_on(n).to_vec();
+                for mask in 0..(1u32 << on.len()) {
+                    let mut removed: Vec<usize> = (0..on.len())
+                        .filter(|i| mask & (1 << i) != 0)
+                        .map(|i| on[i])
+                        .collect();
+                    removed.sort_unstable();
+                    let (status, details) = cycle.filter_without(n, &removed);
+                    let fresh = built(Input {
+                        removed: &removed,
+                        ..input
+                    });
+                    let (want_status, want_details) = fresh.filter(n);
+                    assert_eq!(
+                        answer(status, details),
+                        answer(want_status, want_details),
+                        "node {n}, removed {removed:?}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 2 * (8 + 2 + 4));
+    }
 
     /// The pod being explained is left out of what its own preferred term counts, also when
     /// the label index alone decides the term (one requirement, every namespace).

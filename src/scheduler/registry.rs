@@ -44,6 +44,8 @@ pub(crate) trait Registered {
     fn filter_node(&self, node: usize) -> Option<Status>;
     /// Filter on one node.
     fn filter_one(&self, node: usize) -> FilterCell;
+    /// [`Plugin::filter_removing`].
+    fn filter_removing(&self, node: usize, removed: &[usize]) -> Option<Option<Status>>;
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome;
     fn pre_score_disabled(&mut self);
     /// Score on every candidate, a cell each (normalized left 0), as `filter_all` does; stops
@@ -86,6 +88,10 @@ where
 
     fn filter_node(&self, node: usize) -> Option<Status> {
         self.filter(node).0
+    }
+
+    fn filter_removing(&self, node: usize, removed: &[usize]) -> Option<Option<Status>> {
+        Plugin::filter_removing(self, node, removed)
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
@@ -188,6 +194,15 @@ pub(crate) struct Plugins<'a> {
 
 impl<'a> Plugins<'a> {
     pub(crate) fn new(input: Input<'a>, profile: &'a Profile) -> Self {
+        Self::only(input, profile, |_| true)
+    }
+
+    /// The plugins of the profile that `keep` names.
+    pub(crate) fn only(
+        input: Input<'a>,
+        profile: &'a Profile,
+        keep: impl Fn(&str) -> bool,
+    ) -> Self {
         let mut plugins = Plugins {
             instances: Vec::new(),
             not_evaluated: BTreeMap::new(),
@@ -197,7 +212,8 @@ impl<'a> Plugins<'a> {
             .iter()
             .chain(&profile.filter)
             .chain(&profile.pre_score)
-            .chain(profile.score.iter().map(|(n, _)| n));
+            .chain(profile.score.iter().map(|(n, _)| n))
+            .filter(|n| keep(n));
         for name in named {
             if plugins.get(name).is_some() || plugins.not_evaluated.contains_key(name.as_str()) {
                 continue;
