@@ -480,6 +480,98 @@ impl<'a> PodTopologySpread<'a> {
     }
 }
 
+impl PodTopologySpread<'_> {
+    /// Filter on `node` with the existing pods `removed` (all on `node`) taken out of what
+    /// PreFilter counted: upstream's `RemovePod` (`updateWithPod` with -1) followed by
+    /// Filter, for preemption's dry run. Only the node's own domain loses pods, so its count
+    /// drops and the minimum can only fall to it. Upstream's quirk is kept: `updateWithPod`
+    /// does not skip a terminating pod, which PreFilter never counted.
+    fn filter_without(
+        &self,
+        node: usize,
+        removed: &[usize],
+    ) -> (Option<Status>, Option<Box<FilterDetails>>) {
+        if !self.pre_filtered {
+            return (
+                Some(Status::new(
+                    Code::Error,
+                    missing_cycle_state("PreFilter", "PodTopologySpread"),
+                )),
+                None,
+            );
+        }
+        let n = self.input.node(node);
+        let pod_labels = &self.input.pod.labels;
+        let mut status = None;
+        let mut constraints = Vec::with_capacity(self.hard.len());
+        for (i, c) in self.hard.iter().enumerate() {
+            let domain = n.labels.get(&c.topology_key).map(str::to_string);
+            let (global_min, forced) = self.global_min(i);
+            let self_match = c.selector.matches(pod_labels);
+            let node_counted = self
+                .hard_counted
+                .get(node)
+                .and_then(|v| v.get(i))
+                .copied()
+                .unwrap_or(false);
+            let taken_out = if node_counted {
+                let pods = self.input.state.pods();
+                removed
+                    .iter()
+                    .filter(|&&p| {
+                        pods[p].id.namespace == self.input.pod.id.namespace
+                            && c.selector.matches(&pods[p].labels)
+                    })
+                    .count() as i64
+            } else {
+                0
+            };
+            let matching = domain
+                .as_ref()
+                .and_then(|d| self.hard_counts[i].get(d))
+                .copied()
+                .unwrap_or(0)
+                - taken_out;
+            // The node's domain is one of the counted ones when pods were taken out of it.
+            let global_min = if !forced && taken_out > 0 {
+                global_min.min(matching)
+            } else {
+                global_min
+            };
+            let skew = domain
+                .as_ref()
+                .map(|_| matching + i64::from(self_match) - global_min);
+            let satisfied = skew.is_some_and(|s| s <= i64::from(c.max_skew));
+            if status.is_none() && !satisfied {
+                status = Some(if skew.is_none() {
+                    Status::new(
+                        Code::UnschedulableAndUnresolvable,
+                        REASON_NODE_LABEL_NOT_MATCH,
+                    )
+                } else {
+                    Status::new(Code::Unschedulable, REASON_CONSTRAINTS_NOT_MATCH)
+                });
+            }
+            constraints.push(ConstraintOnNode {
+                constraint: i,
+                topology_key: c.topology_key.clone(),
+                domain,
+                matching_pods: matching,
+                self_match,
+                global_min,
+                domains: self.hard_counts[i].len(),
+                min_domains: c.min_domains,
+                min_domains_forced_zero: forced,
+                skew,
+                max_skew: c.max_skew,
+                node_counted,
+                satisfied,
+            });
+        }
+        (status, Some(Box::new(FilterDetails { constraints })))
+    }
+}
+
 impl Plugin for PodTopologySpread<'_> {
     type FilterDetails = Box<FilterDetails>;
     type ScoreDetails = ScoreDetails;
@@ -544,64 +636,11 @@ impl Plugin for PodTopologySpread<'_> {
     }
 
     fn filter(&self, node: usize) -> (Option<Status>, Option<Self::FilterDetails>) {
-        if !self.pre_filtered {
-            return (
-                Some(Status::new(
-                    Code::Error,
-                    missing_cycle_state("PreFilter", "PodTopologySpread"),
-                )),
-                None,
-            );
-        }
-        let n = self.input.node(node);
-        let pod_labels = &self.input.pod.labels;
-        let mut status = None;
-        let mut constraints = Vec::with_capacity(self.hard.len());
-        for (i, c) in self.hard.iter().enumerate() {
-            let domain = n.labels.get(&c.topology_key).map(str::to_string);
-            let (global_min, forced) = self.global_min(i);
-            let self_match = c.selector.matches(pod_labels);
-            let matching = domain
-                .as_ref()
-                .and_then(|d| self.hard_counts[i].get(d))
-                .copied()
-                .unwrap_or(0);
-            let skew = domain
-                .as_ref()
-                .map(|_| matching + i64::from(self_match) - global_min);
-            let satisfied = skew.is_some_and(|s| s <= i64::from(c.max_skew));
-            if status.is_none() && !satisfied {
-                status = Some(if skew.is_none() {
-                    Status::new(
-                        Code::UnschedulableAndUnresolvable,
-                        REASON_NODE_LABEL_NOT_MATCH,
-                    )
-                } else {
-                    Status::new(Code::Unschedulable, REASON_CONSTRAINTS_NOT_MATCH)
-                });
-            }
-            constraints.push(ConstraintOnNode {
-                constraint: i,
-                topology_key: c.topology_key.clone(),
-                domain,
-                matching_pods: matching,
-                self_match,
-                global_min,
-                domains: self.hard_counts[i].len(),
-                min_domains: c.min_domains,
-                min_domains_forced_zero: forced,
-                skew,
-                max_skew: c.max_skew,
-                node_counted: self
-                    .hard_counted
-                    .get(node)
-                    .and_then(|v| v.get(i))
-                    .copied()
-                    .unwrap_or(false),
-                satisfied,
-            });
-        }
-        (status, Some(Box::new(FilterDetails { constraints })))
+        self.filter_without(node, &[])
+    }
+
+    fn filter_removing(&self, node: usize, removed: &[usize]) -> Option<Option<Status>> {
+        Some(self.filter_without(node, removed).0)
     }
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
@@ -818,6 +857,128 @@ mod tests {
         }))
         .expect("pod");
         Pod::from_api(&p)
+    }
+
+    /// Preemption's dry run takes pods out of what PreFilter counted (`filter_without`): on
+    /// every node and for every set of its pods, the answer is the one PreFilter gives on a
+    /// state without those pods, for a zone constraint whose minimum moves, a hostname one,
+    /// and minDomains above the domains there are.
+    #[test]
+    fn taking_pods_out_agrees_with_prefiltering_without_them() {
+        use crate::scheduler::config::{FeatureGates, PodTopologySpreadArgs};
+        let zone = |name: &str, z: &str| {
+            node(
+                name,
+                json!({"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": z,
+                       "pool": "x"}),
+            )
+        };
+        let web = |name: &str, node: &str| existing(name, "default", json!({"app": "web"}), node);
+        let items = vec![
+            zone("a", "z1"),
+            zone("b", "z1"),
+            zone("c", "z2"),
+            node("d", json!({"kubernetes.io/hostname": "d"})),
+            // Outside the first pod's nodeSelector: its zone is not counted.
+            node(
+                "e",
+                json!({"kubernetes.io/hostname": "e", "topology.kubernetes.io/zone": "z3"}),
+            ),
+            web("w0", "a"),
+            web("w1", "a"),
+            existing("other-ns", "prod", json!({"app": "web"}), "a"),
+            existing("db", "default", json!({"app": "db"}), "a"),
+            web("w2", "c"),
+            web("w3", "b"),
+            web("w4", "d"),
+        ];
+        let state = read_snapshot_str(
+            &json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+            "test",
+        )
+        .expect("snapshot");
+        let gates = FeatureGates::default();
+        let args = PodTopologySpreadArgs::default();
+        let spread = |key: &str, max_skew: i32, min_domains: Option<i32>| {
+            let mut c = json!({"maxSkew": max_skew, "topologyKey": key,
+                               "whenUnsatisfiable": "DoNotSchedule",
+                               "labelSelector": {"matchLabels": {"app": "web"}}});
+            if let Some(m) = min_domains {
+                c["minDomains"] = json!(m);
+            }
+            c
+        };
+        let pods = [
+            incoming(
+                json!({"app": "web"}),
+                json!({"nodeSelector": {"pool": "x"}, "topologySpreadConstraints": [
+                    spread("topology.kubernetes.io/zone", 1, None),
+                    spread("kubernetes.io/hostname", 2, None)]}),
+            ),
+            incoming(
+                json!({"app": "web"}),
+                json!({"topologySpreadConstraints": [
+                    spread("topology.kubernetes.io/zone", 1, Some(3))]}),
+            ),
+        ];
+        let mut compared = 0;
+        for pod in &pods {
+            let input = Input {
+                pod,
+                state: &state,
+                exclude: None,
+                removed: &[],
+            };
+            let mut cycle = PodTopologySpread::new(input, &args, &gates);
+            cycle.pre_filter();
+            for n in 0..state.nodes().len() {
+                let on = state.pods_on(n);
+                for mask in 0..(1u32 << on.len()) {
+                    let mut removed: Vec<usize> = (0..on.len())
+                        .filter(|i| mask & (1 << i) != 0)
+                        .map(|i| on[i])
+                        .collect();
+                    removed.sort_unstable();
+                    let mut fresh = PodTopologySpread::new(
+                        Input {
+                            removed: &removed,
+                            ..input
+                        },
+                        &args,
+                        &gates,
+                    );
+                    fresh.pre_filter();
+                    let show = |(status, details): (Option<Status>, Option<Box<FilterDetails>>)| {
+                        format!("{status:?} {:?}", details.expect("details").constraints)
+                    };
+                    assert_eq!(
+                        show(cycle.filter_without(n, &removed)),
+                        show(fresh.filter(n)),
+                        "node {n}, removed {removed:?}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 2 * (16 + 2 + 2 + 2 + 1));
+        // A node whose zone is not counted (e) is measured against the counted minimum (z2's
+        // one pod), never against its own empty count.
+        let input = Input {
+            pod: &pods[0],
+            state: &state,
+            exclude: None,
+            removed: &[],
+        };
+        let mut plugin = PodTopologySpread::new(input, &args, &gates);
+        plugin.pre_filter();
+        let e = state.node_index("e").expect("node e");
+        let (status, details) = plugin.filter(e);
+        let zone = &details.expect("details").constraints[0];
+        assert_eq!(
+            (zone.matching_pods, zone.global_min, zone.skew),
+            (0, 1, Some(0))
+        );
+        assert!(status.is_none());
     }
 
     fn run(pod: &Pod, items: Vec<Value>, args: Value, gates: &str) -> Evaluation {
