@@ -385,3 +385,42 @@ fn jobs_run_their_parallelism() {
     assert_eq!(count(&doc), Some(6));
     assert_eq!(nodes(&doc), ["n1", "n2", "n3", "n4", "Pending", "Pending"]);
 }
+
+/// `--exit-code` exits 3 when a DaemonSet pod would stay Pending on a node its controller
+/// creates it for, though other nodes take theirs.
+#[test]
+fn daemon_set_pods_left_pending_exit_3() {
+    let busy = NODES.to_string()
+        + "- {apiVersion: v1, kind: Pod, metadata: {name: big, namespace: shop}, spec: {nodeName: n1, \
+           containers: [{name: c, image: x, resources: {requests: {cpu: 3500m}}}]}, \
+           status: {phase: Running}}\n";
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: shop}\n\
+              spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, \
+              spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}\n";
+    let doc = whatif_json(ds, &busy, &[]);
+    assert_eq!(doc["daemonSet"]["pending"], serde_json::json!(["n1"]));
+    assert_eq!(
+        doc["daemonSet"]["runs"],
+        serde_json::json!(["n2", "n3", "n4"])
+    );
+    let files = Files::new();
+    let (m, n) = (files.write("ds.yaml", ds), files.write("n.yaml", &busy));
+    let out = run(&["whatif", "-f", &m, "--snapshot", &n, "--exit-code"]);
+    assert_eq!(out.status.code(), Some(3));
+    let out = run(&["whatif", "-f", &m, "--snapshot", &n]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// A Deployment's replicas have no controller yet: the note says default spreading does
+/// not count them against one another.
+#[test]
+fn default_spreading_without_a_controller_is_said() {
+    let doc = whatif_json(ANTI_AFFINITY, NODES, &["--replicas", "2"]);
+    let notes = doc["workload"]["notes"].as_array().expect("notes");
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.starts_with("PodTopologySpread's default constraints select a pod by its Services and its controller; the Deployment's replicas"))),
+        "{notes:?}"
+    );
+}

@@ -284,6 +284,13 @@ impl Display for Note {
                 "the scheduler would not take these pods (see above): no replica is placed; the \
                  explanation shows what it would decide for the first if it tried",
             ),
+            Note::DefaultSpreadingWithoutController { kind } => write!(
+                f,
+                "PodTopologySpread's default constraints select a pod by its Services and its \
+                 controller; the {kind}'s replicas are evaluated without a controller (it is not \
+                 created yet), so those constraints do not spread them from one another as they \
+                 would once it exists: later replicas' scores may differ from kube-scheduler's"
+            ),
         }
     }
 }
@@ -740,6 +747,16 @@ mod tests {
                 "the replicas' claims are not bound as the scheduler would bind them when it \
                  places a replica (VolumeBinding's assume): a later replica may be shown taking \
                  a PersistentVolume an earlier one would have taken",
+            ),
+            (
+                Note::DefaultSpreadingWithoutController {
+                    kind: "Deployment".to_string(),
+                },
+                "PodTopologySpread's default constraints select a pod by its Services and its \
+                 controller; the Deployment's replicas are evaluated without a controller (it is \
+                 not created yet), so those constraints do not spread them from one another as \
+                 they would once it exists: later replicas' scores may differ from \
+                 kube-scheduler's",
             ),
             (
                 Note::ReplicasNotScheduled,

@@ -105,6 +105,10 @@ pub enum Note {
     /// `whatif` of a workload the scheduler would not take (gated, or no profile serves its
     /// scheduler): no replica is placed.
     ReplicasNotScheduled,
+    /// `whatif` of a workload whose replicas PodTopologySpread's default constraints would
+    /// select by their controller (a ReplicaSet, ReplicationController or StatefulSet), which
+    /// does not exist yet: they are not spread from one another by it.
+    DefaultSpreadingWithoutController { kind: String },
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

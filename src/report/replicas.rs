@@ -3,6 +3,7 @@
 //! for, else the first Pending, else the first) with every replica's placement beside it.
 
 use crate::scheduler::Input;
+use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{Cycle, TieBreak, feasible_nodes_to_find, place_replicas};
 use crate::scheduler::{Evaluation, Verdict};
@@ -150,6 +151,24 @@ pub fn simulate(
         }
         if !unknown.is_empty() {
             notes.push(Note::ReplicasOnUnknownNodes(unknown));
+        }
+        // `helper.DefaultSelector` reads these controllers (Jobs are not among them).
+        let owned = matches!(
+            kind.as_str(),
+            "Deployment" | "ReplicaSet" | "ReplicationController" | "StatefulSet"
+        );
+        let spreads = profile
+            .pre_score
+            .iter()
+            .chain(&profile.filter)
+            .any(|p| p == "PodTopologySpread");
+        if count > 1
+            && owned
+            && spreads
+            && first.controller.is_none()
+            && default_spreading_applies(&first, &profile.pod_topology_spread)
+        {
+            notes.push(Note::DefaultSpreadingWithoutController { kind: kind.clone() });
         }
         let claims = first.template.volumes;
         if count > 1 && (claims.claims || claims.ephemeral) {

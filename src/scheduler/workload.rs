@@ -338,6 +338,36 @@ mod tests {
         }
     }
 
+    /// Volumes: a replica assumed onto a node mounts its disk there, so the next replica,
+    /// with the same read-write GCE disk, is kept off that node (VolumeRestrictions).
+    #[test]
+    fn assumed_volumes_conflict() {
+        let spec = json!({"containers": [{"name": "c", "image": "x"}],
+            "volumes": [{"name": "d", "gcePersistentDisk": {"pdName": "data"}}]});
+        let mut state = state_of(json!([node("a", "z1", "4"), node("b", "z1", "4")]));
+        let profile = Profile::default_profile(FeatureGates::default());
+        let mut seen = Vec::new();
+        place_replicas(
+            &mut state,
+            (0..2).map(|i| replica(i, spec.clone())),
+            &profile,
+            &mut TieBreak::FirstByName,
+            |c| {
+                let a = &c.evaluation.nodes[0];
+                let why = a.reported.as_ref().map(|r| r.reason.to_string());
+                seen.push((c.pick.node, why));
+            },
+        );
+        assert_eq!(seen[0], (Some(0), None));
+        assert_eq!(
+            seen[1],
+            (
+                Some(1),
+                Some(super::super::volume_restrictions::REASON_DISK.to_string())
+            )
+        );
+    }
+
     /// Image locality is the nodes' images: assuming a replica adds none, so every node
     /// keeps the score it had (upstream's ImageStateSummary comes from node status only).
     #[test]

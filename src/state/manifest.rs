@@ -637,6 +637,111 @@ spec:
         );
     }
 
+    /// Replica counts with the API server's defaults; a Pod, a PodTemplate and a DaemonSet
+    /// have none.
+    #[test]
+    fn replica_counts_are_defaulted() {
+        let value = |v: serde_json::Value| v;
+        let cases = [
+            (
+                "Deployment",
+                value(serde_json::json!({"spec": {}})),
+                Some(1),
+            ),
+            (
+                "Deployment",
+                value(serde_json::json!({"spec": {"replicas": 4}})),
+                Some(4),
+            ),
+            (
+                "StatefulSet",
+                value(serde_json::json!({"spec": {"replicas": 0}})),
+                Some(0),
+            ),
+            (
+                "ReplicationController",
+                value(serde_json::json!({"spec": {"replicas": 2}})),
+                Some(2),
+            ),
+            ("Job", value(serde_json::json!({"spec": {}})), Some(1)),
+            (
+                "Job",
+                value(serde_json::json!({"spec": {"parallelism": 5, "completions": 3}})),
+                Some(3),
+            ),
+            (
+                "Job",
+                value(serde_json::json!({"spec": {"completions": 3}})),
+                Some(1),
+            ),
+            (
+                "CronJob",
+                value(serde_json::json!({"spec": {"jobTemplate": {"spec": {"parallelism": 2}}}})),
+                Some(2),
+            ),
+            ("DaemonSet", value(serde_json::json!({"spec": {}})), None),
+            ("Pod", value(serde_json::json!({"spec": {}})), None),
+        ];
+        for (kind, v, want) in cases {
+            assert_eq!(replicas(kind, &v), want, "{kind} {v}");
+        }
+    }
+
+    /// A StatefulSet's replica K is `<name>-<start+K>`, with its own claims and its volume
+    /// pointing at them; another workload's replicas get the stand-in name.
+    #[test]
+    fn replicas_are_named_as_their_controllers_name_them() {
+        let text = r#"
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec:
+  replicas: 3
+  ordinals: {start: 2}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: pg}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"#;
+        let objects = objects_from_str(text, "db.yaml").unwrap();
+        let pods = pods_from_objects(&objects, "db.yaml").unwrap();
+        assert_eq!(pods[0].replicas, Some(3));
+        assert_eq!(pods[0].pod.metadata.name.as_deref(), Some("db-2"));
+        let third = pods[0].as_replica(2);
+        assert_eq!(third.pod.metadata.name.as_deref(), Some("db-4"));
+        let names: Vec<_> = third
+            .claims
+            .iter()
+            .map(|c| c.metadata.name.clone())
+            .collect();
+        assert_eq!(names, [Some("data-db-4".to_string())]);
+        assert_eq!(third.claims[0].metadata.namespace.as_deref(), Some("shop"));
+        let volume = &third.pod.spec.as_ref().unwrap().volumes.as_ref().unwrap()[0];
+        assert_eq!(
+            volume
+                .persistent_volume_claim
+                .as_ref()
+                .map(|c| c.claim_name.as_str()),
+            Some("data-db-4")
+        );
+        // The first replica keeps its own claim.
+        assert_eq!(
+            pods[0].claims[0].metadata.name.as_deref(),
+            Some("data-db-2")
+        );
+        let objects = objects_from_str(DEPLOY, "deploy.yaml").unwrap();
+        let deploy = pods_from_objects(&objects, "deploy.yaml").unwrap();
+        assert_eq!(
+            deploy[0].as_replica(7).pod.metadata.name.as_deref(),
+            Some("web-<pod-7>")
+        );
+        assert!(deploy[0].as_replica(7).claims.is_empty());
+    }
+
     #[test]
     fn other_kinds_are_refused_with_the_document_number() {
         let objects = objects_from_str(
