@@ -424,3 +424,36 @@ fn default_spreading_without_a_controller_is_said() {
         "{notes:?}"
     );
 }
+
+/// Over 100 nodes kube-scheduler stops filtering once it has found
+/// `numFeasibleNodesToFind` feasible nodes: at 120 nodes, 100 (50% of 120 is below the
+/// floor of 100); the note says how many replicas had more feasible nodes than that.
+#[test]
+fn sampling_over_100_nodes_is_said() {
+    let mut nodes = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..120 {
+        nodes.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{i:03}, labels: \
+             {{kubernetes.io/hostname: n{i:03}}}}}, status: {{allocatable: {{cpu: '4', \
+             memory: 8Gi, pods: '110'}}}}}}\n"
+        ));
+    }
+    // 22 replicas, one a node: replica K sees 120 - K feasible nodes, over 100 for the
+    // first 20.
+    let doc = whatif_json(ANTI_AFFINITY, &nodes, &["--replicas", "22"]);
+    assert_eq!(doc["workload"]["placed"], 22);
+    let notes = doc["workload"]["notes"].as_array().expect("notes");
+    assert!(
+        notes.contains(&Value::from(
+            "on 120 nodes kube-scheduler stops filtering once it has found 100 feasible nodes \
+             (percentageOfNodesToScore; numFeasibleNodesToFind), starting where the previous \
+             cycle stopped: 20 replica(s) had more feasible nodes and would land on the best of \
+             such a subset, not necessarily the node shown"
+        )),
+        "{notes:?}"
+    );
+    // Under 101 nodes, no such note.
+    let doc = whatif_json(ANTI_AFFINITY, NODES, &[]);
+    let notes = doc["workload"]["notes"].to_string();
+    assert!(!notes.contains("stops filtering"), "{notes}");
+}
