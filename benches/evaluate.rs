@@ -12,11 +12,16 @@
 use std::sync::OnceLock;
 
 use kubectl_affinity::app::explain_pod;
+use kubectl_affinity::report::replicas::{WorkloadRun, simulate};
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;
+use kubectl_affinity::scheduler::workload::TieBreak;
 use kubectl_affinity::scheduler::{Input, evaluate};
 use kubectl_affinity::state::{ClusterState, Pod, read_snapshot_str};
 use kubectl_affinity_testkit::cluster_gen::{self, Size};
+
+/// How many replicas of the probe `place_replicas` schedules.
+const REPLICAS: usize = 1_000;
 
 /// The allocator the binary uses, so the figures are the binary's.
 #[global_allocator]
@@ -111,4 +116,50 @@ fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     let (state, pod) = setup(nodes);
     let profile = Profile::default_profile(FeatureGates::default());
     bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Default::default()));
+}
+
+/// `report::replicas::simulate`: `REPLICAS` replicas of the probe (a Deployment's, say)
+/// scheduled one after another, each assumed onto its node before the next cycle, with the
+/// explanation of the one the output shows. The copy of the state each sample starts from,
+/// and freeing it, are not timed.
+#[divan::bench(args = [500, 5000], sample_count = 3, sample_size = 1)]
+fn place_replicas(bencher: divan::Bencher, nodes: usize) {
+    let (state, _) = setup(nodes);
+    let profile = Profile::default_profile(FeatureGates::default());
+    let size = Size {
+        nodes,
+        pods_per_node: 30,
+    };
+    let replicas: Vec<Pod> = (0..REPLICAS)
+        .map(|i| {
+            let mut probe: k8s_openapi::api::core::v1::Pod =
+                serde_json::from_value(cluster_gen::probe(size)).expect("probe");
+            probe.metadata.name = Some(format!("probe-<pod-{i}>"));
+            Pod::from_api(&probe)
+        })
+        .collect();
+    let run = |replicas: Vec<Pod>| WorkloadRun {
+        kind: "Deployment".to_string(),
+        name: "probe".to_string(),
+        replicas,
+        explain: None,
+        tie: TieBreak::FirstByName,
+        seed: None,
+        read: Vec::new(),
+        subject: Default::default(),
+    };
+    // What the figure is of: how many replicas find a node (the probe's hostname
+    // anti-affinity allows one per node, its zone affinity only some zones).
+    let doc = simulate(run(replicas.clone()), &mut state.clone(), &profile).expect("doc");
+    let w = doc.workload.expect("workload");
+    eprintln!(
+        "place_replicas at {nodes} nodes: {} placed, {} pending",
+        w.placed, w.pending
+    );
+    bencher
+        .with_inputs(|| (state.clone(), replicas.clone()))
+        .bench_local_values(|(mut state, replicas)| {
+            let doc = simulate(run(replicas), &mut state, &profile);
+            (state, doc)
+        });
 }

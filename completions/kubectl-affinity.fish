@@ -64,7 +64,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l request-timeout -d 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l exit-code -d 'Exit with code 3 when no node can take the pod'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l exit-code -d 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
@@ -74,6 +74,9 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l validate -d 'Check the manifest\'s scheduling fields as the API server does: strict (or true) stops at a field the API server would reject (kubectl apply would fail); warn evaluates such a pod anyway, as the scheduler would read it, with a note per field; ignore (or false) evaluates it without those notes' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l replicas -d 'A workload (Deployment, ReplicaSet, ReplicationController, StatefulSet, Job, CronJob): schedule N pods instead of its replicas (a Job\'s parallelism)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l replica -d 'A workload: show the per-node table of replica K (0 is the first scheduled) instead of the first Pending one' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l seed -d 'A workload: break ties between top-scored nodes at random with this seed, instead of taking the first by name' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
@@ -95,7 +98,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l request-timeout -d 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'

@@ -6,14 +6,16 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 
 use crate::cli::{
-    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
+    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate, WhatifArgs,
 };
 use crate::cluster::{EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
+use crate::report::replicas::{WorkloadRun, simulate};
 use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
 use crate::scheduler::config::FeatureGates;
 use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::{
@@ -26,7 +28,7 @@ use crate::state::{
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
         Command::Explain(args) => explain(&args.pod, &args.common, &cli.global, out),
-        Command::Whatif(args) => whatif(&args.file, args.validate, &args.common, &cli.global, out),
+        Command::Whatif(args) => whatif(&args, &cli.global, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
@@ -376,22 +378,32 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
         }
     }
     let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
-    Ok(if common.exit_code && none_feasible {
+    let some_pending = doc.workload.as_ref().is_some_and(|w| w.pending > 0)
+        || doc
+            .daemon_set
+            .as_ref()
+            .is_some_and(|d| !d.pending.is_empty());
+    Ok(if common.exit_code && (none_feasible || some_pending) {
         EXIT_NO_FEASIBLE_NODE as u8
     } else {
         0
     })
 }
 
-fn whatif(
-    file: &Path,
-    validate: Validate,
-    common: &CommonArgs,
-    global: &GlobalArgs,
-    out: &mut dyn Write,
-) -> Result<u8, Error> {
+/// A manifest's pod, admitted, and the workload it is the first replica of.
+struct Admitted {
+    pod: Pod,
+    manifest: Manifest,
+    priority: PriorityRequest,
+    claims: Vec<PersistentVolumeClaim>,
+    /// A workload's manifest and how many replicas to schedule.
+    workload: Option<(ManifestPod, u32)>,
+}
+
+fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    let (file, common) = (args.file.as_path(), &args.common);
     let manifests = read_pod_manifests(file)?;
-    if validate == Validate::Strict
+    if args.validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
     {
         return Err(e.into());
@@ -400,52 +412,174 @@ fn whatif(
     if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
         return Err(e.into());
     }
+    check_workload_flags(args, &manifests)?;
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
-    let evaluated_anyway = validate == Validate::Warn;
-    let pods: Vec<(Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>)> = manifests
+    let evaluated_anyway = args.validate == Validate::Warn;
+    let pods: Vec<Admitted> = manifests
         .into_iter()
-        .map(|m| admit(m, &default_ns, evaluated_anyway))
+        .map(|m| {
+            let count = m.replicas.map(|n| args.replicas.unwrap_or(n));
+            let workload = count.map(|n| (m.clone(), n));
+            let first = if workload.is_some() {
+                m.as_replica(0)
+            } else {
+                m
+            };
+            let (pod, manifest, priority, claims) = admit(first, &default_ns, evaluated_anyway);
+            Admitted {
+                pod,
+                manifest,
+                priority,
+                claims,
+                workload,
+            }
+        })
         .collect();
     let profiles = pods
         .iter()
-        .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
+        .map(|a| scheduler.profile(&a.pod.template.scheduler_name))
         .collect::<Result<Vec<_>, _>>()?;
     let mut need = Needs::default();
-    for ((pod, ..), profile) in pods.iter().zip(&profiles) {
-        need.add(needs(pod, profile));
+    for (a, profile) in pods.iter().zip(&profiles) {
+        need.add(needs(&a.pod, profile));
     }
     need.priority_classes = true;
     let (mut state, read) = load_state(&source, &need)?;
     // A StatefulSet's claims that do not exist yet are evaluated as its controller would
     // create them (only beside the storage objects read: without them nothing is evaluated).
     if let Some(volumes) = state.volumes_mut() {
-        for claim in pods.iter().flat_map(|(.., claims)| claims) {
+        for claim in pods.iter().flat_map(|a| &a.claims) {
             volumes.add_template_claim(claim);
         }
     }
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((mut pod, manifest, priority, _), profile) in pods.into_iter().zip(&profiles) {
-        // The API server's Priority admission, once the classes are read.
-        if let Err(e) = priority.admit(&mut pod, state.priority_classes()) {
-            return Err(Error::Manifest {
-                path: file.display().to_string(),
-                message: format!(
-                    "pods \"{}\" is forbidden: {e} (the API server's Priority admission would refuse it; PriorityClasses are read from {})",
-                    pod.id.name,
-                    source.name()
-                ),
-            });
-        }
+    let last = pods.len().saturating_sub(1);
+    for (i, (a, profile)) in pods.into_iter().zip(&profiles).enumerate() {
+        let Admitted {
+            mut pod,
+            manifest,
+            priority,
+            workload,
+            ..
+        } = a;
+        admit_priority(&mut pod, &priority, &state, file, &source)?;
         let subject = Subject::Manifest(manifest);
-        let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
+        let mut doc = match workload {
+            None => explain_pod(&pod, &state, None, profile, read.clone(), subject),
+            Some((m, count)) => {
+                // Each manifest is evaluated against the cluster as read: replicas placed for
+                // one are not there for the next.
+                let mut scratch;
+                let target = if i == last {
+                    &mut state
+                } else {
+                    scratch = state.clone();
+                    &mut scratch
+                };
+                let mut replicas = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+                if count > 0 {
+                    replicas.push(pod);
+                }
+                for k in 1..count {
+                    let (mut p, _, priority, claims) =
+                        admit(m.as_replica(k), &default_ns, evaluated_anyway);
+                    admit_priority(&mut p, &priority, target, file, &source)?;
+                    if let Some(volumes) = target.volumes_mut() {
+                        claims.iter().for_each(|c| volumes.add_template_claim(c));
+                    }
+                    replicas.push(p);
+                }
+                let run = WorkloadRun {
+                    kind: m.kind.clone(),
+                    name: m.workload_name().to_string(),
+                    replicas,
+                    explain: args.replica,
+                    tie: match args.seed {
+                        Some(seed) => TieBreak::Seeded(SplitMix64::new(seed)),
+                        None => TieBreak::FirstByName,
+                    },
+                    seed: args.seed,
+                    read: read.clone(),
+                    subject,
+                };
+                simulate(run, target, profile).ok_or_else(|| Error::Manifest {
+                    path: file.display().to_string(),
+                    message: format!(
+                        "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
+                         would go",
+                        m.origin
+                    ),
+                })?
+            }
+        };
         doc.source = Some(source.name());
         code = code.max(render(&doc, common, out)?);
     }
     exit_without_freeing(state, source);
     Ok(code)
+}
+
+/// Refuses `--replicas`, `--replica` and `--seed` where they cannot apply: no workload in
+/// the file, or a replica beyond the count.
+fn check_workload_flags(args: &WhatifArgs, manifests: &[ManifestPod]) -> Result<(), Error> {
+    let flag = [
+        args.replicas.map(|_| "--replicas"),
+        args.replica.map(|_| "--replica"),
+        args.seed.map(|_| "--seed"),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
+    let counts: Vec<u32> = manifests
+        .iter()
+        .filter_map(|m| m.replicas.map(|n| args.replicas.unwrap_or(n)))
+        .collect();
+    if let Some(flag) = flag
+        && counts.is_empty()
+    {
+        return Err(Error::Usage(format!(
+            "{flag} applies to a workload with replicas (Deployment, ReplicaSet, \
+             ReplicationController, StatefulSet, Job, CronJob); {} holds none",
+            manifests.first().map_or("the file", |m| m.source.as_str())
+        )));
+    }
+    if let Some(k) = args.replica
+        && let Some(&n) = counts
+            .iter()
+            .find(|&&n| usize::try_from(n).is_ok_and(|n| k >= n))
+    {
+        return Err(Error::Usage(format!(
+            "--replica {k}: the workload has {n} replica(s), numbered from 0; pass --replica \
+             {} at most, or --replicas {} to schedule more",
+            n.saturating_sub(1),
+            k + 1
+        )));
+    }
+    Ok(())
+}
+
+/// The API server's Priority admission, once the classes are read.
+fn admit_priority(
+    pod: &mut Pod,
+    priority: &PriorityRequest,
+    state: &ClusterState,
+    file: &Path,
+    source: &Source,
+) -> Result<(), Error> {
+    priority
+        .admit(pod, state.priority_classes())
+        .map(drop)
+        .map_err(|e| Error::Manifest {
+            path: file.display().to_string(),
+            message: format!(
+                "pods \"{}\" is forbidden: {e} (the API server's Priority admission would refuse it; PriorityClasses are read from {})",
+                pod.id.name,
+                source.name()
+            ),
+        })
 }
 
 /// The pod a manifest would create, as the API server (namespace, defaults, matchLabelKeys) and a

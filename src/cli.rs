@@ -99,8 +99,10 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Evaluate a pod manifest that is not created yet (a Pod or a workload's pod template).
     #[command(after_help = "Examples:\n  \
-        # Where would this Deployment's pods go?\n  \
+        # Where would each of this Deployment's pods go?\n  \
         kubectl affinity whatif -f deploy.yaml --snapshot cluster.yaml\n\n  \
+        # Ten replicas, ties broken at random, replica 7 node by node\n  \
+        kubectl affinity whatif -f deploy.yaml --replicas 10 --seed 42 --replica 7\n\n  \
         # Only NodeAffinity, with a custom profile, as JSON\n  \
         kubectl affinity whatif -f pod.yaml --snapshot cluster.yaml --scheduler-config sched.yaml -o json\n\n  \
         # A DaemonSet: on which nodes would its pods run?\n  \
@@ -175,6 +177,18 @@ pub struct WhatifArgs {
         default_missing_value = "strict"
     )]
     pub validate: Validate,
+    /// A workload (Deployment, ReplicaSet, ReplicationController, StatefulSet, Job, CronJob):
+    /// schedule N pods instead of its replicas (a Job's parallelism).
+    #[arg(long, value_name = "N")]
+    pub replicas: Option<u32>,
+    /// A workload: show the per-node table of replica K (0 is the first scheduled) instead of
+    /// the first Pending one.
+    #[arg(long, value_name = "K")]
+    pub replica: Option<usize>,
+    /// A workload: break ties between top-scored nodes at random with this seed, instead of
+    /// taking the first by name.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -206,7 +220,8 @@ pub struct CommonArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
-    /// Exit with code 3 when no node can take the pod.
+    /// Exit with code 3 when no node can take the pod (a workload: when any replica stays
+    /// Pending; a DaemonSet: when any of its pods would).
     #[arg(long)]
     pub exit_code: bool,
     /// Drill down into a node: every term and expression with the node's value, every taint,

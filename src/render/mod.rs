@@ -22,5 +22,6 @@ mod resources;
 mod table;
 mod topology_spread;
 mod volumes;
+mod workload;
 pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

@@ -7,6 +7,15 @@ use std::io::Write;
 use crate::report::{KUBERNETES_VERSION, Note, Refusal, Unplaced};
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
 
+/// `0, 1, 2`.
+fn list(items: &[usize]) -> String {
+    items
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Display for Note {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
@@ -161,7 +170,7 @@ impl Display for Note {
             Note::ClaimsFromTemplates(claims) => write!(
                 f,
                 "StatefulSet: claim(s) {} do not exist yet; evaluated as its controller would \
-                 create them from volumeClaimTemplates for its first replica (unbound, with the \
+                 create them from volumeClaimTemplates for the replica (unbound, with the \
                  default StorageClass when none is named)",
                 claims.join(", ")
             ),
@@ -210,6 +219,77 @@ impl Display for Note {
                 r.context,
                 without(&r.resource),
                 resource = r.resource
+            ),
+            Note::ReplicaTie {
+                replica,
+                node,
+                nodes,
+                ties,
+                seed,
+                later,
+            } => {
+                write!(
+                    f,
+                    "replica {replica} tied between {nodes} nodes at its top score: "
+                )?;
+                match seed {
+                    Some(seed) => write!(f, "{node} was picked at random (--seed {seed})")?,
+                    None => write!(
+                        f,
+                        "{node} was picked, the first by name (--seed S picks at random)"
+                    )?,
+                }
+                f.write_str(
+                    "; kube-scheduler 1.35 takes an arbitrary one of them, earlier releases a \
+                     random one",
+                )?;
+                if *ties > 1 {
+                    write!(f, " ({ties} replicas had a tie)")?;
+                }
+                if *later {
+                    f.write_str(", so the replicas after it may land elsewhere")?;
+                }
+                Ok(())
+            }
+            Note::NodesSampled {
+                nodes,
+                to_find,
+                replicas,
+            } => write!(
+                f,
+                "on {nodes} nodes kube-scheduler stops filtering once it has found {to_find} \
+                 feasible nodes (percentageOfNodesToScore; numFeasibleNodesToFind), starting \
+                 where the previous cycle stopped: {replicas} replica(s) had more feasible nodes \
+                 and would land on the best of such a subset, not necessarily the node shown"
+            ),
+            Note::ReplicasOnUnknownNodes(replicas) => write!(
+                f,
+                "replica(s) {} were placed on a node whose verdict is unknown (a plugin was not \
+                 evaluated there): the scheduler may reject that node, and the placements after \
+                 them assume it did not",
+                list(replicas)
+            ),
+            Note::ReplicaWouldPreempt { replica, node } => write!(
+                f,
+                "replica {replica}: preemption would nominate node {node} and evict its victims; \
+                 the simulation leaves the replica Pending and evicts nothing, so the replicas \
+                 after it see the cluster before the eviction"
+            ),
+            Note::ClaimsNotAssumed => f.write_str(
+                "the replicas' claims are not bound as the scheduler would bind them when it \
+                 places a replica (VolumeBinding's assume): a later replica may be shown taking \
+                 a PersistentVolume an earlier one would have taken",
+            ),
+            Note::ReplicasNotScheduled => f.write_str(
+                "the scheduler would not take these pods (see above): no replica is placed; the \
+                 explanation shows what it would decide for the first if it tried",
+            ),
+            Note::DefaultSpreadingWithoutController { kind } => write!(
+                f,
+                "PodTopologySpread's default constraints select a pod by its Services and its \
+                 controller; the {kind}'s replicas are evaluated without a controller (it is not \
+                 created yet), so those constraints do not spread them from one another as they \
+                 would once it exists: later replicas' scores may differ from kube-scheduler's"
             ),
         }
     }
@@ -606,8 +686,82 @@ mod tests {
             (
                 Note::ClaimsFromTemplates(vec!["data-db-0".to_string()]),
                 "StatefulSet: claim(s) data-db-0 do not exist yet; evaluated as its controller \
-                 would create them from volumeClaimTemplates for its first replica (unbound, with \
+                 would create them from volumeClaimTemplates for the replica (unbound, with \
                  the default StorageClass when none is named)",
+            ),
+            (
+                Note::ReplicaTie {
+                    replica: 0,
+                    node: "a".to_string(),
+                    nodes: 3,
+                    ties: 2,
+                    seed: None,
+                    later: true,
+                },
+                "replica 0 tied between 3 nodes at its top score: a was picked, the first by name \
+                 (--seed S picks at random); kube-scheduler 1.35 takes an arbitrary one of them, \
+                 earlier releases a random one (2 replicas had a tie), so the replicas after it \
+                 may land elsewhere",
+            ),
+            (
+                Note::ReplicaTie {
+                    replica: 4,
+                    node: "b".to_string(),
+                    nodes: 2,
+                    ties: 1,
+                    seed: Some(7),
+                    later: false,
+                },
+                "replica 4 tied between 2 nodes at its top score: b was picked at random \
+                 (--seed 7); kube-scheduler 1.35 takes an arbitrary one of them, earlier releases \
+                 a random one",
+            ),
+            (
+                Note::NodesSampled {
+                    nodes: 5000,
+                    to_find: 500,
+                    replicas: 3,
+                },
+                "on 5000 nodes kube-scheduler stops filtering once it has found 500 feasible \
+                 nodes (percentageOfNodesToScore; numFeasibleNodesToFind), starting where the \
+                 previous cycle stopped: 3 replica(s) had more feasible nodes and would land on \
+                 the best of such a subset, not necessarily the node shown",
+            ),
+            (
+                Note::ReplicasOnUnknownNodes(vec![1, 2]),
+                "replica(s) 1, 2 were placed on a node whose verdict is unknown (a plugin was not \
+                 evaluated there): the scheduler may reject that node, and the placements after \
+                 them assume it did not",
+            ),
+            (
+                Note::ReplicaWouldPreempt {
+                    replica: 2,
+                    node: "n".to_string(),
+                },
+                "replica 2: preemption would nominate node n and evict its victims; the \
+                 simulation leaves the replica Pending and evicts nothing, so the replicas after \
+                 it see the cluster before the eviction",
+            ),
+            (
+                Note::ClaimsNotAssumed,
+                "the replicas' claims are not bound as the scheduler would bind them when it \
+                 places a replica (VolumeBinding's assume): a later replica may be shown taking \
+                 a PersistentVolume an earlier one would have taken",
+            ),
+            (
+                Note::DefaultSpreadingWithoutController {
+                    kind: "Deployment".to_string(),
+                },
+                "PodTopologySpread's default constraints select a pod by its Services and its \
+                 controller; the Deployment's replicas are evaluated without a controller (it is \
+                 not created yet), so those constraints do not spread them from one another as \
+                 they would once it exists: later replicas' scores may differ from \
+                 kube-scheduler's",
+            ),
+            (
+                Note::ReplicasNotScheduled,
+                "the scheduler would not take these pods (see above): no replica is placed; the \
+                 explanation shows what it would decide for the first if it tried",
             ),
         ];
         for (note, words) in cases {

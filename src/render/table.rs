@@ -572,6 +572,14 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
 
 pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
     let p = Paint { on: opts.color };
+    if let Some(w) = &doc.workload {
+        let layout = super::workload::Layout {
+            color: opts.color,
+            no_headers: opts.no_headers,
+            width: opts.width,
+        };
+        super::workload::table(out, w, layout)?;
+    }
     if !opts.no_headers {
         header(out, doc, &p)?;
     }

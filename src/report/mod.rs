@@ -23,7 +23,9 @@ mod context;
 mod details;
 mod entries;
 mod notes;
+pub mod replicas;
 mod volumes;
+pub mod workload;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
 pub use entries::{
@@ -78,6 +80,9 @@ pub struct Explanation {
     /// beside `summary.failedSchedulingMessage`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler_event: Option<SchedulerEvent>,
+    /// `whatif` of a workload: where each replica goes (this document explains one of them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<workload::WorkloadReport>,
 }
 
 /// What the scheduler itself last wrote about the pod.
@@ -492,6 +497,7 @@ impl Explanation {
             notes,
             errors: eval.errors,
             scheduler_event: None,
+            workload: None,
         }
     }
 }

@@ -61,7 +61,7 @@ pub enum Note {
         gap: Gap,
     },
     /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
-    /// as its controller would create them for its first replica.
+    /// as its controller would create them for the replica.
     ClaimsFromTemplates(Vec<String>),
     /// Claims naming their volume without the bind-completed annotation: VolumeBinding treats
     /// them as unbound immediate claims.
@@ -76,6 +76,39 @@ pub enum Note {
     SnapshotWithoutPreemptionObjects(Refusal),
     /// `snapshot`: a storage kind was left out, its list refused.
     SnapshotWithoutStorage(Refusal),
+    /// `whatif` of a workload: the first replica whose top total was shared by several nodes
+    /// (`nodes` of them, `node` picked), how many replicas had a tie, the `--seed` if any, and
+    /// whether replicas came after it.
+    ReplicaTie {
+        replica: usize,
+        node: String,
+        nodes: usize,
+        ties: usize,
+        seed: Option<u64>,
+        later: bool,
+    },
+    /// `whatif` of a workload on over 100 nodes: the scheduler stops filtering after
+    /// `to_find` feasible nodes from a rotating start; `replicas` had more feasible nodes.
+    NodesSampled {
+        nodes: usize,
+        to_find: usize,
+        replicas: usize,
+    },
+    /// `whatif` of a workload: replicas placed on a node whose verdict is Unknown.
+    ReplicasOnUnknownNodes(Vec<usize>),
+    /// `whatif` of a workload: DefaultPreemption would nominate this replica to `node`; the
+    /// simulation leaves it Pending and evicts nothing.
+    ReplicaWouldPreempt { replica: usize, node: String },
+    /// `whatif` of a workload with claims: a placed replica's claims are not bound in the
+    /// simulation (VolumeBinding's assume).
+    ClaimsNotAssumed,
+    /// `whatif` of a workload the scheduler would not take (gated, or no profile serves its
+    /// scheduler): no replica is placed.
+    ReplicasNotScheduled,
+    /// `whatif` of a workload whose replicas PodTopologySpread's default constraints would
+    /// select by their controller (a ReplicaSet, ReplicationController or StatefulSet), which
+    /// does not exist yet: they are not spread from one another by it.
+    DefaultSpreadingWithoutController { kind: String },
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

@@ -32,6 +32,7 @@ pub mod taint_toleration;
 pub mod volume_binding;
 pub mod volume_restrictions;
 pub mod volume_zone;
+pub mod workload;
 
 pub use details::{FilterDetails, ScoreDetails};
 pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};

@@ -25,6 +25,13 @@ pub struct ManifestPod {
     /// A StatefulSet's claims for the pod (`<template>-<statefulset>-<ordinal>`), as its
     /// controller would create them from `volumeClaimTemplates` (their namespace the pod's).
     pub claims: Vec<core::PersistentVolumeClaim>,
+    /// How many pods the workload's controller creates at once, as the API server defaults
+    /// it; `None` for a Pod, a PodTemplate and a DaemonSet (one pod per node).
+    pub replicas: Option<u32>,
+    /// A StatefulSet's first ordinal (`spec.ordinals.start`): its replicas are named from it.
+    ordinal: Option<i64>,
+    /// A StatefulSet's `volumeClaimTemplates`, for the claims of its later replicas.
+    claim_templates: Vec<core::PersistentVolumeClaim>,
 }
 
 impl ManifestPod {
@@ -69,17 +76,59 @@ impl ManifestPod {
         })
     }
 
+    /// The workload's name (`web` of `Deployment/web`).
+    pub fn workload_name(&self) -> &str {
+        self.origin.split_once('/').map_or("", |(_, n)| n)
+    }
+
+    /// This manifest as the pod of replica `index` (0 is the first) and its claims, named as
+    /// the controllers name them: a StatefulSet's `<name>-<ordinal>` with claims
+    /// `<template>-<name>-<ordinal>` (`getPodName`, `getPersistentVolumeClaimName` in
+    /// pkg/controller/statefulset/stateful_set_utils.go); the other controllers' pods end in a
+    /// random suffix (`generateName`), shown as the stand-in `<name>-<pod-INDEX>`.
+    pub fn as_replica(&self, index: u32) -> ManifestPod {
+        let mut m = self.clone();
+        let name = self.workload_name();
+        let Some(start) = self.ordinal else {
+            m.pod.metadata.name = Some(format!("{name}-<pod-{index}>"));
+            return m;
+        };
+        let ordinal = start.saturating_add(i64::from(index));
+        m.pod.metadata.name = Some(format!("{name}-{ordinal}"));
+        m.claims.clear();
+        let mut volumes: Vec<&mut core::Volume> = m
+            .pod
+            .spec
+            .as_mut()
+            .and_then(|s| s.volumes.as_mut())
+            .map(|v| v.iter_mut().collect())
+            .unwrap_or_default();
+        for template in &self.claim_templates {
+            let mut claim = template.clone();
+            let template = claim.metadata.name.clone().unwrap_or_default();
+            let claim_name = format!("{template}-{name}-{ordinal}");
+            claim.metadata.name = Some(claim_name.clone());
+            claim
+                .metadata
+                .namespace
+                .clone_from(&m.pod.metadata.namespace);
+            for v in volumes.iter_mut().filter(|v| v.name == template) {
+                if let Some(source) = v.persistent_volume_claim.as_mut() {
+                    source.claim_name.clone_from(&claim_name);
+                }
+            }
+            m.claims.push(claim);
+        }
+        m
+    }
+
     /// An error about one field of this manifest's object.
     fn problem(&self, field: String, message: String) -> SourceError {
         SourceError::Field(Box::new(FieldProblem {
             path: self.source.clone(),
             document: self.document,
             kind: self.kind.clone(),
-            name: self
-                .origin
-                .split_once('/')
-                .map_or("", |(_, n)| n)
-                .to_string(),
+            name: self.workload_name().to_string(),
             field,
             message,
         }))
@@ -253,9 +302,9 @@ pub(crate) fn pods_from_objects(
                 status: None,
             }
         };
-        let claims = match ordinal {
+        let (claims, claim_templates) = match ordinal {
             Some(o) => stateful_set_claims(obj, path, o, &mut pod)?,
-            None => Vec::new(),
+            None => (Vec::new(), Vec::new()),
         };
         let spec_path = match kind {
             "Pod" => "spec",
@@ -294,6 +343,9 @@ pub(crate) fn pods_from_objects(
             findings,
             pod,
             claims,
+            replicas: replicas(kind, &obj.value),
+            ordinal,
+            claim_templates,
         });
     }
     if pods.is_empty() {
@@ -305,18 +357,54 @@ pub(crate) fn pods_from_objects(
     Ok(pods)
 }
 
+type Claims = Vec<core::PersistentVolumeClaim>;
+
+/// How many pods a workload's controller keeps running at once, with the API server's
+/// defaults (pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go): `replicas` 1;
+/// a Job's `parallelism` 1, and no more than its `completions` (the Job controller's
+/// `wantActive`, pkg/controller/job/job_controller.go); a CronJob's job the same.
+/// `None` for a Pod, a PodTemplate and a DaemonSet.
+fn replicas(kind: &str, value: &serde_json::Value) -> Option<u32> {
+    let count = |pointer: &str, default: i64| {
+        value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(default)
+    };
+    let job = |spec: &str| {
+        let parallelism = count(&format!("{spec}/parallelism"), 1);
+        match value
+            .pointer(&format!("{spec}/completions"))
+            .and_then(serde_json::Value::as_i64)
+        {
+            Some(completions) => parallelism.min(completions),
+            None => parallelism,
+        }
+    };
+    let n = match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "ReplicationController" => {
+            count("/spec/replicas", 1)
+        }
+        "Job" => job("/spec"),
+        "CronJob" => job("/spec/jobTemplate/spec"),
+        _ => return None,
+    };
+    Some(u32::try_from(n.max(0)).unwrap_or(u32::MAX))
+}
+
 /// The claims a StatefulSet's controller creates for its replica `ordinal` from its
 /// `volumeClaimTemplates` (`getPersistentVolumeClaims`: the template's spec, named
 /// `<template>-<statefulset>-<ordinal>`), and its pod's volumes that use them
-/// (`updateStorage`: a volume of a template's name becomes that claim).
+/// (`updateStorage`: a volume of a template's name becomes that claim). The templates are
+/// returned too, for the later replicas.
 fn stateful_set_claims(
     obj: &Located,
     path: &str,
     ordinal: i64,
     pod: &mut core::Pod,
-) -> Result<Vec<core::PersistentVolumeClaim>, SourceError> {
+) -> Result<(Claims, Claims), SourceError> {
     let Some(templates) = obj.value.pointer("/spec/volumeClaimTemplates") else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let t = Located {
         document: obj.document,
@@ -327,7 +415,7 @@ fn stateful_set_claims(
         .map_err(|e| in_object(e, obj, "spec.volumeClaimTemplates"))?;
     let mut claims = Vec::new();
     let mut volumes = Vec::new();
-    for mut claim in templates {
+    for mut claim in templates.clone() {
         let template = claim.metadata.name.clone().unwrap_or_default();
         let name = format!("{template}-{}-{ordinal}", obj.name());
         claim.metadata.name = Some(name.clone());
@@ -347,7 +435,7 @@ fn stateful_set_claims(
     let replaced: Vec<String> = volumes.iter().map(|v| v.name.clone()).collect();
     volumes.extend(own.into_iter().filter(|v| !replaced.contains(&v.name)));
     spec.volumes = Some(volumes);
-    Ok(claims)
+    Ok((claims, templates))
 }
 
 /// What the DaemonSet controller adds to each pod it creates (`AddOrUpdateDaemonPodTolerations`):
@@ -547,6 +635,111 @@ spec:
                 .map(|c| c.claim_name.as_str()),
             Some("data-db-0")
         );
+    }
+
+    /// Replica counts with the API server's defaults; a Pod, a PodTemplate and a DaemonSet
+    /// have none.
+    #[test]
+    fn replica_counts_are_defaulted() {
+        let value = |v: serde_json::Value| v;
+        let cases = [
+            (
+                "Deployment",
+                value(serde_json::json!({"spec": {}})),
+                Some(1),
+            ),
+            (
+                "Deployment",
+                value(serde_json::json!({"spec": {"replicas": 4}})),
+                Some(4),
+            ),
+            (
+                "StatefulSet",
+                value(serde_json::json!({"spec": {"replicas": 0}})),
+                Some(0),
+            ),
+            (
+                "ReplicationController",
+                value(serde_json::json!({"spec": {"replicas": 2}})),
+                Some(2),
+            ),
+            ("Job", value(serde_json::json!({"spec": {}})), Some(1)),
+            (
+                "Job",
+                value(serde_json::json!({"spec": {"parallelism": 5, "completions": 3}})),
+                Some(3),
+            ),
+            (
+                "Job",
+                value(serde_json::json!({"spec": {"completions": 3}})),
+                Some(1),
+            ),
+            (
+                "CronJob",
+                value(serde_json::json!({"spec": {"jobTemplate": {"spec": {"parallelism": 2}}}})),
+                Some(2),
+            ),
+            ("DaemonSet", value(serde_json::json!({"spec": {}})), None),
+            ("Pod", value(serde_json::json!({"spec": {}})), None),
+        ];
+        for (kind, v, want) in cases {
+            assert_eq!(replicas(kind, &v), want, "{kind} {v}");
+        }
+    }
+
+    /// A StatefulSet's replica K is `<name>-<start+K>`, with its own claims and its volume
+    /// pointing at them; another workload's replicas get the stand-in name.
+    #[test]
+    fn replicas_are_named_as_their_controllers_name_them() {
+        let text = r#"
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec:
+  replicas: 3
+  ordinals: {start: 2}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: pg}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"#;
+        let objects = objects_from_str(text, "db.yaml").unwrap();
+        let pods = pods_from_objects(&objects, "db.yaml").unwrap();
+        assert_eq!(pods[0].replicas, Some(3));
+        assert_eq!(pods[0].pod.metadata.name.as_deref(), Some("db-2"));
+        let third = pods[0].as_replica(2);
+        assert_eq!(third.pod.metadata.name.as_deref(), Some("db-4"));
+        let names: Vec<_> = third
+            .claims
+            .iter()
+            .map(|c| c.metadata.name.clone())
+            .collect();
+        assert_eq!(names, [Some("data-db-4".to_string())]);
+        assert_eq!(third.claims[0].metadata.namespace.as_deref(), Some("shop"));
+        let volume = &third.pod.spec.as_ref().unwrap().volumes.as_ref().unwrap()[0];
+        assert_eq!(
+            volume
+                .persistent_volume_claim
+                .as_ref()
+                .map(|c| c.claim_name.as_str()),
+            Some("data-db-4")
+        );
+        // The first replica keeps its own claim.
+        assert_eq!(
+            pods[0].claims[0].metadata.name.as_deref(),
+            Some("data-db-2")
+        );
+        let objects = objects_from_str(DEPLOY, "deploy.yaml").unwrap();
+        let deploy = pods_from_objects(&objects, "deploy.yaml").unwrap();
+        assert_eq!(
+            deploy[0].as_replica(7).pod.metadata.name.as_deref(),
+            Some("web-<pod-7>")
+        );
+        assert!(deploy[0].as_replica(7).claims.is_empty());
     }
 
     #[test]

@@ -1,0 +1,107 @@
+//! The table of a workload's replicas: a row per replica (its node or Pending, the score,
+//! how many nodes tied with its pick, why), printed before the per-node table of the replica
+//! the document explains.
+
+use std::io::Write;
+
+use comfy_table::{ContentArrangement, Table, presets};
+use owo_colors::OwoColorize;
+
+use crate::report::workload::{ReplicaReport, WorkloadReport};
+
+/// How the table is drawn: in colour, without headers, to a width (`None`: the terminal's).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layout {
+    pub color: bool,
+    pub no_headers: bool,
+    pub width: Option<u16>,
+}
+
+pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> std::io::Result<()> {
+    let paint = |s: &str, placed: bool| match (opts.color, placed) {
+        (false, _) => s.to_string(),
+        (true, true) => s.green().to_string(),
+        (true, false) => s.red().to_string(),
+    };
+    if !opts.no_headers {
+        let pending = match w.pending {
+            0 => String::new(),
+            n => format!(", {}", paint(&format!("{n} Pending"), false)),
+        };
+        writeln!(
+            out,
+            "{} {}/{}: {} replica{}, {} placed{pending}",
+            w.kind,
+            w.namespace,
+            w.name,
+            w.replicas,
+            if w.replicas == 1 { "" } else { "s" },
+            w.placed,
+        )?;
+    }
+    let mut t = Table::new();
+    t.load_preset(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(width) = opts.width {
+        t.set_width(width);
+    }
+    if !opts.no_headers {
+        t.set_header(["REPLICA", "POD", "NODE", "SCORE", "TIED", "REASON"]);
+    }
+    // Each distinct FailedScheduling message once, below the table: in a column it would
+    // wrap over a dozen lines per Pending replica.
+    let mut messages: Vec<&str> = Vec::new();
+    for r in &w.pods {
+        let node = match &r.node {
+            Some(n) => paint(n, true),
+            None => paint("Pending", false),
+        };
+        let score = r.score.map_or_else(|| "-".to_string(), |s| s.to_string());
+        let tied = match r.tied_with.len() {
+            0 => "-".to_string(),
+            n => n.to_string(),
+        };
+        t.add_row([
+            r.index.to_string(),
+            r.name.clone(),
+            node,
+            score,
+            tied,
+            reason(r, &mut messages),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    for (i, message) in messages.iter().enumerate() {
+        writeln!(out, "FailedScheduling #{}: {message}", i + 1)?;
+    }
+    for note in &w.notes {
+        writeln!(out, "Note: {note}")?;
+    }
+    if let Some(r) = w.pods.get(w.explained) {
+        writeln!(out, "\nReplica {} ({}), node by node:", r.index, r.name)?;
+    }
+    Ok(())
+}
+
+/// Why the replica went where it did; a Pending replica points at its FailedScheduling
+/// message, numbered in `messages` in the order first seen.
+fn reason<'a>(r: &'a ReplicaReport, messages: &mut Vec<&'a str>) -> String {
+    match (&r.node, &r.failed_scheduling_message) {
+        (Some(_), _) if !r.tied_with.is_empty() => {
+            format!("top score, tied with {}", r.tied_with.join(", "))
+        }
+        (Some(_), _) if r.score.is_some() => "top score".to_string(),
+        (Some(_), _) => "only feasible node".to_string(),
+        (None, None) => "not scheduled (see below)".to_string(),
+        (None, Some(message)) => {
+            let n = match messages.iter().position(|m| m == message) {
+                Some(i) => i + 1,
+                None => {
+                    messages.push(message);
+                    messages.len()
+                }
+            };
+            format!("FailedScheduling #{n}")
+        }
+    }
+}

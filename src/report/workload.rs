@@ -1,0 +1,44 @@
+//! The document's `workload`: where each replica of a `whatif` workload goes (built in
+//! `replicas`), beside the per-node explanation of one of them.
+
+use serde::Serialize;
+
+use super::notes::Note;
+
+/// Where every replica of a workload goes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadReport {
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    /// How many pods were scheduled (the workload's count, or `--replicas`).
+    pub replicas: usize,
+    pub placed: usize,
+    pub pending: usize,
+    /// In the order the scheduler takes them.
+    pub pods: Vec<ReplicaReport>,
+    /// The index of the replica the per-node explanation beside this is of.
+    pub explained: usize,
+    /// What the reader needs to read the placements right (ties, sampling, what the
+    /// simulation does not assume).
+    pub notes: Vec<Note>,
+}
+
+/// One replica's cycle.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaReport {
+    /// 0 for the first replica scheduled.
+    pub index: usize,
+    pub name: String,
+    /// The node it is assumed onto; null when it stays Pending.
+    pub node: Option<String>,
+    /// The node's total score; null when the cycle did not score (one candidate, or the
+    /// replica stays Pending).
+    pub score: Option<i64>,
+    /// The other nodes with the same top total, by name: the scheduler may take any of them.
+    pub tied_with: Vec<String>,
+    /// What the scheduler would write in the FailedScheduling event of a Pending replica.
+    pub failed_scheduling_message: Option<String>,
+}
