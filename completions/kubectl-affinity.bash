@@ -19,6 +19,9 @@ _kubectl__affinity() {
             kubectl__affinity,__complete)
                 cmd="kubectl__affinity__subcmd____complete"
                 ;;
+            kubectl__affinity,audit)
+                cmd="kubectl__affinity__subcmd__audit"
+                ;;
             kubectl__affinity,completion)
                 cmd="kubectl__affinity__subcmd__completion"
                 ;;
@@ -36,6 +39,9 @@ _kubectl__affinity() {
                 ;;
             kubectl__affinity__subcmd__help,__complete)
                 cmd="kubectl__affinity__subcmd__help__subcmd____complete"
+                ;;
+            kubectl__affinity__subcmd__help,audit)
+                cmd="kubectl__affinity__subcmd__help__subcmd__audit"
                 ;;
             kubectl__affinity__subcmd__help,completion)
                 cmd="kubectl__affinity__subcmd__help__subcmd__completion"
@@ -59,7 +65,7 @@ _kubectl__affinity() {
 
     case "${cmd}" in
         kubectl__affinity)
-            opts="-n -h -V --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version explain whatif snapshot completion __complete help"
+            opts="-n -h -V --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version explain whatif audit snapshot completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +129,92 @@ _kubectl__affinity() {
                 return 0
             fi
             case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__affinity__subcmd__audit)
+            opts="-A -o -n -h -V --all-namespaces --pending --violating --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -319,7 +411,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__help)
-            opts="explain whatif snapshot completion __complete help"
+            opts="explain whatif audit snapshot completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,6 +425,20 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__help__subcmd____complete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__affinity__subcmd__help__subcmd__audit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

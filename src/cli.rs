@@ -95,7 +95,11 @@ pub enum Command {
         # A running pod: would its node still be chosen today?\n  \
         kubectl affinity explain api-7d9c -o wide\n\n  \
         # Offline, against a saved cluster state\n  \
-        kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json")]
+        kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json\n\n  \
+        # Every pod of a Deployment, then its first Pending one explained\n  \
+        kubectl affinity explain deploy/web -n shop\n\n  \
+        # The pods a label selector picks\n  \
+        kubectl affinity explain -l app=web -n shop")]
     Explain(ExplainArgs),
     /// Evaluate a pod manifest that is not created yet (a Pod or a workload's pod template).
     #[command(after_help = "Examples:\n  \
@@ -108,6 +112,19 @@ pub enum Command {
         # From standard input\n  \
         kubectl get deploy web -o yaml | kubectl affinity whatif -f -")]
     Whatif(WhatifArgs),
+    /// The cluster at once: Pending pods with the FailedScheduling message the scheduler would
+    /// write now, and running pods whose node no longer satisfies their required rules.
+    #[command(
+        after_help = "Exit codes: as for explain, but with --exit-code, 3 when any pod is \
+Pending or breaks its required rules.\n\nExamples:\n  \
+        # Which pods are Pending in this namespace, and why?\n  \
+        kubectl affinity audit -n shop --pending\n\n  \
+        # Which running pods break their own rules since the nodes were relabelled?\n  \
+        kubectl affinity audit -A --violating\n\n  \
+        # Offline, as JSON, failing a CI step when anything is found\n  \
+        kubectl affinity audit -A --snapshot cluster.yaml -o json --exit-code"
+    )]
+    Audit(AuditArgs),
     /// Save the cluster's nodes, pods and namespaces in the file format --snapshot reads, to
     /// analyse offline, share in a bug report, or replay in tests.
     #[command(after_help = "Examples:\n  \
@@ -150,8 +167,32 @@ pub struct SnapshotArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The pod: NAME or pod/NAME.
-    pub pod: String,
+    /// The pod: NAME or pod/NAME; or the pods a workload's controller owns: deploy/NAME,
+    /// rs/NAME, sts/NAME, ds/NAME or job/NAME (a row each, then the first Pending one
+    /// explained).
+    #[arg(required_unless_present = "selector")]
+    pub pod: Option<String>,
+    /// The pods whose labels match, in kubectl's syntax (app=web,tier!=db, env in (a,b)): a
+    /// row each, then the first Pending one explained.
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "pod")]
+    pub selector: Option<String>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Every namespace (-n and the kubeconfig context's namespace are then not used, as for
+    /// kubectl get -A).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only the Pending pods (with --violating: both, as without either).
+    #[arg(long)]
+    pub pending: bool,
+    /// Only the running pods whose node breaks their required rules: nodeSelector, required
+    /// node affinity, NoSchedule/NoExecute taints, required pod (anti-)affinity.
+    #[arg(long)]
+    pub violating: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }

@@ -17,10 +17,13 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
+mod audit;
 mod notes;
+mod pods;
 mod resources;
 mod table;
 mod topology_spread;
 mod volumes;
+pub use audit::{AuditOptions, audit_json, audit_table, audit_yaml};
 pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

@@ -88,7 +88,7 @@ fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<FilterResult<'a>> {
     n.filters.iter().find(|f| f.plugin == plugin)
 }
 
-fn values(r: &RequirementCheck) -> String {
+pub(super) fn values(r: &RequirementCheck) -> String {
     match r.written.operator.as_str() {
         "Exists" | "DoesNotExist" => format!("{} {}", r.written.key, r.written.operator),
         _ => format!(
@@ -119,7 +119,7 @@ fn first_failing(sel: &SelectorCheck) -> String {
 }
 
 /// The node's side of a failed requirement: "zone=eu-west-1c", or "no gpu" without the label.
-fn label_on_node(key: &str, value: Option<&str>) -> String {
+pub(super) fn label_on_node(key: &str, value: Option<&str>) -> String {
     match value {
         Some(v) => format!("{}={v}", short_key(key)),
         None => format!("no {}", short_key(key)),
@@ -572,6 +572,9 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
 
 pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
     let p = Paint { on: opts.color };
+    if !doc.pods.is_empty() {
+        super::pods::pod_rows(out, &doc.pods, opts.no_headers)?;
+    }
     if !opts.no_headers {
         header(out, doc, &p)?;
     }

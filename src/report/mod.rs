@@ -19,10 +19,12 @@ use crate::scheduler::{
 };
 use crate::state::PodRef;
 
+pub mod audit;
 mod context;
 mod details;
 mod entries;
 mod notes;
+pub mod pods;
 mod volumes;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
@@ -78,6 +80,10 @@ pub struct Explanation {
     /// beside `summary.failedSchedulingMessage`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler_event: Option<SchedulerEvent>,
+    /// `explain` of several pods (a workload's, or a selector's): a row each; this document
+    /// explains the one marked `explained`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<pods::PodRow>,
 }
 
 /// What the scheduler itself last wrote about the pod.
@@ -492,6 +498,7 @@ impl Explanation {
             notes,
             errors: eval.errors,
             scheduler_event: None,
+            pods: Vec::new(),
         }
     }
 }
