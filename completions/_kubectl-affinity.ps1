@@ -47,6 +47,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             break
         }
         'kubectl-affinity;explain' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'The pods whose labels match, in kubectl''s syntax (app=web,tier!=db, env in (a,b)): a row each, then the first Pending one explained')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'The pods whose labels match, in kubectl''s syntax (app=web,tier!=db, env in (a,b)): a row each, then the first Pending one explained')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster')
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod''s is used. Default: kube-scheduler''s default profile')
             [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)')
