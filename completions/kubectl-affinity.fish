@@ -56,6 +56,13 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l cordon -d 'As after `kubectl cordon NODE` (with the taint the node controller then adds)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l uncordon -d 'As after `kubectl uncordon NODE`' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l label -d 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l taint -d 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l like -d 'The node each --add-node copies, in the same order' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
@@ -69,6 +76,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l exit-code -d 'Exit with code 3 when no node can take the pod'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l diff -d 'With edits: also evaluate the cluster as it is, and show what the edits change'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s V -l version -d 'Print version'
@@ -87,6 +95,13 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l cordon -d 'As after `kubectl cordon NODE` (with the taint the node controller then adds)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l uncordon -d 'As after `kubectl uncordon NODE`' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l label -d 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l taint -d 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l like -d 'The node each --add-node copies, in the same order' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
@@ -100,6 +115,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l diff -d 'With edits: also evaluate the cluster as it is, and show what the edits change'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s V -l version -d 'Print version'
@@ -114,6 +130,13 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l cordon -d 'As after `kubectl cordon NODE` (with the taint the node controller then adds)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l uncordon -d 'As after `kubectl uncordon NODE`' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l label -d 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l taint -d 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l like -d 'The node each --add-node copies, in the same order' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
@@ -130,6 +153,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l exit-code -d 'Exit with code 3 when no node can take the pod'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l diff -d 'With edits: also evaluate the cluster as it is, and show what the edits change'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s V -l version -d 'Print version'

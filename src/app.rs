@@ -387,6 +387,41 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
     })
 }
 
+/// [`render`], with what the edits change after it (`--diff`).
+fn render_diffed(
+    doc: &Explanation,
+    before: Option<&Explanation>,
+    edits: &[crate::state::edits::Edit],
+    common: &CommonArgs,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    use crate::report::diff::{ExplanationDiff, WithDiff};
+    let Some(before) = before else {
+        return render(doc, common, out);
+    };
+    let diff = ExplanationDiff::new(edits.iter().map(|e| e.to_string()).collect(), before, doc);
+    match common.output {
+        Output::Json => crate::render::json_of(out, &WithDiff { doc, diff: &diff })?,
+        Output::Yaml => crate::render::yaml_of(out, &WithDiff { doc, diff: &diff })?,
+        Output::Table | Output::Wide => {
+            let code = render(doc, common, out)?;
+            crate::render::explanation_diff(out, &diff)?;
+            return Ok(code);
+        }
+    }
+    let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
+    Ok(if common.exit_code && none_feasible {
+        EXIT_NO_FEASIBLE_NODE as u8
+    } else {
+        0
+    })
+}
+
+/// The cluster as read, kept beside the edited one for `--diff`.
+fn unedited(state: &ClusterState, common: &CommonArgs) -> Option<ClusterState> {
+    common.edits.diff.then(|| state.clone())
+}
+
 fn whatif(
     file: &Path,
     validate: Validate,
@@ -394,6 +429,7 @@ fn whatif(
     global: &GlobalArgs,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
+    let edits = edits(&common.edits)?;
     let manifests = read_pod_manifests(file)?;
     if validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
@@ -429,6 +465,8 @@ fn whatif(
             volumes.add_template_claim(claim);
         }
     }
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
     for ((mut pod, manifest, priority, _), profile) in pods.into_iter().zip(&profiles) {
@@ -444,9 +482,12 @@ fn whatif(
             });
         }
         let subject = Subject::Manifest(manifest);
+        let before = original
+            .as_ref()
+            .map(|o| explain_pod(&pod, o, None, profile, read.clone(), subject.clone()));
         let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
         doc.source = Some(source.name());
-        code = code.max(render(&doc, common, out)?);
+        code = code.max(render_diffed(&doc, before.as_ref(), &edits, common, out)?);
     }
     exit_without_freeing(state, source);
     Ok(code)
@@ -505,6 +546,7 @@ fn explain(
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
+    let edits = edits(&common.edits)?;
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
@@ -543,6 +585,8 @@ fn explain(
     // images changed in between has ImageLocality shown as not evaluated, not the cluster
     // read twice.
     let (state, mut read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.into(),
@@ -588,12 +632,15 @@ fn explain(
         None => scheduler.profile(&pod.template.scheduler_name)?,
     };
     let subject = Subject::Cluster { current_node };
+    let before = original
+        .as_ref()
+        .map(|o| explain_before(&pod, o, &profile, &read, &subject));
     let mut doc = explain_pod(&pod, &state, exclude, &profile, read, subject);
     doc.source = Some(source.name());
     if let Some(e) = event {
         doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
     }
-    let code = render(&doc, common, out);
+    let code = render_diffed(&doc, before.as_ref(), &edits, common, out);
     exit_without_freeing(state, (doc, source));
     code
 }
@@ -610,6 +657,7 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
                 .to_string(),
         ));
     }
+    let edits = edits(&common.edits)?;
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let both = args.pending == args.violating;
@@ -629,6 +677,8 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
         ..Needs::default()
     };
     let (state, mut read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
     let mut profiles = std::collections::BTreeMap::new();
     for pod in state.all_pods() {
         let name = &pod.template.scheduler_name;
@@ -648,7 +698,12 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
         }
         _ => Default::default(),
     };
+    let before = original.map(|o| Audit::new(&o, &profiles, &scope, read.clone()));
     let mut doc = Audit::new(&state, &profiles, &scope, read);
+    let diff = before.map(|before| {
+        let edits = edits.iter().map(|e| e.to_string()).collect();
+        crate::report::diff::AuditDiff::new(edits, &before, &doc)
+    });
     doc.source = Some(source.name());
     let pending: Vec<PodRef> = doc.pending_pods().collect();
     for pod in pending {
@@ -657,15 +712,21 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
             doc.set_scheduler_event(&pod, e.message, e.last_seen, e.count, e.reported_by);
         }
     }
-    match common.output {
-        Output::Json => crate::render::audit_json(out, &doc)?,
-        Output::Yaml => crate::render::audit_yaml(out, &doc)?,
-        Output::Table | Output::Wide => {
+    use crate::report::diff::WithDiff;
+    match (common.output, &diff) {
+        (Output::Json, Some(diff)) => crate::render::json_of(out, &WithDiff { doc: &doc, diff })?,
+        (Output::Yaml, Some(diff)) => crate::render::yaml_of(out, &WithDiff { doc: &doc, diff })?,
+        (Output::Json, None) => crate::render::audit_json(out, &doc)?,
+        (Output::Yaml, None) => crate::render::audit_yaml(out, &doc)?,
+        (Output::Table | Output::Wide, _) => {
             let opts = crate::render::AuditOptions {
                 no_headers: common.no_headers,
                 wide: common.output == Output::Wide,
             };
-            crate::render::audit_table(out, &doc, opts)?
+            crate::render::audit_table(out, &doc, opts)?;
+            if let Some(diff) = &diff {
+                crate::render::audit_diff(out, diff)?;
+            }
         }
     }
     let code = if common.exit_code && doc.anything_found() {
@@ -789,6 +850,7 @@ fn explain_several(
     global: &GlobalArgs,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
+    let edits = edits(&common.edits)?;
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
@@ -800,6 +862,8 @@ fn explain_several(
         ..Needs::default()
     };
     let (state, read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
     check_drill_down(common, &state, source.name())?;
     let mut chosen: Vec<(Pod, Option<usize>)> = state
         .pods()
@@ -822,12 +886,18 @@ fn explain_several(
     let explained = chosen.iter().position(|(p, _)| waiting(p)).unwrap_or(0);
     let mut rows = Vec::with_capacity(chosen.len());
     let mut doc = None;
+    let mut before = None;
     for (k, (mut pod, exclude)) in chosen.into_iter().enumerate() {
         let phase = pod.template.phase.to_string();
         let bound = (!pod.node_name.is_empty()).then(|| pod.node_name.to_string());
         let profile = scheduler.profile(&pod.template.scheduler_name)?;
         let current_node = take_current_node(&mut pod);
         let subject = Subject::Cluster { current_node };
+        if k == explained {
+            before = original
+                .as_ref()
+                .map(|o| explain_before(&pod, o, &profile, &read, &subject));
+        }
         let d = explain_pod(&pod, &state, exclude, &profile, read.clone(), subject);
         let mut row = crate::report::audit::pod_row(&d, bound, &phase);
         row.explained = k == explained;
@@ -855,7 +925,73 @@ fn explain_several(
         }
     }
     doc.pods = rows;
-    let code = render(&doc, common, out);
+    let code = render_diffed(&doc, before.as_ref(), &edits, common, out);
     exit_without_freeing(state, (doc, source));
     code
+}
+
+/// The edits the flags ask for, in the order they are applied (see `EditArgs`).
+fn edits(args: &crate::cli::EditArgs) -> Result<Vec<crate::state::edits::Edit>, Error> {
+    use crate::state::edits::{Edit, parse_label, parse_pod, parse_taint};
+    let usage = |e: crate::state::edits::EditError| Error::Usage(e.to_string());
+    if args.add_node.len() != args.like.len() {
+        return Err(Error::Usage(
+            "each --add-node NAME needs its --like NODE (the node it copies)".to_string(),
+        ));
+    }
+    let mut edits: Vec<Edit> = args
+        .add_node
+        .iter()
+        .zip(&args.like)
+        .map(|(name, like)| Edit::AddNode {
+            name: name.clone(),
+            like: like.clone(),
+        })
+        .collect();
+    edits.extend(args.cordon.iter().cloned().map(Edit::Cordon));
+    edits.extend(args.uncordon.iter().cloned().map(Edit::Uncordon));
+    for pair in args.label.chunks(2) {
+        if let [node, spec] = pair {
+            edits.push(parse_label(node, spec).map_err(usage)?);
+        }
+    }
+    for pair in args.taint.chunks(2) {
+        if let [node, spec] = pair {
+            edits.push(parse_taint(node, spec).map_err(usage)?);
+        }
+    }
+    for pod in &args.remove_pod {
+        edits.push(parse_pod(pod).map_err(usage)?);
+    }
+    if args.diff && edits.is_empty() {
+        return Err(Error::Usage(
+            "--diff shows what edits change: give --cordon, --uncordon, --label, --taint, \
+             --remove-pod or --add-node"
+                .to_string(),
+        ));
+    }
+    Ok(edits)
+}
+
+/// The explanation of `pod` on the cluster as read (`--diff`): the pod left out of its
+/// existing pods there, as on the edited one.
+fn explain_before(
+    pod: &Pod,
+    original: &ClusterState,
+    profile: &Profile,
+    read: &[Note],
+    subject: &Subject,
+) -> Explanation {
+    let exclude = match original.find_pod(&pod.id) {
+        Some(FoundPod::Existing(i)) => Some(i),
+        _ => None,
+    };
+    explain_pod(
+        pod,
+        original,
+        exclude,
+        profile,
+        read.to_vec(),
+        subject.clone(),
+    )
 }

@@ -264,6 +264,43 @@ pub struct CommonArgs {
     /// shows the best candidates and groups the rest by reason).
     #[arg(long)]
     pub all_nodes: bool,
+    #[command(flatten)]
+    pub edits: EditArgs,
+}
+
+/// Edits to the cluster state, tried before they are made: the state read is changed in
+/// memory, then evaluated; nothing is written to the cluster. Applied in this order: nodes
+/// added, cordons, uncordons, labels, taints, pods removed (so a label may follow an added
+/// node).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Edits to try (nothing is written to the cluster)")]
+pub struct EditArgs {
+    /// As after `kubectl cordon NODE` (with the taint the node controller then adds).
+    #[arg(long, value_name = "NODE")]
+    pub cordon: Vec<String>,
+    /// As after `kubectl uncordon NODE`.
+    #[arg(long, value_name = "NODE")]
+    pub uncordon: Vec<String>,
+    /// As after `kubectl label --overwrite node NODE key=value` (key- removes the label).
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY=VALUE"])]
+    pub label: Vec<String>,
+    /// As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key-
+    /// removes it).
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY=VALUE:EFFECT"])]
+    pub taint: Vec<String>,
+    /// As after the pod is deleted (and not recreated).
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub remove_pod: Vec<String>,
+    /// A new node like the one --like names: its labels (hostname renamed), taints,
+    /// allocatable and images, no pods.
+    #[arg(long, value_name = "NAME", requires = "like")]
+    pub add_node: Vec<String>,
+    /// The node each --add-node copies, in the same order.
+    #[arg(long, value_name = "NODE", requires = "add_node")]
+    pub like: Vec<String>,
+    /// With edits: also evaluate the cluster as it is, and show what the edits change.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -62,6 +62,9 @@ pub enum Error {
         /// The most similar node name, when one is close enough to be a likely typo.
         closest: Option<String>,
     },
+    /// An edit to try names a node or pod the cluster state does not have.
+    #[error("{0}; check the name, or list them with `kubectl get nodes` / `kubectl get pods -A`")]
+    Edit(#[from] crate::state::edits::EditError),
     /// A command needs an input it was not given.
     #[error("{0}")]
     Usage(String),

@@ -432,3 +432,196 @@ fn live_pod_not_found_hints_from_small_lists() {
             .all(|s| s.path != "/api/v1/nodes" && s.method == "GET")
     );
 }
+
+/// `explain`/`audit` with edits to try: the JSON document of the edited cluster, with `diff`.
+fn edited(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["-n", "shop", "--snapshot", CLUSTER, "-o", "json", "--diff"]);
+    let out = run(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn change<'a>(doc: &'a Value, node: &str) -> &'a Value {
+    doc["diff"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == node)
+        .unwrap_or_else(|| panic!("no change on {node}: {}", doc["diff"]))
+}
+
+#[test]
+fn a_label_a_taint_removed_and_an_uncordon_each_change_a_verdict() {
+    // The Pending replica wants gpu=true: label a node with it.
+    let doc = edited(&["explain", "web-5d8f-a", "--label", "n-shared", "gpu=true"]);
+    assert_eq!(doc["summary"]["feasible"], 1);
+    assert_eq!(doc["summary"]["selected"], json!(["n-shared"]));
+    assert_eq!(doc["diff"]["edits"], json!(["--label n-shared gpu=true"]));
+    assert_eq!(doc["diff"]["before"]["feasible"], 0);
+    assert_eq!(doc["diff"]["before"]["failedSchedulingMessage"], MESSAGE);
+    assert_eq!(
+        change(&doc, "n-shared"),
+        &json!({"name": "n-shared", "before": "Infeasible",
+                "beforeReason": "node(s) didn't match Pod's node affinity/selector",
+                "after": "Feasible"})
+    );
+    assert_eq!(doc["diff"]["nodes"].as_array().unwrap().len(), 1);
+    // On the cordoned node the label is not enough (the scheduler records the cordon, before
+    // and after); uncordoning it too is.
+    let doc = edited(&["explain", "web-5d8f-a", "--label", "n-cordoned", "gpu=true"]);
+    assert_eq!(doc["summary"]["feasible"], 0);
+    assert_eq!(doc["diff"]["nodes"], json!([]));
+    let doc = edited(&[
+        "explain",
+        "web-5d8f-a",
+        "--label",
+        "n-cordoned",
+        "gpu=true",
+        "--uncordon",
+        "n-cordoned",
+    ]);
+    assert_eq!(change(&doc, "n-cordoned")["after"], "Feasible");
+    // The new taint taken away: api-0's node takes it again.
+    let doc = edited(&[
+        "explain",
+        "api-0",
+        "--taint",
+        "n-tainted",
+        "maintenance:NoSchedule-",
+    ]);
+    assert_eq!(
+        change(&doc, "n-tainted"),
+        &json!({"name": "n-tainted", "before": "Infeasible",
+                "beforeReason": "node(s) had untolerated taint(s)", "after": "Feasible"})
+    );
+    assert_eq!(doc["current"]["reasons"], json!([]));
+}
+
+#[test]
+fn a_cordon_a_taint_a_removed_pod_and_an_added_node_change_the_audit() {
+    let doc = edited(&[
+        "audit",
+        "--cordon",
+        "n-shared",
+        "--taint",
+        "n-hdd",
+        "dedicated=db:NoExecute",
+        "--remove-pod",
+        "shop/batch-0",
+    ]);
+    let diff = &doc["diff"];
+    assert_eq!(
+        diff["edits"],
+        json!([
+            "--cordon n-shared",
+            "--taint n-hdd dedicated=db:NoExecute",
+            "--remove-pod shop/batch-0"
+        ])
+    );
+    assert_eq!(diff["before"]["cordonedNodes"], 1);
+    assert_eq!(doc["summary"]["cordonedNodes"], 2);
+    // batch-0 is gone, so cache-0's anti-affinity holds again; the db pods break one more rule.
+    assert_eq!(
+        diff["noLongerViolating"],
+        json!(["shop/batch-0", "shop/cache-0"])
+    );
+    assert_eq!(diff["nowViolating"], json!([]));
+    let db0 = doc["violating"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["pod"] == "shop/db-0")
+        .unwrap();
+    let plugins: Vec<&str> = db0["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["plugin"].as_str().unwrap())
+        .collect();
+    assert_eq!(plugins, ["TaintToleration", "NodeAffinity"]);
+    // A new GPU node like n-shared: the Pending replicas would go there.
+    let doc = edited(&[
+        "audit",
+        "--add-node",
+        "n-gpu",
+        "--like",
+        "n-shared",
+        "--label",
+        "n-gpu",
+        "gpu=true",
+    ]);
+    assert_eq!(doc["summary"]["placeable"], 2);
+    assert_eq!(doc["pending"][0]["pods"][0]["selected"], json!(["n-gpu"]));
+    let text = stdout(&run(&[
+        "audit",
+        "-n",
+        "shop",
+        "--snapshot",
+        CLUSTER,
+        "--diff",
+        "--remove-pod",
+        "shop/batch-0",
+    ]));
+    assert!(
+        text.contains(
+            "\nWhat the edits change (--remove-pod shop/batch-0):\n  before: 2 Pending, 5 breaking \
+             their required rules, 1 cordoned node(s)\n  no longer breaking their rules: \
+             shop/batch-0, shop/cache-0\n"
+        ),
+        "{text}"
+    );
+    // An added node shows in explain's diff with no verdict before.
+    let doc = edited(&[
+        "explain",
+        "web-5d8f-b",
+        "--add-node",
+        "n-gpu",
+        "--like",
+        "n-shared",
+        "--label",
+        "n-gpu",
+        "gpu=true",
+    ]);
+    assert_eq!(
+        change(&doc, "n-gpu"),
+        &json!({"name": "n-gpu", "after": "Feasible"})
+    );
+}
+
+#[test]
+fn edits_that_name_nothing_there_or_break_kubectls_syntax_are_errors() {
+    let err = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["-n", "shop", "--snapshot", CLUSTER]);
+        let out = run(&all);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, e) = err(&["audit", "--cordon", "n-nope"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        e.contains("--cordon n-nope: node \"n-nope\" not found in the cluster state"),
+        "{e}"
+    );
+    let (code, e) = err(&["audit", "--remove-pod", "shop/nope"]);
+    assert_eq!(code, Some(1));
+    assert!(e.contains("pod shop/nope not found"), "{e}");
+    let (code, e) = err(&["audit", "--taint", "n-hdd", "k=v:Sometimes"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        e.contains("invalid taint effect: Sometimes, unsupported taint effect"),
+        "{e}"
+    );
+    let (code, e) = err(&["audit", "--diff"]);
+    assert_eq!(code, Some(2));
+    assert!(e.contains("--diff shows what edits change"), "{e}");
+    let (code, _) = err(&["explain", "db-0", "--add-node", "x"]);
+    assert_eq!(code, Some(2), "--add-node needs --like");
+}

@@ -18,6 +18,7 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
 }
 
 mod audit;
+mod diff;
 mod notes;
 mod pods;
 mod resources;
@@ -25,5 +26,6 @@ mod table;
 mod topology_spread;
 mod volumes;
 pub use audit::{AuditOptions, audit_json, audit_table, audit_yaml};
+pub use diff::{audit_diff, explanation_diff, json_of, yaml_of};
 pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

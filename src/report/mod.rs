@@ -22,6 +22,7 @@ use crate::state::PodRef;
 pub mod audit;
 mod context;
 mod details;
+pub mod diff;
 mod entries;
 mod notes;
 pub mod pods;

@@ -15,6 +15,7 @@ mod cluster;
 pub mod decode;
 mod defaults;
 mod disruption_budget;
+pub mod edits;
 mod index;
 mod interned;
 pub mod labels;
