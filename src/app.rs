@@ -348,7 +348,9 @@ pub fn explain_pod(
         removed: &[],
     };
     let context = Context::new(input, profile, read, subject);
-    Explanation::new(evaluate(input, profile), context)
+    let mut doc = Explanation::new(evaluate(input, profile), context);
+    doc.suggest(pod);
+    doc
 }
 
 fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {

@@ -625,3 +625,96 @@ fn edits_that_name_nothing_there_or_break_kubectls_syntax_are_errors() {
     let (code, _) = err(&["explain", "db-0", "--add-node", "x"]);
     assert_eq!(code, Some(2), "--add-node needs --like");
 }
+
+/// `whatif` of a pod whose toleration almost matches a taint: the toleration to add, with the
+/// near miss named, in JSON and in the table's closest nodes.
+#[test]
+fn a_near_miss_toleration_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = dir.path().join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: fix, namespace: shop}\nspec:\n  \
+         nodeSelector: {kubernetes.io/hostname: n-tainted}\n  tolerations:\n  - {key: \
+         maintenance, operator: Equal, value: \"yes\", effect: NoSchedule}\n  containers: \
+         [{name: c, image: x}]\n",
+    )
+    .unwrap();
+    let pod = pod.to_str().unwrap();
+    let out = run(&["whatif", "-f", pod, "--snapshot", CLUSTER, "-o", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "n-tainted")
+        .unwrap();
+    assert_eq!(
+        node["suggestions"],
+        json!([{"rule": "TaintToleration", "change": {"addToleration": {
+            "toleration": {"key": "maintenance", "operator": "Equal", "value": "true",
+                           "effect": "NoSchedule"},
+            "nearMiss": {"key": "maintenance", "operator": "Equal", "value": "yes",
+                         "effect": "NoSchedule"}}}}])
+    );
+    assert_eq!(
+        doc["summary"]["closest"],
+        json!(["n-hdd", "n-shared", "n-tainted"])
+    );
+    let text = stdout(&run(&["whatif", "-f", pod, "--snapshot", CLUSTER]));
+    assert!(
+        text.contains(
+            "  n-tainted: TaintToleration: add the toleration {key: maintenance, operator: \
+             Equal, value: true, effect: NoSchedule}; near miss: the pod tolerates {key: \
+             maintenance, operator: Equal, value: yes, effect: NoSchedule}, which does not match\n"
+        ),
+        "{text}"
+    );
+}
+
+/// Over 50 nodes with none feasible, the table lists the closest nodes, not a bare header.
+#[test]
+fn a_big_cluster_with_no_room_lists_the_closest_nodes() {
+    let mut items = Vec::new();
+    for i in 0..60 {
+        let mut node = json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("n{i:02}"), "labels": {"zone": "z1"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}});
+        if i != 42 {
+            node["spec"] = json!({"taints": [{"key": "x", "effect": "NoSchedule"}]});
+        }
+        items.push(node);
+    }
+    items.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"nodeSelector": {"zone": "z2"}, "containers": [{"name": "c", "image": "x"}]}}));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.json");
+    std::fs::write(
+        &file,
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    let out = run(&[
+        "explain",
+        "p",
+        "-n",
+        "default",
+        "--snapshot",
+        file.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("n42 ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("  n42: NodeAffinity: nodeSelector wants zone=z2, the node has zone=z1\n"),
+        "{text}"
+    );
+}

@@ -22,6 +22,7 @@ mod diff;
 mod notes;
 mod pods;
 mod resources;
+mod suggestions;
 mod table;
 mod topology_spread;
 mod volumes;

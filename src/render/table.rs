@@ -530,6 +530,22 @@ fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
             shown.push(i);
         }
     }
+    if candidates == 0 {
+        // No node can take the pod: the closest ones (fewest failing rules) rather than an
+        // empty table.
+        let closest = doc
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                !shown.contains(i) && doc.summary.closest.iter().any(|c| **c == *n.name)
+            })
+            .map(|(i, _)| i)
+            .take(TOP)
+            .collect::<Vec<_>>();
+        shown.extend(closest);
+        shown.sort_unstable();
+    }
     (shown, true)
 }
 
@@ -690,6 +706,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             writeln!(out, "  {line}")?;
         }
     }
+    super::suggestions::closest(out, doc)?;
     for name in &opts.nodes {
         match doc.nodes.iter().find(|n| *n.name == **name) {
             Some(n) => drill_down(out, doc, n, &p)?,
