@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain the placement of an existing pod: every node, every rule, the score')
             [CompletionResult]::new('whatif', 'whatif', [CompletionResultType]::ParameterValue, 'Evaluate a pod manifest that is not created yet (a Pod or a workload''s pod template)')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'The cluster at once: Pending pods with the FailedScheduling message the scheduler would write now, and running pods whose node no longer satisfies their required rules')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save the cluster''s nodes, pods and namespaces in the file format --snapshot reads, to analyse offline, share in a bug report, or replay in tests')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell)')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Answers kubectl''s plugin completion (cobra''s __complete protocol); called by the kubectl_complete-affinity shim')
@@ -46,6 +47,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             break
         }
         'kubectl-affinity;explain' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'The pods whose labels match, in kubectl''s syntax (app=web,tier!=db, env in (a,b)): a row each, then the first Pending one explained')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'The pods whose labels match, in kubectl''s syntax (app=web,tier!=db, env in (a,b)): a row each, then the first Pending one explained')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster')
             [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod''s is used. Default: kube-scheduler''s default profile')
             [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)')
@@ -53,6 +56,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Drill down into a node: every term and expression with the node''s value, every taint, every pod term with its domain and pods, the score chain. Repeatable')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('--cordon', '--cordon', [CompletionResultType]::ParameterName, 'As after `kubectl cordon NODE` (with the taint the node controller then adds)')
+            [CompletionResult]::new('--uncordon', '--uncordon', [CompletionResultType]::ParameterName, 'As after `kubectl uncordon NODE`')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)')
+            [CompletionResult]::new('--taint', '--taint', [CompletionResultType]::ParameterName, 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)')
+            [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
+            [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
+            [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
@@ -67,6 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header lines and the column headers')
             [CompletionResult]::new('--all-nodes', '--all-nodes', [CompletionResultType]::ParameterName, 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'With edits: also evaluate the cluster as it is, and show what the edits change')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure; for tests only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -88,6 +99,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Drill down into a node: every term and expression with the node''s value, every taint, every pod term with its domain and pods, the score chain. Repeatable')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('--cordon', '--cordon', [CompletionResultType]::ParameterName, 'As after `kubectl cordon NODE` (with the taint the node controller then adds)')
+            [CompletionResult]::new('--uncordon', '--uncordon', [CompletionResultType]::ParameterName, 'As after `kubectl uncordon NODE`')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)')
+            [CompletionResult]::new('--taint', '--taint', [CompletionResultType]::ParameterName, 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)')
+            [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
+            [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
+            [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
@@ -102,6 +120,48 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header lines and the column headers')
             [CompletionResult]::new('--all-nodes', '--all-nodes', [CompletionResultType]::ParameterName, 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'With edits: also evaluate the cluster as it is, and show what the edits change')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure; for tests only)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-affinity;audit' {
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster')
+            [CompletionResult]::new('--scheduler-config', '--scheduler-config', [CompletionResultType]::ParameterName, 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod''s is used. Default: kube-scheduler''s default profile')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Drill down into a node: every term and expression with the node''s value, every taint, every pod term with its domain and pods, the score chain. Repeatable')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('--cordon', '--cordon', [CompletionResultType]::ParameterName, 'As after `kubectl cordon NODE` (with the taint the node controller then adds)')
+            [CompletionResult]::new('--uncordon', '--uncordon', [CompletionResultType]::ParameterName, 'As after `kubectl uncordon NODE`')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'As after `kubectl label --overwrite node NODE key=value` (key- removes the label)')
+            [CompletionResult]::new('--taint', '--taint', [CompletionResultType]::ParameterName, 'As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key- removes it)')
+            [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
+            [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
+            [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use (default: the context''s)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the requests')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the API server''s certificate against (default: the server''s host)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (0: no paging), as kubectl''s --chunk-size')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace (-n and the kubeconfig context''s namespace are then not used, as for kubectl get -A)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace (-n and the kubeconfig context''s namespace are then not used, as for kubectl get -A)')
+            [CompletionResult]::new('--pending', '--pending', [CompletionResultType]::ParameterName, 'Only the Pending pods (with --violating: both, as without either)')
+            [CompletionResult]::new('--violating', '--violating', [CompletionResultType]::ParameterName, 'Only the running pods whose node breaks their required rules: nodeSelector, required node affinity, NoSchedule/NoExecute taints, required pod (anti-)affinity')
+            [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header lines and the column headers')
+            [CompletionResult]::new('--all-nodes', '--all-nodes', [CompletionResultType]::ParameterName, 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'With edits: also evaluate the cluster as it is, and show what the edits change')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure; for tests only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -171,6 +231,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
         'kubectl-affinity;help' {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain the placement of an existing pod: every node, every rule, the score')
             [CompletionResult]::new('whatif', 'whatif', [CompletionResultType]::ParameterValue, 'Evaluate a pod manifest that is not created yet (a Pod or a workload''s pod template)')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'The cluster at once: Pending pods with the FailedScheduling message the scheduler would write now, and running pods whose node no longer satisfies their required rules')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save the cluster''s nodes, pods and namespaces in the file format --snapshot reads, to analyse offline, share in a bug report, or replay in tests')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-affinity (bash, zsh, fish or powershell)')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Answers kubectl''s plugin completion (cobra''s __complete protocol); called by the kubectl_complete-affinity shim')
@@ -181,6 +242,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             break
         }
         'kubectl-affinity;help;whatif' {
+            break
+        }
+        'kubectl-affinity;help;audit' {
             break
         }
         'kubectl-affinity;help;snapshot' {

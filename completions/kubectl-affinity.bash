@@ -19,6 +19,9 @@ _kubectl__affinity() {
             kubectl__affinity,__complete)
                 cmd="kubectl__affinity__subcmd____complete"
                 ;;
+            kubectl__affinity,audit)
+                cmd="kubectl__affinity__subcmd__audit"
+                ;;
             kubectl__affinity,completion)
                 cmd="kubectl__affinity__subcmd__completion"
                 ;;
@@ -36,6 +39,9 @@ _kubectl__affinity() {
                 ;;
             kubectl__affinity__subcmd__help,__complete)
                 cmd="kubectl__affinity__subcmd__help__subcmd____complete"
+                ;;
+            kubectl__affinity__subcmd__help,audit)
+                cmd="kubectl__affinity__subcmd__help__subcmd__audit"
                 ;;
             kubectl__affinity__subcmd__help,completion)
                 cmd="kubectl__affinity__subcmd__help__subcmd__completion"
@@ -59,7 +65,7 @@ _kubectl__affinity() {
 
     case "${cmd}" in
         kubectl__affinity)
-            opts="-n -h -V --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version explain whatif snapshot completion __complete help"
+            opts="-n -h -V --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version explain whatif audit snapshot completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,6 +180,120 @@ _kubectl__affinity() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__subcmd__affinity__subcmd__audit)
+            opts="-A -o -n -h -V --all-namespaces --pending --violating --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scheduler-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --cordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --uncordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --taint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remove-pod)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --add-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --like)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__subcmd__affinity__subcmd__completion)
             opts="-n -h -V --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -233,12 +353,20 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__explain)
-            opts="-o -n -h -V --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-l -o -n -h -V --selector --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --snapshot)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -265,6 +393,34 @@ _kubectl__affinity() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --cordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --uncordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --taint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remove-pod)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --add-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --like)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)
@@ -319,7 +475,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__help)
-            opts="explain whatif snapshot completion __complete help"
+            opts="explain whatif audit snapshot completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,6 +489,20 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__help__subcmd____complete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__affinity__subcmd__help__subcmd__audit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -483,7 +653,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -o -n -h -V --filename --validate --replicas --replica --seed --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -o -n -h -V --filename --validate --replicas --replica --seed --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -539,6 +709,34 @@ _kubectl__affinity() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --cordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --uncordon)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --taint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remove-pod)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --add-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --like)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --namespace)

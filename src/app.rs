@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 
 use crate::cli::{
-    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate, WhatifArgs,
+    AuditArgs, Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
+    WhatifArgs,
 };
 use crate::cluster::{EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
@@ -27,7 +28,10 @@ use crate::state::{
 /// Runs the command; returns the process exit code for successful runs.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
-        Command::Explain(args) => explain(&args.pod, &args.common, &cli.global, out),
+        Command::Explain(args) => match explain_target(args.pod.as_deref(), args.selector)? {
+            Target::Pod(name) => explain(&name, &args.common, &cli.global, out),
+            Target::Several(several) => explain_several(&several, &args.common, &cli.global, out),
+        },
         Command::Whatif(args) => whatif(&args, &cli.global, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
@@ -36,6 +40,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
         }
         Command::Complete(args) => complete(&args.words, out),
         Command::Snapshot(args) => snapshot(&args, &cli.global, out),
+        Command::Audit(args) => audit(&args, &cli.global, out),
     }
 }
 
@@ -346,7 +351,9 @@ pub fn explain_pod(
         removed: &[],
     };
     let context = Context::new(input, profile, read, subject);
-    Explanation::new(evaluate(input, profile), context)
+    let mut doc = Explanation::new(evaluate(input, profile), context);
+    doc.suggest(pod);
+    doc
 }
 
 fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {
@@ -390,6 +397,41 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
     })
 }
 
+/// [`render`], with what the edits change after it (`--diff`).
+fn render_diffed(
+    doc: &Explanation,
+    before: Option<&Explanation>,
+    edits: &[crate::state::edits::Edit],
+    common: &CommonArgs,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    use crate::report::diff::{ExplanationDiff, WithDiff};
+    let Some(before) = before else {
+        return render(doc, common, out);
+    };
+    let diff = ExplanationDiff::new(edits.iter().map(|e| e.to_string()).collect(), before, doc);
+    match common.output {
+        Output::Json => crate::render::json_of(out, &WithDiff { doc, diff: &diff })?,
+        Output::Yaml => crate::render::yaml_of(out, &WithDiff { doc, diff: &diff })?,
+        Output::Table | Output::Wide => {
+            let code = render(doc, common, out)?;
+            crate::render::explanation_diff(out, &diff)?;
+            return Ok(code);
+        }
+    }
+    let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
+    Ok(if common.exit_code && none_feasible {
+        EXIT_NO_FEASIBLE_NODE as u8
+    } else {
+        0
+    })
+}
+
+/// The cluster as read, kept beside the edited one for `--diff`.
+fn unedited(state: &ClusterState, common: &CommonArgs) -> Option<ClusterState> {
+    common.edits.diff.then(|| state.clone())
+}
+
 /// A manifest's pod, admitted, and the workload it is the first replica of.
 struct Admitted {
     pod: Pod,
@@ -402,6 +444,7 @@ struct Admitted {
 
 fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
     let (file, common) = (args.file.as_path(), &args.common);
+    let edits = edits(&common.edits)?;
     let manifests = read_pod_manifests(file)?;
     if args.validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
@@ -454,6 +497,8 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
             volumes.add_template_claim(claim);
         }
     }
+    let original = unedited(&state, common);
+    let mut state = crate::state::edits::apply(state, &edits)?;
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
     let last = pods.len().saturating_sub(1);
@@ -467,8 +512,16 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
         } = a;
         admit_priority(&mut pod, &priority, &state, file, &source)?;
         let subject = Subject::Manifest(manifest);
-        let mut doc = match workload {
-            None => explain_pod(&pod, &state, None, profile, read.clone(), subject),
+        let (before, mut doc) = match workload {
+            None => {
+                let before = original
+                    .as_ref()
+                    .map(|o| explain_pod(&pod, o, None, profile, read.clone(), subject.clone()));
+                (
+                    before,
+                    explain_pod(&pod, &state, None, profile, read.clone(), subject),
+                )
+            }
             Some((m, count)) => {
                 // Each manifest is evaluated against the cluster as read: replicas placed for
                 // one are not there for the next.
@@ -505,18 +558,23 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                     read: read.clone(),
                     subject,
                 };
-                simulate(run, target, profile).ok_or_else(|| Error::Manifest {
+                // `--diff`: the same replicas placed on the cluster as read.
+                let before = original
+                    .as_ref()
+                    .and_then(|o| simulate(run.clone(), &mut o.clone(), profile));
+                let doc = simulate(run, target, profile).ok_or_else(|| Error::Manifest {
                     path: file.display().to_string(),
                     message: format!(
                         "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
                          would go",
                         m.origin
                     ),
-                })?
+                })?;
+                (before, doc)
             }
         };
         doc.source = Some(source.name());
-        code = code.max(render(&doc, common, out)?);
+        code = code.max(render_diffed(&doc, before.as_ref(), &edits, common, out)?);
     }
     exit_without_freeing(state, source);
     Ok(code)
@@ -635,21 +693,29 @@ fn explain(
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
+    let edits = edits(&common.edits)?;
     let scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
-    let not_found = |origin: String| Error::PodNotFound {
+    let not_found = |origin: String, hint: Option<String>| Error::PodNotFound {
         namespace: namespace.clone(),
         name: name.to_string(),
         origin,
+        hint,
     };
     // Live, the pod is read first: a wrong name fails before the big lists, and the API
     // object is what the events are looked up for.
     let api_pod = match &source {
-        Source::Live(live) => Some(
-            live.get_pod(&namespace, name)?
-                .ok_or_else(|| not_found(live.context()))?,
-        ),
+        Source::Live(live) => match live.get_pod(&namespace, name)? {
+            Some(pod) => Some(pod),
+            None => {
+                // Two small lists on the way out: the namespace's pod names, and where a
+                // pod of that name is.
+                let same = live.names(crate::cluster::Names::Pods(&namespace))?;
+                let elsewhere = live.namespaces_with_pod(name)?.unwrap_or_default();
+                return Err(not_found(live.context(), pod_hint(name, &same, &elsewhere)));
+            }
+        },
         Source::Snapshot(_) => None,
     };
     let fetched = api_pod.as_ref().map(Pod::from_api);
@@ -666,6 +732,8 @@ fn explain(
     // images changed in between has ImageLocality shown as not evaluated, not the cluster
     // read twice.
     let (state, mut read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
     let id = PodRef {
         namespace: std::sync::Arc::from(namespace.as_str()),
         name: name.into(),
@@ -675,18 +743,26 @@ fn explain(
         (Some(FoundPod::Other(p)), _) => (p.clone(), None),
         // Live, a pod that went terminal is not in the (non-terminal) list.
         (None, Some(p)) => (p, None),
-        (None, None) => return Err(not_found(source.name())),
+        (None, None) => {
+            let same: Vec<String> = state
+                .all_pods()
+                .filter(|p| *p.id.namespace == *namespace)
+                .map(|p| p.id.name.to_string())
+                .collect();
+            let mut elsewhere: Vec<String> = state
+                .all_pods()
+                .filter(|p| *p.id.name == *name)
+                .map(|p| p.id.namespace.to_string())
+                .collect();
+            elsewhere.sort();
+            elsewhere.dedup();
+            return Err(not_found(source.name(), pod_hint(name, &same, &elsewhere)));
+        }
     };
     check_drill_down(common, &state, source.name())?;
     let pending = pod.template.phase == "Pending";
     let unbound = pod.node_name.is_empty();
-    // A running pod is evaluated as if it were scheduled now; a terminal one runs nowhere
-    // (the scheduler's cache leaves it out) and is evaluated as a new pod like it. A pending
-    // pod bound to a node keeps its node: the scheduler never places it, and the report says
-    // whether the node's filters would take it.
-    let current_node = (!pod.node_name.is_empty() && !pending)
-        .then(|| std::mem::take(&mut pod.node_name).to_string())
-        .filter(|_| !pod.is_terminal());
+    let current_node = take_current_node(&mut pod);
     let event = match (&source, &api_pod) {
         (Source::Live(live), Some(p)) if pending && unbound => match live.scheduling_event(p)? {
             EventLookup::Found(e) => Some(e),
@@ -703,12 +779,366 @@ fn explain(
         None => scheduler.profile(&pod.template.scheduler_name)?,
     };
     let subject = Subject::Cluster { current_node };
+    let before = original
+        .as_ref()
+        .map(|o| explain_before(&pod, o, &profile, &read, &subject));
     let mut doc = explain_pod(&pod, &state, exclude, &profile, read, subject);
     doc.source = Some(source.name());
     if let Some(e) = event {
         doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
     }
-    let code = render(&doc, common, out);
+    let code = render_diffed(&doc, before.as_ref(), &edits, common, out);
     exit_without_freeing(state, (doc, source));
     code
+}
+
+/// `kubectl affinity audit`: every Pending pod of the scope evaluated once, every bound pod
+/// checked against its own node.
+fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    use crate::report::audit::{Audit, Scope};
+    let common = &args.common;
+    if !common.nodes.is_empty() || common.all_nodes {
+        return Err(Error::Usage(
+            "--node and --all-nodes choose the nodes of one pod's explanation; audit lists \
+             pods, not nodes: run explain POD --node NAME for a node's every rule"
+                .to_string(),
+        ));
+    }
+    let edits = edits(&common.edits)?;
+    let scheduler = SchedulerFlags::read(common)?;
+    let source = Source::open(common, &global.kube)?;
+    let both = args.pending == args.violating;
+    let scope = Scope {
+        namespace: (!args.all_namespaces).then(|| source.namespace(global)),
+        pending: both || args.pending,
+        violating: both || args.violating,
+    };
+    // The pods are not known before they are read: namespace labels as their terms need
+    // them; PodDisruptionBudgets for preemption's part of the message; the storage objects
+    // for the volume plugins. Default spreading's workloads are left unread: its
+    // constraints are ScheduleAnyway, so they change no FailedScheduling message.
+    let need = Needs {
+        namespace_labels: crate::state::needs::NamespaceLabels::ForExistingTerms,
+        disruption_budgets: scope.pending,
+        storage: scope.pending,
+        ..Needs::default()
+    };
+    let (state, mut read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
+    let mut profiles = std::collections::BTreeMap::new();
+    for pod in state.all_pods() {
+        let name = &pod.template.scheduler_name;
+        if !profiles.contains_key(&**name) {
+            profiles.insert(name.to_string(), scheduler.profile(name)?);
+        }
+    }
+    let events = match &source {
+        Source::Live(live) if scope.pending => {
+            match live.scheduling_events(scope.namespace.as_deref())? {
+                Ok(events) => events,
+                Err(refused) => {
+                    read.push(Note::EventsForbidden(refused.into()));
+                    Default::default()
+                }
+            }
+        }
+        _ => Default::default(),
+    };
+    let before = original.map(|o| Audit::new(&o, &profiles, &scope, read.clone()));
+    let mut doc = Audit::new(&state, &profiles, &scope, read);
+    let diff = before.map(|before| {
+        let edits = edits.iter().map(|e| e.to_string()).collect();
+        crate::report::diff::AuditDiff::new(edits, &before, &doc)
+    });
+    doc.source = Some(source.name());
+    let pending: Vec<PodRef> = doc.pending_pods().collect();
+    for pod in pending {
+        let key = (pod.namespace.to_string(), pod.name.to_string());
+        if let Some(e) = events.get(&key).cloned() {
+            doc.set_scheduler_event(&pod, e.message, e.last_seen, e.count, e.reported_by);
+        }
+    }
+    use crate::report::diff::WithDiff;
+    match (common.output, &diff) {
+        (Output::Json, Some(diff)) => crate::render::json_of(out, &WithDiff { doc: &doc, diff })?,
+        (Output::Yaml, Some(diff)) => crate::render::yaml_of(out, &WithDiff { doc: &doc, diff })?,
+        (Output::Json, None) => crate::render::audit_json(out, &doc)?,
+        (Output::Yaml, None) => crate::render::audit_yaml(out, &doc)?,
+        (Output::Table | Output::Wide, _) => {
+            let opts = crate::render::AuditOptions {
+                no_headers: common.no_headers,
+                wide: common.output == Output::Wide,
+            };
+            crate::render::audit_table(out, &doc, opts)?;
+            if let Some(diff) = &diff {
+                crate::render::audit_diff(out, diff)?;
+            }
+        }
+    }
+    let code = if common.exit_code && doc.anything_found() {
+        EXIT_NO_FEASIBLE_NODE as u8
+    } else {
+        0
+    };
+    exit_without_freeing(state, (doc, source));
+    Ok(code)
+}
+
+/// A running pod is evaluated as if it were scheduled now; a terminal one runs nowhere (the
+/// scheduler's cache leaves it out) and is evaluated as a new pod like it. A pending pod
+/// bound to a node keeps its node: the scheduler never places it, and the report says
+/// whether the node's filters would take it. Returns the node the pod runs on.
+fn take_current_node(pod: &mut Pod) -> Option<String> {
+    let pending = pod.template.phase == "Pending";
+    (!pod.node_name.is_empty() && !pending)
+        .then(|| std::mem::take(&mut pod.node_name).to_string())
+        .filter(|_| !pod.is_terminal())
+}
+
+/// The hint of a pod not found: the nearest name in its namespace (a likely typo), else the
+/// namespaces where a pod of that name is.
+fn pod_hint(name: &str, same_namespace: &[String], elsewhere: &[String]) -> Option<String> {
+    // The threshold of the project's other "did you mean" (fields, gates).
+    if let Some(near) = crate::state::closest(name, same_namespace.iter().map(String::as_str), 0.8)
+    {
+        return Some(format!("did you mean {near:?}?"));
+    }
+    match elsewhere {
+        [] => None,
+        [ns] => Some(format!(
+            "a pod of that name is in namespace {ns}: pass -n {ns}"
+        )),
+        many => Some(format!(
+            "pods of that name are in namespaces {}",
+            many.join(", ")
+        )),
+    }
+}
+
+/// What `explain` is asked about.
+#[derive(Debug)]
+enum Target {
+    Pod(String),
+    Several(Several),
+}
+
+/// Several pods at once: those a workload's controller owns, or those a selector picks.
+#[derive(Debug)]
+enum Several {
+    /// `kind` as the pods' owner references name it; a Deployment's through its ReplicaSets.
+    Workload { kind: &'static str, name: String },
+    Selector {
+        text: String,
+        selector: crate::state::selector::LabelSelector,
+    },
+}
+
+impl Several {
+    fn describe(&self) -> String {
+        match self {
+            Several::Workload { kind, name } => format!("{kind} {name}"),
+            Several::Selector { text, .. } => format!("selector {text:?}"),
+        }
+    }
+
+    fn selects(&self, pod: &Pod) -> bool {
+        match self {
+            Several::Workload { kind, name } => {
+                let owner = pod.controller.as_deref();
+                owner.is_some_and(|o| o.kind == *kind && o.name == *name)
+                    || (*kind == "Deployment"
+                        && crate::report::audit::workload(pod).as_deref()
+                            == Some(&format!("Deployment/{name}")))
+            }
+            Several::Selector { selector, .. } => selector.matches(&pod.labels),
+        }
+    }
+}
+
+/// `NAME`, `pod/NAME`, a workload (`deploy/NAME`, ...), or `-l SELECTOR`, with kubectl's
+/// resource names and short names.
+fn explain_target(pod: Option<&str>, selector: Option<String>) -> Result<Target, Error> {
+    if let Some(text) = selector {
+        let selector = crate::state::parse_selector_flag(&text)
+            .map_err(|e| Error::Usage(format!("-l/--selector {text:?}: {e}")))?;
+        return Ok(Target::Several(Several::Selector { text, selector }));
+    }
+    let target = pod.unwrap_or_default();
+    let Some((resource, name)) = target.split_once('/') else {
+        return Ok(Target::Pod(target.to_string()));
+    };
+    let kind = match resource {
+        "pod" | "pods" | "po" => return Ok(Target::Pod(name.to_string())),
+        "deploy" | "deployment" | "deployments" => "Deployment",
+        "rs" | "replicaset" | "replicasets" => "ReplicaSet",
+        "sts" | "statefulset" | "statefulsets" => "StatefulSet",
+        "ds" | "daemonset" | "daemonsets" => "DaemonSet",
+        "job" | "jobs" => "Job",
+        other => {
+            return Err(Error::Usage(format!(
+                "explain takes a pod (NAME or pod/NAME) or a workload's pods (deploy/NAME, \
+                 rs/NAME, sts/NAME, ds/NAME, job/NAME), not {other:?}; for another set of \
+                 pods pass -l SELECTOR"
+            )));
+        }
+    };
+    Ok(Target::Several(Several::Workload {
+        kind,
+        name: name.to_string(),
+    }))
+}
+
+/// `explain deploy/NAME`, `explain -l SELECTOR`: a row per pod of the namespace selected,
+/// then the explanation of the first Pending one (by name), or of the first.
+fn explain_several(
+    several: &Several,
+    common: &CommonArgs,
+    global: &GlobalArgs,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    let edits = edits(&common.edits)?;
+    let scheduler = SchedulerFlags::read(common)?;
+    let source = Source::open(common, &global.kube)?;
+    let namespace = source.namespace(global);
+    // The pods are known once read: what their evaluations may need is read with them.
+    let need = Needs {
+        namespace_labels: crate::state::needs::NamespaceLabels::ForExistingTerms,
+        disruption_budgets: true,
+        storage: true,
+        ..Needs::default()
+    };
+    let (state, read) = load_state(&source, &need)?;
+    let original = unedited(&state, common);
+    let state = crate::state::edits::apply(state, &edits)?;
+    check_drill_down(common, &state, source.name())?;
+    let mut chosen: Vec<(Pod, Option<usize>)> = state
+        .pods()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p, Some(i)))
+        .chain(state.other_pods().iter().map(|p| (p, None)))
+        .filter(|(p, _)| *p.id.namespace == *namespace && several.selects(p))
+        .map(|(p, i)| (p.clone(), i))
+        .collect();
+    if chosen.is_empty() {
+        return Err(Error::NoPods {
+            what: several.describe(),
+            namespace,
+            origin: source.name(),
+        });
+    }
+    chosen.sort_by(|a, b| a.0.id.name.cmp(&b.0.id.name));
+    let waiting = |p: &Pod| p.template.phase == "Pending" && p.node_name.is_empty();
+    let explained = chosen.iter().position(|(p, _)| waiting(p)).unwrap_or(0);
+    let mut rows = Vec::with_capacity(chosen.len());
+    let mut doc = None;
+    let mut before = None;
+    for (k, (mut pod, exclude)) in chosen.into_iter().enumerate() {
+        let phase = pod.template.phase.to_string();
+        let bound = (!pod.node_name.is_empty()).then(|| pod.node_name.to_string());
+        let profile = scheduler.profile(&pod.template.scheduler_name)?;
+        let current_node = take_current_node(&mut pod);
+        let subject = Subject::Cluster { current_node };
+        if k == explained {
+            before = original
+                .as_ref()
+                .map(|o| explain_before(&pod, o, &profile, &read, &subject));
+        }
+        let d = explain_pod(&pod, &state, exclude, &profile, read.clone(), subject);
+        let mut row = crate::report::audit::pod_row(&d, bound, &phase);
+        row.explained = k == explained;
+        rows.push(row);
+        if k == explained {
+            doc = Some(d);
+        }
+    }
+    let Some(mut doc) = doc else {
+        return Err(Error::Usage("no pod to explain".to_string()));
+    };
+    doc.source = Some(source.name());
+    if let Source::Live(live) = &source
+        && rows[explained].node.is_none()
+        && rows[explained].phase == "Pending"
+    {
+        match live.scheduling_events(Some(&namespace))? {
+            Ok(events) => {
+                let key = (namespace.clone(), rows[explained].name.clone());
+                if let Some(e) = events.get(&key).cloned() {
+                    doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
+                }
+            }
+            Err(refused) => doc.notes.push(Note::EventsForbidden(refused.into())),
+        }
+    }
+    doc.pods = rows;
+    let code = render_diffed(&doc, before.as_ref(), &edits, common, out);
+    exit_without_freeing(state, (doc, source));
+    code
+}
+
+/// The edits the flags ask for, in the order they are applied (see `EditArgs`).
+fn edits(args: &crate::cli::EditArgs) -> Result<Vec<crate::state::edits::Edit>, Error> {
+    use crate::state::edits::{Edit, parse_label, parse_pod, parse_taint};
+    let usage = |e: crate::state::edits::EditError| Error::Usage(e.to_string());
+    if args.add_node.len() != args.like.len() {
+        return Err(Error::Usage(
+            "each --add-node NAME needs its --like NODE (the node it copies)".to_string(),
+        ));
+    }
+    let mut edits: Vec<Edit> = args
+        .add_node
+        .iter()
+        .zip(&args.like)
+        .map(|(name, like)| Edit::AddNode {
+            name: name.clone(),
+            like: like.clone(),
+        })
+        .collect();
+    edits.extend(args.cordon.iter().cloned().map(Edit::Cordon));
+    edits.extend(args.uncordon.iter().cloned().map(Edit::Uncordon));
+    for pair in args.label.chunks(2) {
+        if let [node, spec] = pair {
+            edits.push(parse_label(node, spec).map_err(usage)?);
+        }
+    }
+    for pair in args.taint.chunks(2) {
+        if let [node, spec] = pair {
+            edits.push(parse_taint(node, spec).map_err(usage)?);
+        }
+    }
+    for pod in &args.remove_pod {
+        edits.push(parse_pod(pod).map_err(usage)?);
+    }
+    if args.diff && edits.is_empty() {
+        return Err(Error::Usage(
+            "--diff shows what edits change: give --cordon, --uncordon, --label, --taint, \
+             --remove-pod or --add-node"
+                .to_string(),
+        ));
+    }
+    Ok(edits)
+}
+
+/// The explanation of `pod` on the cluster as read (`--diff`): the pod left out of its
+/// existing pods there, as on the edited one.
+fn explain_before(
+    pod: &Pod,
+    original: &ClusterState,
+    profile: &Profile,
+    read: &[Note],
+    subject: &Subject,
+) -> Explanation {
+    let exclude = match original.find_pod(&pod.id) {
+        Some(FoundPod::Existing(i)) => Some(i),
+        _ => None,
+    };
+    explain_pod(
+        pod,
+        original,
+        exclude,
+        profile,
+        read.to_vec(),
+        subject.clone(),
+    )
 }

@@ -95,7 +95,11 @@ pub enum Command {
         # A running pod: would its node still be chosen today?\n  \
         kubectl affinity explain api-7d9c -o wide\n\n  \
         # Offline, against a saved cluster state\n  \
-        kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json")]
+        kubectl affinity explain pod/web-7d9c -n shop --snapshot cluster.yaml -o json\n\n  \
+        # Every pod of a Deployment, then its first Pending one explained\n  \
+        kubectl affinity explain deploy/web -n shop\n\n  \
+        # The pods a label selector picks\n  \
+        kubectl affinity explain -l app=web -n shop")]
     Explain(ExplainArgs),
     /// Evaluate a pod manifest that is not created yet (a Pod or a workload's pod template).
     #[command(after_help = "Examples:\n  \
@@ -110,6 +114,19 @@ pub enum Command {
         # From standard input\n  \
         kubectl get deploy web -o yaml | kubectl affinity whatif -f -")]
     Whatif(WhatifArgs),
+    /// The cluster at once: Pending pods with the FailedScheduling message the scheduler would
+    /// write now, and running pods whose node no longer satisfies their required rules.
+    #[command(
+        after_help = "Exit codes: as for explain, but with --exit-code, 3 when any pod is \
+Pending or breaks its required rules.\n\nExamples:\n  \
+        # Which pods are Pending in this namespace, and why?\n  \
+        kubectl affinity audit -n shop --pending\n\n  \
+        # Which running pods break their own rules since the nodes were relabelled?\n  \
+        kubectl affinity audit -A --violating\n\n  \
+        # Offline, as JSON, failing a CI step when anything is found\n  \
+        kubectl affinity audit -A --snapshot cluster.yaml -o json --exit-code"
+    )]
+    Audit(AuditArgs),
     /// Save the cluster's nodes, pods and namespaces in the file format --snapshot reads, to
     /// analyse offline, share in a bug report, or replay in tests.
     #[command(after_help = "Examples:\n  \
@@ -152,8 +169,32 @@ pub struct SnapshotArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The pod: NAME or pod/NAME.
-    pub pod: String,
+    /// The pod: NAME or pod/NAME; or the pods a workload's controller owns: deploy/NAME,
+    /// rs/NAME, sts/NAME, ds/NAME or job/NAME (a row each, then the first Pending one
+    /// explained).
+    #[arg(required_unless_present = "selector")]
+    pub pod: Option<String>,
+    /// The pods whose labels match, in kubectl's syntax (app=web,tier!=db, env in (a,b)): a
+    /// row each, then the first Pending one explained.
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "pod")]
+    pub selector: Option<String>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Every namespace (-n and the kubeconfig context's namespace are then not used, as for
+    /// kubectl get -A).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only the Pending pods (with --violating: both, as without either).
+    #[arg(long)]
+    pub pending: bool,
+    /// Only the running pods whose node breaks their required rules: nodeSelector, required
+    /// node affinity, NoSchedule/NoExecute taints, required pod (anti-)affinity.
+    #[arg(long)]
+    pub violating: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -238,6 +279,43 @@ pub struct CommonArgs {
     /// shows the best candidates and groups the rest by reason).
     #[arg(long)]
     pub all_nodes: bool,
+    #[command(flatten)]
+    pub edits: EditArgs,
+}
+
+/// Edits to the cluster state, tried before they are made: the state read is changed in
+/// memory, then evaluated; nothing is written to the cluster. Applied in this order: nodes
+/// added, cordons, uncordons, labels, taints, pods removed (so a label may follow an added
+/// node).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Edits to try (nothing is written to the cluster)")]
+pub struct EditArgs {
+    /// As after `kubectl cordon NODE` (with the taint the node controller then adds).
+    #[arg(long, value_name = "NODE")]
+    pub cordon: Vec<String>,
+    /// As after `kubectl uncordon NODE`.
+    #[arg(long, value_name = "NODE")]
+    pub uncordon: Vec<String>,
+    /// As after `kubectl label --overwrite node NODE key=value` (key- removes the label).
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY=VALUE"])]
+    pub label: Vec<String>,
+    /// As after `kubectl taint --overwrite node NODE key=value:Effect` (key:Effect- or key-
+    /// removes it).
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY=VALUE:EFFECT"])]
+    pub taint: Vec<String>,
+    /// As after the pod is deleted (and not recreated).
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub remove_pod: Vec<String>,
+    /// A new node like the one --like names: its labels (hostname renamed), taints,
+    /// allocatable and images, no pods.
+    #[arg(long, value_name = "NAME", requires = "like")]
+    pub add_node: Vec<String>,
+    /// The node each --add-node copies, in the same order.
+    #[arg(long, value_name = "NODE", requires = "add_node")]
+    pub like: Vec<String>,
+    /// With edits: also evaluate the cluster as it is, and show what the edits change.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -357,6 +357,16 @@ mod tests {
         assert_eq!(v, vec!["--snapshot"]);
         let v = values(&plan_for(&["explain", "-"]));
         assert!(v.contains(&"-n".to_string()) && v.contains(&"--node".to_string()));
+        let v = values(&plan_for(&["audit", "--"]));
+        for flag in [
+            "--all-namespaces",
+            "--pending",
+            "--violating",
+            "--exit-code",
+        ] {
+            assert!(v.contains(&flag.to_string()), "{flag} in {v:?}");
+        }
+        assert_eq!(plan_for(&["audit", "-n", ""]).want, Want::Namespaces);
     }
 
     #[test]

@@ -29,11 +29,24 @@ pub enum Error {
     /// The pod to explain is not in the cluster state (`origin`: the snapshot file, or the
     /// kubeconfig context).
     #[error(
-        "pod {namespace}/{name} not found in {origin}; check the name and namespace (-n), or list pods with `kubectl get pods -n {namespace}`"
+        "pod {namespace}/{name} not found in {origin}{}; check the name and namespace (-n), or list pods with `kubectl get pods -n {namespace}`",
+        hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
     )]
     PodNotFound {
         namespace: String,
         name: String,
+        origin: String,
+        /// `did you mean "web-1"?` (the nearest name in the namespace), or the namespaces
+        /// where a pod of that name is; only from the source read.
+        hint: Option<String>,
+    },
+    /// `explain deploy/NAME` or `explain -l SELECTOR` found no pod.
+    #[error(
+        "no pod of {what} in namespace {namespace} in {origin}; check the name and namespace (-n), or list them with `kubectl get pods -n {namespace}`"
+    )]
+    NoPods {
+        what: String,
+        namespace: String,
         origin: String,
     },
     /// A node named with `--node` is not in the cluster state: a typo would otherwise leave
@@ -49,6 +62,9 @@ pub enum Error {
         /// The most similar node name, when one is close enough to be a likely typo.
         closest: Option<String>,
     },
+    /// An edit to try names a node or pod the cluster state does not have.
+    #[error("{0}; check the name, or list them with `kubectl get nodes` / `kubectl get pods -A`")]
+    Edit(#[from] crate::state::edits::EditError),
     /// A command needs an input it was not given.
     #[error("{0}")]
     Usage(String),

@@ -319,7 +319,7 @@ fn a_missing_subcommand_names_only_the_visible_ones() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("requires a subcommand: explain, whatif, snapshot, completion"),
+        err.contains("requires a subcommand: explain, whatif, audit, snapshot, completion"),
         "{err}"
     );
     assert!(!err.contains("__complete"), "{err}");

@@ -117,7 +117,7 @@ fn candidates(out: &Output) -> (Vec<String>, String) {
 #[test]
 fn kubectl_completes_through_the_shim() {
     let (c, d) = candidates(&kubectl(&["__complete", "affinity", ""]));
-    assert_eq!(c, ["explain", "whatif", "snapshot", "completion"]);
+    assert_eq!(c, ["explain", "whatif", "audit", "snapshot", "completion"]);
     assert_eq!(d, ":4");
 
     let (c, _) = candidates(&kubectl(&["__complete", "affinity", "explain", "-o", ""]));

@@ -1,5 +1,7 @@
 //! The scheduler's last word on a pod: its latest FailedScheduling event.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::core::v1 as core;
 use kube::api::Api;
 
@@ -57,19 +59,7 @@ impl Live {
                             if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
                                 continue;
                             }
-                            let event = LastEvent {
-                                message: e.message.clone().unwrap_or_default(),
-                                last_seen: when.map(|t| t.to_string()),
-                                count: e.series.as_ref().and_then(|s| s.count).or(e.count),
-                                reported_by: e
-                                    .reporting_component
-                                    .clone()
-                                    .filter(|c| !c.is_empty())
-                                    .or_else(|| {
-                                        e.source.as_ref().and_then(|s| s.component.clone())
-                                    }),
-                            };
-                            latest = Some((when.unwrap_or_default(), event));
+                            latest = Some((when.unwrap_or_default(), last_event(&e, when)));
                         }
                     }
                 }
@@ -84,6 +74,75 @@ impl Live {
             ))),
             Err(e) => Err(e),
         }
+    }
+}
+
+/// The latest FailedScheduling event of each pod, by (namespace, name).
+pub type PodEvents = BTreeMap<(String, String), LastEvent>;
+
+impl Live {
+    /// The latest FailedScheduling event of every pod of `namespace` (every namespace when
+    /// `None`) that has one, in one list (`audit`: one request, not one per Pending pod).
+    /// Pods are matched by name: a deleted namesake's last event may be shown, and is then
+    /// flagged as differing from the message computed now. `Err` when listing is refused.
+    pub fn scheduling_events(
+        &self,
+        namespace: Option<&str>,
+    ) -> Result<Result<PodEvents, Refused>, ClusterError> {
+        let client = self.server.client.clone();
+        let (api, req): (Api<core::Event>, Request) = match namespace {
+            Some(ns) => (
+                Api::namespaced(client, ns),
+                Request::new("list", "events", true).namespace(ns),
+            ),
+            None => (Api::all(client), Request::new("list", "events", true)),
+        };
+        let selector = "involvedObject.kind=Pod,reason=FailedScheduling";
+        let mut latest: BTreeMap<(String, String), (k8s_openapi::jiff::Timestamp, LastEvent)> =
+            BTreeMap::new();
+        let result = self.rt.block_on(self.server.list(
+            api.resource_url(),
+            &req,
+            Some(selector),
+            Decode::items(std::convert::identity::<core::Event>),
+            &mut |page| {
+                match page {
+                    Page::Restart => latest.clear(),
+                    Page::Items(items) => {
+                        for e in items {
+                            let pod = (
+                                e.involved_object.namespace.clone().unwrap_or_default(),
+                                e.involved_object.name.clone().unwrap_or_default(),
+                            );
+                            let when = event_time(&e);
+                            if latest.get(&pod).is_some_and(|(t, _)| Some(*t) > when) {
+                                continue;
+                            }
+                            latest.insert(pod, (when.unwrap_or_default(), last_event(&e, when)));
+                        }
+                    }
+                }
+                Ok(())
+            },
+        ));
+        match result {
+            Ok(()) => Ok(Ok(latest.into_iter().map(|(k, (_, e))| (k, e)).collect())),
+            Err(ClusterError::Forbidden(_)) => Ok(Err(Refused::new(&req, &self.server.target))),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn last_event(e: &core::Event, when: Option<k8s_openapi::jiff::Timestamp>) -> LastEvent {
+    LastEvent {
+        message: e.message.clone().unwrap_or_default(),
+        last_seen: when.map(|t| t.to_string()),
+        count: e.series.as_ref().and_then(|s| s.count).or(e.count),
+        reported_by: e
+            .reporting_component
+            .clone()
+            .filter(|c| !c.is_empty())
+            .or_else(|| e.source.as_ref().and_then(|s| s.component.clone())),
     }
 }
 

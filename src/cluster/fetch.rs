@@ -463,3 +463,37 @@ fn fold_pods(folded: std::sync::mpsc::Receiver<Fold>) -> Option<ClusterState> {
     }
     state
 }
+
+impl Live {
+    /// The namespaces holding a pod named `name`, in one list by field selector: for the
+    /// hint of a pod not found, never the big lists. `None` when listing pods cluster-wide is
+    /// refused (the hint is then left out, not the error changed).
+    pub fn namespaces_with_pod(&self, name: &str) -> Result<Option<Vec<String>>, ClusterError> {
+        let api: Api<core::Pod> = Api::all(self.server.client.clone());
+        let req = Request::new("list", "pods", true);
+        let fields = format!("metadata.name={name}");
+        let mut namespaces = Vec::new();
+        let listed = self.rt.block_on(self.server.list(
+            api.resource_url(),
+            &req,
+            Some(&fields),
+            Decode::items(|p: core::Pod| p.metadata.namespace.unwrap_or_default()),
+            &mut |page| {
+                match page {
+                    Page::Restart => namespaces.clear(),
+                    Page::Items(items) => namespaces.extend(items),
+                }
+                Ok(())
+            },
+        ));
+        match listed {
+            Ok(()) => {
+                namespaces.sort();
+                namespaces.dedup();
+                Ok(Some(namespaces))
+            }
+            Err(ClusterError::Forbidden(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -28,6 +28,6 @@ mod snapshot;
 pub use client::{Live, Names};
 pub use config::{KubeArgs, Timeout, context_namespace, parse_timeout};
 pub use error::ClusterError;
-pub use events::{EventLookup, LastEvent};
+pub use events::{EventLookup, LastEvent, PodEvents};
 pub use fetch::Fetched;
 pub use notes::{Omission, Refused};

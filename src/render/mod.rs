@@ -17,11 +17,17 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
+mod audit;
+mod diff;
 mod notes;
+mod pods;
 mod resources;
+mod suggestions;
 mod table;
 mod topology_spread;
 mod volumes;
 mod workload;
+pub use audit::{AuditOptions, audit_json, audit_table, audit_yaml};
+pub use diff::{audit_diff, explanation_diff, json_of, yaml_of};
 pub use notes::snapshot_notes;
 pub use table::{TableOptions, table};

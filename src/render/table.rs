@@ -88,7 +88,7 @@ fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<FilterResult<'a>> {
     n.filters.iter().find(|f| f.plugin == plugin)
 }
 
-fn values(r: &RequirementCheck) -> String {
+pub(super) fn values(r: &RequirementCheck) -> String {
     match r.written.operator.as_str() {
         "Exists" | "DoesNotExist" => format!("{} {}", r.written.key, r.written.operator),
         _ => format!(
@@ -119,7 +119,7 @@ fn first_failing(sel: &SelectorCheck) -> String {
 }
 
 /// The node's side of a failed requirement: "zone=eu-west-1c", or "no gpu" without the label.
-fn label_on_node(key: &str, value: Option<&str>) -> String {
+pub(super) fn label_on_node(key: &str, value: Option<&str>) -> String {
     match value {
         Some(v) => format!("{}={v}", short_key(key)),
         None => format!("no {}", short_key(key)),
@@ -530,6 +530,22 @@ fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
             shown.push(i);
         }
     }
+    if candidates == 0 {
+        // No node can take the pod: the closest ones (fewest failing rules) rather than an
+        // empty table.
+        let closest = doc
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                !shown.contains(i) && doc.summary.closest.iter().any(|c| **c == *n.name)
+            })
+            .map(|(i, _)| i)
+            .take(TOP)
+            .collect::<Vec<_>>();
+        shown.extend(closest);
+        shown.sort_unstable();
+    }
     (shown, true)
 }
 
@@ -579,6 +595,9 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             width: opts.width,
         };
         super::workload::table(out, w, layout)?;
+    }
+    if !doc.pods.is_empty() {
+        super::pods::pod_rows(out, &doc.pods, opts.no_headers)?;
     }
     if !opts.no_headers {
         header(out, doc, &p)?;
@@ -695,6 +714,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             writeln!(out, "  {line}")?;
         }
     }
+    super::suggestions::closest(out, doc)?;
     for name in &opts.nodes {
         match doc.nodes.iter().find(|n| *n.name == **name) {
             Some(n) => drill_down(out, doc, n, &p)?,

@@ -19,11 +19,15 @@ use crate::scheduler::{
 };
 use crate::state::PodRef;
 
+pub mod audit;
 mod context;
 mod details;
+pub mod diff;
 mod entries;
 mod notes;
+pub mod pods;
 pub mod replicas;
+pub mod suggestions;
 mod volumes;
 pub mod workload;
 
@@ -83,6 +87,10 @@ pub struct Explanation {
     /// `whatif` of a workload: where each replica goes (this document explains one of them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<workload::WorkloadReport>,
+    /// `explain` of several pods (a workload's, or a selector's): a row each; this document
+    /// explains the one marked `explained`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<pods::PodRow>,
 }
 
 /// What the scheduler itself last wrote about the pod.
@@ -141,6 +149,10 @@ pub struct Summary {
     /// real message has more after what is shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_scheduling_message_complete: Option<bool>,
+    /// When no node can take the pod: the nodes closest to taking it (fewest failing
+    /// rules), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub closest: Vec<String>,
 }
 
 /// A running pod's node. Scheduling rules are IgnoredDuringExecution: a pod keeps running
@@ -209,6 +221,10 @@ pub struct NodeReport {
     /// pass (absent when there are none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_pods: Option<NominatedPods>,
+    /// What would make a rejected node take the pod, per failing rule (see
+    /// [`Explanation::suggest`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<suggestions::Suggestion>,
 }
 
 /// The pods nominated to a node (by an earlier preemption) whose priority is at least the
@@ -321,6 +337,32 @@ impl Explanation {
         });
     }
 
+    /// Adds what would make each rejected node take `pod` (the pod evaluated), and, when no
+    /// node can, the closest nodes: those with the fewest failing Filter plugins.
+    pub fn suggest(&mut self, pod: &crate::state::Pod) {
+        let terms = self.pod_terms.as_ref();
+        for n in self
+            .nodes
+            .iter_mut()
+            .filter(|n| n.verdict == Verdict::Infeasible)
+        {
+            n.suggestions = suggestions::for_node(&n.filters, pod, terms);
+        }
+        if self.summary.feasible > 0 || self.summary.unknown > 0 {
+            return;
+        }
+        let failing = |n: &NodeReport| n.filters.iter().filter(|f| f.pass == Some(false)).count();
+        let fewest = self.nodes.iter().map(failing).min();
+        let mut closest: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|n| Some(failing(n)) == fewest)
+            .map(|n| n.name.to_string())
+            .collect();
+        closest.sort();
+        self.summary.closest = closest;
+    }
+
     pub fn new(eval: Evaluation, ctx: Context) -> Explanation {
         let failed = if ctx.daemon_set {
             None
@@ -381,6 +423,7 @@ impl Explanation {
                     score_complete: n.score_complete,
                     rank: None,
                     nominated_pods: n.nominated.map(|b| NominatedPods::from(*b)),
+                    suggestions: Vec::new(),
                     name: n.name,
                 }),
         );
@@ -469,6 +512,7 @@ impl Explanation {
                 scoring,
                 selected,
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
+                closest: Vec::new(),
                 failed_scheduling_message: failed.map(|(m, _)| m),
             },
             pre_filter: eval
@@ -498,6 +542,7 @@ impl Explanation {
             errors: eval.errors,
             scheduler_event: None,
             workload: None,
+            pods: Vec::new(),
         }
     }
 }

@@ -14,7 +14,7 @@ use super::workload::{ReplicaReport, WorkloadReport};
 use super::{Context, Explanation, Subject, failed_scheduling_message};
 
 /// The workload to schedule and how.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct WorkloadRun {
     /// e.g. `Deployment`.
     pub kind: String,
@@ -61,7 +61,9 @@ pub fn simulate(
         // first is evaluated as the scheduler would decide if it tried.
         let input = input(&first, state);
         let eval = crate::scheduler::evaluate(input, profile);
-        doc = Some((0, Explanation::new(eval, first_context)));
+        let mut explained = Explanation::new(eval, first_context);
+        explained.suggest(&first);
+        doc = Some((0, explained));
         pods.extend(replicas.iter().enumerate().map(|(index, p)| ReplicaReport {
             index,
             name: p.id.name.to_string(),
@@ -120,7 +122,9 @@ pub fn simulate(
                     Some(ctx) => ctx,
                     None => context(c.pod, c.state, profile, &read, &subject),
                 };
-                doc = Some((c.index, Explanation::new(c.evaluation, ctx)));
+                let mut explained = Explanation::new(c.evaluation, ctx);
+                explained.suggest(c.pod);
+                doc = Some((c.index, explained));
                 explained_pending = pending;
             }
             pods.push(ReplicaReport {

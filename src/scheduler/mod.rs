@@ -6,6 +6,7 @@
 //! borrows from), never the files that name every plugin ([`details`], `registry`,
 //! [`framework`]): those sit above the plugins, so no import runs in a circle.
 
+pub mod audit;
 pub mod balanced_allocation;
 pub mod config;
 pub mod default_preemption;

@@ -249,6 +249,29 @@ impl ClusterState {
         };
     }
 
+    /// The same cluster with these nodes and pods, what was set beside them kept: edits to
+    /// try (`state::edits`) rebuild the state through it, so everything derived from nodes
+    /// and pods is derived again.
+    pub fn with_nodes_and_pods(self, nodes: Vec<Node>, pods: Vec<Pod>) -> ClusterState {
+        let ClusterState {
+            namespaces,
+            workloads,
+            volumes,
+            image_names,
+            disruption_budgets,
+            priority_classes,
+            ..
+        } = self;
+        ClusterState {
+            workloads,
+            volumes,
+            image_names,
+            disruption_budgets,
+            priority_classes,
+            ..ClusterState::new(nodes, pods, namespaces)
+        }
+    }
+
     /// Sets the namespaces' labels. Nothing is derived from them, so they may be read after
     /// the pods (a live read asks for them only when a term needs them).
     pub fn set_namespaces(&mut self, namespaces: BTreeMap<String, Labels>) {

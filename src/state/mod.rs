@@ -15,6 +15,7 @@ mod cluster;
 pub mod decode;
 mod defaults;
 mod disruption_budget;
+pub mod edits;
 mod index;
 mod interned;
 pub mod labels;
@@ -28,6 +29,7 @@ pub mod quantity;
 mod read;
 pub mod resources;
 pub mod selector;
+mod selector_flag;
 mod strict;
 mod taints;
 pub mod validate;
@@ -52,6 +54,7 @@ pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityR
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
 };
+pub use selector_flag::parse_selector_flag;
 pub use strict::closest;
 pub use taints::{Taint, Toleration};
 pub use workloads::{

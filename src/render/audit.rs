@@ -1,0 +1,246 @@
+//! The audit document (`kubectl affinity audit`) as a table, JSON or YAML. Words are chosen
+//! here from the document's typed rules; nothing is decided.
+
+use std::io::Write;
+
+use super::table::{label_on_node, values};
+use crate::report::audit::{Audit, PendingPod, Rule};
+use crate::scheduler::FilterDetails;
+use crate::state::selector::SelectorCheck;
+
+/// `-o json`.
+pub fn audit_json(out: &mut dyn Write, doc: &Audit) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc)?;
+    writeln!(out)
+}
+
+/// `-o yaml`.
+pub fn audit_yaml(out: &mut dyn Write, doc: &Audit) -> std::io::Result<()> {
+    let text = crate::state::to_yaml_string(doc).map_err(std::io::Error::other)?;
+    out.write_all(text.as_bytes())
+}
+
+/// How the audit table is drawn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuditOptions {
+    pub no_headers: bool,
+    /// `-o wide`: the scheduler's own last event (live) under each Pending pod's message.
+    pub wide: bool,
+}
+
+/// The table: a header, the Pending pods by workload, the pods that break their rules, the
+/// cordoned nodes. A line per pod and per rule, unwrapped: the scheduler's messages are long
+/// and are read (and grepped) whole.
+pub fn audit_table(out: &mut dyn Write, doc: &Audit, opts: AuditOptions) -> std::io::Result<()> {
+    let s = &doc.summary;
+    if !opts.no_headers {
+        let scope = match &doc.namespace {
+            Some(ns) => format!("namespace {ns}"),
+            None => "all namespaces".to_string(),
+        };
+        let source = doc.source.as_deref().unwrap_or("the cluster");
+        let mut parts = Vec::new();
+        if doc.pending.is_some() {
+            parts.push(format!("{} Pending", s.pending));
+        }
+        if doc.violating.is_some() {
+            parts.push(format!("{} breaking their required rules", s.violating));
+        }
+        parts.push(format!("{} cordoned node(s)", s.cordoned_nodes));
+        writeln!(out, "Audit of {scope} ({source}): {}", parts.join(", "))?;
+    }
+    if let Some(groups) = &doc.pending {
+        writeln!(out)?;
+        if groups.is_empty() {
+            writeln!(out, "No Pending pod.")?;
+        } else if !opts.no_headers {
+            writeln!(out, "PENDING, AND WHAT THE SCHEDULER WOULD SAY NOW")?;
+        }
+        for g in groups {
+            match &g.workload {
+                Some(w) => writeln!(out, "{}/{w}: {} Pending", g.namespace, g.count)?,
+                None => writeln!(out, "{}: no controller", g.namespace)?,
+            }
+            for p in &g.pods {
+                writeln!(out, "  {}: {}", p.name, verdict(p))?;
+                if let (true, Some(e)) = (opts.wide, &p.scheduler_event) {
+                    let same = if e.matches_computed {
+                        "the same"
+                    } else {
+                        "differs"
+                    };
+                    let when = e
+                        .last_seen
+                        .as_deref()
+                        .map(|t| format!(" ({t})"))
+                        .unwrap_or_default();
+                    writeln!(
+                        out,
+                        "    the scheduler's last event{when}, {same}: {}",
+                        e.message
+                    )?;
+                }
+            }
+        }
+    }
+    if let Some(violating) = &doc.violating {
+        writeln!(out)?;
+        if violating.is_empty() {
+            writeln!(out, "No running pod breaks its required rules.")?;
+        } else if !opts.no_headers {
+            writeln!(out, "RUNNING WHERE THEIR REQUIRED RULES NO LONGER HOLD")?;
+        }
+        for v in violating {
+            let cordoned = if v.cordoned { " (cordoned)" } else { "" };
+            writeln!(out, "{} on {}{cordoned}", v.pod, v.node)?;
+            for r in &v.rules {
+                let detail = detail(r);
+                let sep = if detail.is_empty() { "" } else { ": " };
+                writeln!(
+                    out,
+                    "  {}: {}{sep}{detail}",
+                    r.0.plugin,
+                    r.0.status.message()
+                )?;
+            }
+        }
+    }
+    for u in &doc.unchecked {
+        writeln!(
+            out,
+            "Not checked: {} of {} on {}: {}",
+            u.plugin, u.pod, u.node, u.why
+        )?;
+    }
+    if s.static_pods_not_checked > 0 {
+        writeln!(
+            out,
+            "Not checked: {} static pod(s), which the kubelet runs from a file where no \
+             scheduler placed them.",
+            s.static_pods_not_checked
+        )?;
+    }
+    if !doc.cordoned.is_empty() {
+        writeln!(out)?;
+        let nodes: Vec<String> = doc
+            .cordoned
+            .iter()
+            .map(|c| format!("{} ({} pod(s))", c.node, c.pods))
+            .collect();
+        writeln!(
+            out,
+            "Cordoned: {}. No new pod is placed there and nothing evicts the pods they run: \
+             not counted as breaking a rule.",
+            nodes.join(", ")
+        )?;
+    }
+    for note in &doc.notes {
+        writeln!(out, "Note: {note}")?;
+    }
+    Ok(())
+}
+
+/// The scheduler's message now, or where it would place the pod.
+fn verdict(p: &PendingPod) -> String {
+    if let Some(m) = &p.failed_scheduling_message {
+        return m.clone();
+    }
+    match p.selected.as_slice() {
+        [] if p.unknown > 0 => format!(
+            "unknown: {} node(s) pass every evaluated filter, some plugin not evaluated",
+            p.unknown
+        ),
+        [] => format!("yes: {} feasible node(s)", p.feasible),
+        [one] => format!("yes: on {one}"),
+        many => format!("yes: on one of {} (a tie)", many.join(", ")),
+    }
+}
+
+/// What on the node breaks the rule, in the rule's own terms.
+fn detail(r: &Rule) -> String {
+    let b = &r.0;
+    if !b.taints.is_empty() {
+        let taints: Vec<String> = b
+            .taints
+            .iter()
+            .map(|t| match t.value.as_str() {
+                "" => format!("{}:{}", t.key, t.effect),
+                v => format!("{}={v}:{}", t.key, t.effect),
+            })
+            .collect();
+        return format!("untolerated {}", taints.join(", "));
+    }
+    if !b.pods.is_empty() {
+        let pods: Vec<String> = b.pods.iter().map(|p| p.to_string()).collect();
+        return format!("pods {}", pods.join(", "));
+    }
+    match &b.details {
+        Some(FilterDetails::NodeAffinity(d)) => {
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(a) = d.added_affinity.as_deref().filter(|a| !a.matched) {
+                parts.push(format!("profile's addedAffinity: {}", failing_terms(a)));
+            }
+            parts.extend(d.node_selector.iter().filter(|c| !c.matched).map(|c| {
+                format!(
+                    "nodeSelector {}={}: node has {}",
+                    c.key,
+                    c.value,
+                    label_on_node(&c.key, c.node_value.as_deref())
+                )
+            }));
+            if let Some(r) = d.required.as_ref().filter(|r| !r.matched) {
+                parts.push(failing_terms(r));
+            }
+            parts.join("; ")
+        }
+        Some(FilterDetails::InterPodAffinity(d)) => {
+            let unmet: Vec<String> = d
+                .affinity
+                .iter()
+                .filter(|t| !t.satisfied)
+                .map(|t| {
+                    format!(
+                        "requiredAffinity[{}]: no matching pod in {}={}",
+                        t.index,
+                        t.topology_key,
+                        t.domain.as_deref().unwrap_or("(node has no such label)")
+                    )
+                })
+                .collect();
+            unmet.join("; ")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Each term of a required node selector with the requirements the node fails.
+fn failing_terms(sel: &SelectorCheck) -> String {
+    if sel.terms.is_empty() {
+        return "no terms: matches nothing".to_string();
+    }
+    let terms: Vec<String> = sel
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.problem.is_some() {
+                return format!("term[{i}] invalid, never matches");
+            }
+            let failing: Vec<String> = t
+                .match_expressions
+                .iter()
+                .chain(&t.match_fields)
+                .filter(|r| !r.matched)
+                .map(|r| {
+                    format!(
+                        "{} (node: {})",
+                        values(r),
+                        r.node_value.as_deref().unwrap_or("no such label")
+                    )
+                })
+                .collect();
+            format!("term[{i}] {}", failing.join(", "))
+        })
+        .collect();
+    format!("required node affinity {}", terms.join(" | "))
+}

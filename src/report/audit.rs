@@ -1,0 +1,411 @@
+//! The audit document (`kind: SchedulingAudit`): the cluster at once. Pending pods with the
+//! FailedScheduling message the scheduler would write now, grouped by the workload that owns
+//! them; running pods whose node no longer satisfies their required rules, rule by rule; and
+//! the cordoned nodes, said apart since nothing evicts the pods they run.
+//!
+//! Each Pending pod is evaluated once, as `explain` evaluates it; each bound pod is checked
+//! against its own node only (`scheduler::audit`), so the audit of 150,000 pods costs one
+//! evaluation per Pending pod and three Filter calls per bound one.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Serialize, Serializer};
+
+use super::entries::Code;
+use super::pods::PodRow;
+use super::{API_VERSION, Context, Explanation, Note, SchedulerEvent, Subject};
+use crate::scheduler::audit::{Broken, check_bound};
+use crate::scheduler::profile::Profile;
+use crate::scheduler::{FilterDetails, Input, evaluate};
+use crate::state::{ClusterState, Pod, PodRef, Taint};
+
+pub const KIND: &str = "SchedulingAudit";
+
+/// The label a Deployment's controller sets on the ReplicaSets it creates and their pods: a
+/// ReplicaSet named `<deployment>-<hash>` is the Deployment's (pkg/controller/deployment/
+/// sync.go, `getNewReplicaSet`). Pods hold no reference to the Deployment itself.
+const POD_TEMPLATE_HASH: &str = "pod-template-hash";
+
+/// What to audit.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// `None`: every namespace (`-A`).
+    pub namespace: Option<String>,
+    pub pending: bool,
+    pub violating: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Audit {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// `snapshot FILE` or `context NAME (SERVER)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The namespace audited; absent for every namespace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub summary: AuditSummary,
+    /// Pending pods by owning workload (absent with `--violating` alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Vec<PendingGroup>>,
+    /// Bound pods whose node breaks a required rule (absent with `--pending` alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub violating: Option<Vec<Violation>>,
+    /// Bound pods with a rule that could not be checked (never counted as satisfied).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<Unchecked>,
+    /// Cordoned nodes running audited pods: no new pod goes there, none is evicted.
+    pub cordoned: Vec<Cordoned>,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditSummary {
+    /// Pending pods the scheduler tries to place (unbound, not gated, served by a profile).
+    pub pending: usize,
+    /// Of those, pods some node could take now (the scheduler has not retried them yet).
+    pub placeable: usize,
+    /// Bound pods whose node breaks at least one of their required rules.
+    pub violating: usize,
+    /// Static pods' mirrors, which the kubelet runs from a file and no scheduler placed:
+    /// their rules are not checked.
+    pub static_pods_not_checked: usize,
+    pub cordoned_nodes: usize,
+}
+
+/// The Pending pods of one workload (or one pod without a controller).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingGroup {
+    pub namespace: String,
+    /// `Kind/name` of the owning workload (a ReplicaSet's Deployment); absent for a pod
+    /// without a controller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    pub count: usize,
+    pub pods: Vec<PendingPod>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingPod {
+    pub name: String,
+    /// What the scheduler would write in the FailedScheduling event now; absent when a node
+    /// can take the pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_scheduling_message: Option<String>,
+    /// False when part of that message (a PostFilter plugin's) was not evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_scheduling_message_complete: Option<bool>,
+    pub feasible: usize,
+    /// Nodes whose verdict depends on a plugin that was not evaluated.
+    pub unknown: usize,
+    /// The node(s) the scheduler would pick now (a tie when several).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<String>,
+    /// The scheduler's own last FailedScheduling event (live).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_event: Option<SchedulerEvent>,
+}
+
+/// A bound pod whose node breaks some of its required rules.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Violation {
+    /// `namespace/name`.
+    pub pod: String,
+    pub node: String,
+    /// The node is cordoned too (said, not a violation of its own).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cordoned: bool,
+    pub rules: Vec<Rule>,
+}
+
+/// One broken rule, as its plugin's Filter says it.
+#[derive(Debug, Clone)]
+pub struct Rule(pub Broken);
+
+impl Serialize for Rule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Written<'a> {
+            plugin: &'a str,
+            reason: std::borrow::Cow<'a, str>,
+            code: Code,
+            #[serde(skip_serializing_if = "<[Taint]>::is_empty")]
+            untolerated_taints: &'a [Taint],
+            #[serde(skip_serializing_if = "<[Arc<PodRef>]>::is_empty")]
+            pods: &'a [Arc<PodRef>],
+            #[serde(
+                skip_serializing_if = "Option::is_none",
+                serialize_with = "super::details::filter"
+            )]
+            details: Option<&'a FilterDetails>,
+        }
+        let b = &self.0;
+        Written {
+            plugin: b.plugin,
+            reason: b.status.message(),
+            code: b.status.code.into(),
+            untolerated_taints: &b.taints,
+            pods: &b.pods,
+            details: b.details.as_ref(),
+        }
+        .serialize(s)
+    }
+}
+
+/// A bound pod's rule that could not be checked, and why.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unchecked {
+    pub pod: String,
+    pub node: String,
+    pub plugin: &'static str,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cordoned {
+    pub node: String,
+    /// Audited pods running there.
+    pub pods: usize,
+}
+
+impl Audit {
+    /// Audits `state` within `scope`; `profiles` holds the profile for each scheduler name
+    /// the pods give (a name no profile serves maps to the default scheduler's profile, whose
+    /// name then differs: those pods are not Pending for any scheduler here). `read` is what
+    /// reading the cluster left out.
+    pub fn new(
+        state: &ClusterState,
+        profiles: &BTreeMap<String, Profile>,
+        scope: &Scope,
+        read: Vec<Note>,
+    ) -> Audit {
+        let in_scope = |p: &Pod| {
+            scope
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| *p.id.namespace == *ns)
+        };
+        let profile_of = |p: &Pod| {
+            profiles
+                .get(&*p.template.scheduler_name)
+                .filter(|prof| prof.scheduler_name == p.template.scheduler_name)
+        };
+        let pending = scope.pending.then(|| {
+            let mut groups: BTreeMap<(String, Option<String>), Vec<PendingPod>> = BTreeMap::new();
+            for pod in state.other_pods() {
+                let waiting = pod.node_name.is_empty()
+                    && !pod.is_terminal()
+                    && pod.template.scheduling_gates.is_empty();
+                let Some(profile) = profile_of(pod).filter(|_| waiting && in_scope(pod)) else {
+                    continue;
+                };
+                let key = (pod.id.namespace.to_string(), workload(pod));
+                groups
+                    .entry(key)
+                    .or_default()
+                    .push(PendingPod::of(explain(pod, state, profile)));
+            }
+            groups
+                .into_iter()
+                .map(|((namespace, workload), mut pods)| {
+                    pods.sort_by(|a, b| a.name.cmp(&b.name));
+                    PendingGroup {
+                        namespace,
+                        workload,
+                        count: pods.len(),
+                        pods,
+                    }
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut on_cordoned: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut violating = Vec::new();
+        let mut unchecked = Vec::new();
+        let mut static_pods = 0;
+        for (i, pod) in state.pods().iter().enumerate() {
+            if !in_scope(pod) {
+                continue;
+            }
+            let node = &state.nodes()[state.pod_node(i)];
+            if node.unschedulable {
+                *on_cordoned.entry(&node.name).or_default() += 1;
+            }
+            if !scope.violating {
+                continue;
+            }
+            // A static pod's mirror (its controller is the Node, set by the kubelet's
+            // pkg/kubelet/pod/mirror_client.go) was never placed by the scheduler: the
+            // kubelet runs it from a file whatever the node's labels and taints.
+            if pod.controller.as_deref().is_some_and(|c| c.kind == "Node") {
+                static_pods += 1;
+                continue;
+            }
+            // A pod no profile serves was never placed by these rules' scheduler; the
+            // default profile's rules are still the ones a user means.
+            let Some(profile) = profiles.get(&*pod.template.scheduler_name) else {
+                continue;
+            };
+            let standing = check_bound(state, i, profile);
+            unchecked.extend(
+                standing
+                    .not_evaluated
+                    .into_iter()
+                    .map(|(plugin, why)| Unchecked {
+                        pod: pod.id.to_string(),
+                        node: node.name.clone(),
+                        plugin,
+                        why,
+                    }),
+            );
+            if !standing.broken.is_empty() {
+                violating.push(Violation {
+                    pod: pod.id.to_string(),
+                    node: node.name.clone(),
+                    cordoned: standing.cordoned,
+                    rules: standing.broken.into_iter().map(Rule).collect(),
+                });
+            }
+        }
+        violating.sort_by(|a, b| a.pod.cmp(&b.pod));
+        let cordoned: Vec<Cordoned> = on_cordoned
+            .into_iter()
+            .map(|(node, pods)| Cordoned {
+                node: node.to_string(),
+                pods,
+            })
+            .collect();
+        let all_pending = pending.iter().flatten().flat_map(|g| &g.pods);
+        Audit {
+            api_version: API_VERSION,
+            kind: KIND,
+            source: None,
+            namespace: scope.namespace.clone(),
+            summary: AuditSummary {
+                pending: all_pending.clone().count(),
+                placeable: all_pending
+                    .filter(|p| p.failed_scheduling_message.is_none())
+                    .count(),
+                violating: violating.len(),
+                static_pods_not_checked: static_pods,
+                cordoned_nodes: cordoned.len(),
+            },
+            pending,
+            violating: scope.violating.then_some(violating),
+            unchecked,
+            cordoned,
+            notes: read,
+        }
+    }
+
+    /// Whether anything is Pending or breaks its rules (`--exit-code`).
+    pub fn anything_found(&self) -> bool {
+        self.summary.pending > 0 || self.summary.violating > 0
+    }
+
+    /// The Pending pods listed, for looking up their events.
+    pub fn pending_pods(&self) -> impl Iterator<Item = PodRef> + '_ {
+        self.pending.iter().flatten().flat_map(|g| {
+            g.pods.iter().map(|p| PodRef {
+                namespace: Arc::from(g.namespace.as_str()),
+                name: p.name.as_str().into(),
+            })
+        })
+    }
+
+    /// Sets the scheduler's own last FailedScheduling event of a Pending pod beside the
+    /// message computed now.
+    pub fn set_scheduler_event(
+        &mut self,
+        pod: &PodRef,
+        message: String,
+        last_seen: Option<String>,
+        count: Option<i32>,
+        reported_by: Option<String>,
+    ) {
+        let listed = self
+            .pending
+            .iter_mut()
+            .flatten()
+            .filter(|g| *g.namespace == *pod.namespace)
+            .flat_map(|g| &mut g.pods)
+            .find(|p| *p.name == *pod.name);
+        if let Some(p) = listed {
+            p.scheduler_event = Some(SchedulerEvent {
+                matches_computed: super::same_failure(
+                    &message,
+                    p.failed_scheduling_message.as_deref(),
+                    p.failed_scheduling_message_complete != Some(false),
+                ),
+                message,
+                last_seen,
+                count,
+                reported_by,
+            });
+        }
+    }
+}
+
+/// The pod's evaluation, as `explain` makes it.
+fn explain(pod: &Pod, state: &ClusterState, profile: &Profile) -> Explanation {
+    let input = Input {
+        pod,
+        state,
+        exclude: None,
+        removed: &[],
+    };
+    let context = Context::new(input, profile, Vec::new(), Subject::default());
+    Explanation::new(evaluate(input, profile), context)
+}
+
+impl PendingPod {
+    fn of(doc: Explanation) -> PendingPod {
+        PendingPod {
+            name: doc.pod.name.to_string(),
+            failed_scheduling_message: doc.summary.failed_scheduling_message,
+            failed_scheduling_message_complete: doc.summary.failed_scheduling_message_complete,
+            feasible: doc.summary.feasible,
+            unknown: doc.summary.unknown,
+            selected: doc.summary.selected,
+            scheduler_event: None,
+        }
+    }
+}
+
+/// `Kind/name` of the pod's controller; a ReplicaSet made by a Deployment is named by the
+/// Deployment (see [`POD_TEMPLATE_HASH`]).
+pub fn workload(pod: &Pod) -> Option<String> {
+    let owner = pod.controller.as_deref()?;
+    if owner.kind == "ReplicaSet"
+        && let Some(hash) = pod.labels.get(POD_TEMPLATE_HASH)
+        && let Some(deployment) = owner.name.strip_suffix(&format!("-{hash}"))
+    {
+        return Some(format!("Deployment/{deployment}"));
+    }
+    Some(format!("{}/{}", owner.kind, owner.name))
+}
+
+/// The row of a pod from its explanation; `node` is the node it is bound to.
+pub fn pod_row(doc: &Explanation, node: Option<String>, phase: &str) -> PodRow {
+    PodRow {
+        name: doc.pod.name.to_string(),
+        node,
+        phase: phase.to_string(),
+        failed_scheduling_message: doc.summary.failed_scheduling_message.clone(),
+        selected: match &doc.current {
+            Some(_) => Vec::new(),
+            None => doc.summary.selected.clone(),
+        },
+        current_reasons: doc.current.as_ref().map(|c| c.reasons.clone()),
+        explained: false,
+    }
+}
