@@ -233,7 +233,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__explain)
-            opts="-o -n -h -V --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-o -n -h -V --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,6 +248,10 @@ _kubectl__affinity() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -483,7 +487,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -o -n -h -V --filename --validate --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -o -n -h -V --filename --validate --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -510,6 +514,10 @@ _kubectl__affinity() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

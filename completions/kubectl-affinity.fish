@@ -46,6 +46,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -f -a "h
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l kubernetes-version -d 'The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default plugins and feature gates. Default: the API server\'s version when live, the version a snapshot records, else 1.35' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
@@ -77,6 +78,7 @@ ignore\t''"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l kubernetes-version -d 'The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default plugins and feature gates. Default: the API server\'s version when live, the version a snapshot records, else 1.35' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use k8s_openapi::api::core::v1::{self as core, PersistentVolumeClaim};
 
 use crate::cli::{
     Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
@@ -14,12 +14,12 @@ use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Ref
 use crate::scheduler::config::FeatureGates;
 use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::release::Release;
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::{
-    ClusterState, FoundPod, ManifestPod, Pod, PodRef, PriorityRequest, SourceError,
-    add_daemon_tolerations, merge_match_label_keys, read_objects, read_pod_manifests,
-    read_snapshot,
+    ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
+    merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot, recorded_version,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -187,6 +187,7 @@ fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>
                 Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
                 Omission::PreemptionObjects(r) => Note::PreemptionObjectsForbidden(r.into()),
                 Omission::Storage(r) => Note::StorageForbidden(r.into()),
+                Omission::Admission(r) => Note::AdmissionObjectsForbidden(r.into()),
             });
             Ok((fetched.state, notes.collect()))
         }
@@ -278,6 +279,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
             Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
             Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
+            Omission::Admission(r) => Note::SnapshotWithoutAdmissionObjects(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;
@@ -311,6 +313,25 @@ impl SchedulerFlags {
             }
         };
         Ok(SchedulerFlags { gates, config })
+    }
+
+    /// Emulates `--kubernetes-version`, else the live API server's release (the closest one
+    /// emulated), else the release a snapshot records, else 1.35.
+    fn emulate(&mut self, common: &CommonArgs, source: &Source) -> Result<(), Error> {
+        let release = match (common.kubernetes_version, source) {
+            (Some(r), _) => r,
+            // A server whose `/version` cannot be read is emulated as 1.35; the lists that
+            // follow report what is wrong with the connection.
+            (None, Source::Live(live)) => live
+                .server_version()
+                .map(|v| Release::closest(&v))
+                .unwrap_or_default(),
+            (None, Source::Snapshot(path)) => recorded_version(path)
+                .map(|v| Release::closest(&v))
+                .unwrap_or_default(),
+        };
+        self.gates = std::mem::take(&mut self.gates).for_release(release)?;
+        Ok(())
     }
 
     /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
@@ -400,23 +421,36 @@ fn whatif(
     if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
         return Err(e.into());
     }
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let evaluated_anyway = validate == Validate::Warn;
-    let pods: Vec<(Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>)> = manifests
+    let pods: Vec<(Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>)> = manifests
         .into_iter()
         .map(|m| admit(m, &default_ns, evaluated_anyway))
         .collect();
-    let profiles = pods
-        .iter()
-        .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
-        .collect::<Result<Vec<_>, _>>()?;
+    // The profiles are checked before any request, then built for the release emulated.
+    let profiles = |scheduler: &SchedulerFlags| {
+        pods.iter()
+            .map(|(pod, ..)| scheduler.profile(&pod.template.scheduler_name))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    profiles(&scheduler)?;
+    scheduler.emulate(common, &source)?;
+    let profiles = profiles(&scheduler)?;
     let mut need = Needs::default();
     for ((pod, ..), profile) in pods.iter().zip(&profiles) {
         need.add(needs(pod, profile));
     }
     need.priority_classes = true;
+    for (.., api_pod, _) in &pods {
+        need.admission_namespaces
+            .extend(api_pod.metadata.namespace.clone());
+        need.runtime_classes |= api_pod
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.runtime_class_name.is_some());
+    }
     let (mut state, read) = load_state(&source, &need)?;
     // A StatefulSet's claims that do not exist yet are evaluated as its controller would
     // create them (only beside the storage objects read: without them nothing is evaluated).
@@ -427,18 +461,36 @@ fn whatif(
     }
     check_drill_down(common, &state, source.name())?;
     let mut code = 0;
-    for ((mut pod, manifest, priority, _), profile) in pods.into_iter().zip(&profiles) {
-        // The API server's Priority admission, once the classes are read.
-        if let Err(e) = priority.admit(&mut pod, state.priority_classes()) {
-            return Err(Error::Manifest {
-                path: file.display().to_string(),
-                message: format!(
-                    "pods \"{}\" is forbidden: {e} (the API server's Priority admission would refuse it; PriorityClasses are read from {})",
-                    pod.id.name,
-                    source.name()
-                ),
-            });
+    for ((pod, mut manifest, mut api_pod, _), profile) in pods.into_iter().zip(&profiles) {
+        // The API server's admission plugins, once the objects they read are read; the pod
+        // is then defaulted and built again from what they admitted.
+        let refused = |r: &crate::state::admission::Refused| Error::Manifest {
+            path: file.display().to_string(),
+            message: format!(
+                "{} (the API server's {} admission plugin would refuse it; what it reads is read from {})",
+                r.words(&pod.id.name),
+                r.plugin,
+                source.name()
+            ),
+        };
+        let admitted = crate::state::admission::admit(
+            &mut api_pod,
+            state.admission_objects(),
+            state.priority_classes(),
+        )
+        .map_err(|r| refused(&r))?;
+        // A validating plugin's refusal stops a strict run; `--validate=warn` evaluates the
+        // admitted pod anyway, as it does for the API server's validation.
+        if let Some(r) = &admitted.rejected
+            && validate == Validate::Strict
+        {
+            return Err(refused(r));
         }
+        let (mut pod, defaulted) = Pod::from_manifest(api_pod);
+        admitted.priority.apply(&mut pod);
+        manifest.defaulted = defaulted;
+        manifest.admitted = admitted.changes;
+        manifest.rejected = admitted.rejected.map(|r| (r.plugin, r.words(&pod.id.name)));
         let subject = Subject::Manifest(manifest);
         let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
         doc.source = Some(source.name());
@@ -449,12 +501,13 @@ fn whatif(
 }
 
 /// The pod a manifest would create, as the API server (namespace, defaults, matchLabelKeys) and a
-/// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
+/// DaemonSet's controller (daemon tolerations) would make it, and what was done to it; with
+/// the API object, which admission changes once the objects it reads are read.
 fn admit(
     m: ManifestPod,
     default_ns: &str,
     evaluated_anyway: bool,
-) -> (Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>) {
+) -> (Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>) {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
@@ -468,8 +521,7 @@ fn admit(
         added: add_daemon_tolerations(&mut api_pod),
         host_network: api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true),
     });
-    let priority = PriorityRequest::of(&api_pod);
-    let (pod, defaulted) = Pod::from_manifest(api_pod);
+    let (pod, defaulted) = Pod::from_manifest(api_pod.clone());
     let manifest = Manifest {
         origin: m.origin,
         findings: m.findings,
@@ -477,8 +529,10 @@ fn admit(
         defaulted,
         merged,
         daemon,
+        admitted: Vec::new(),
+        rejected: None,
     };
-    (pod, manifest, priority, claims)
+    (pod, manifest, api_pod, claims)
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one
@@ -501,7 +555,7 @@ fn explain(
         .strip_prefix("pod/")
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
     let not_found = |origin: String| Error::PodNotFound {
@@ -520,10 +574,16 @@ fn explain(
     };
     let fetched = api_pod.as_ref().map(Pod::from_api);
     // Live, the profile is known from the pod got, before the lists: it says what they read.
-    let profile = fetched
-        .as_ref()
-        .map(|p| scheduler.profile(&p.template.scheduler_name))
-        .transpose()?;
+    let profile = |scheduler: &SchedulerFlags| {
+        fetched
+            .as_ref()
+            .map(|p| scheduler.profile(&p.template.scheduler_name))
+            .transpose()
+    };
+    // Checked before any list, then built for the release emulated.
+    profile(&scheduler)?;
+    scheduler.emulate(common, &source)?;
+    let profile = profile(&scheduler)?;
     let need = match (&fetched, &profile) {
         (Some(pod), Some(profile)) => needs(pod, profile),
         _ => Needs::default(),

@@ -203,6 +203,11 @@ pub struct CommonArgs {
     /// (repeatable; later settings win).
     #[arg(long, value_name = "NAME=BOOL,...")]
     pub feature_gates: Vec<String>,
+    /// The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default
+    /// plugins and feature gates. Default: the API server's version when live, the version a
+    /// snapshot records, else 1.35.
+    #[arg(long, value_name = "RELEASE", value_parser = parse_release)]
+    pub kubernetes_version: Option<crate::scheduler::release::Release>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
@@ -240,4 +245,14 @@ pub enum Output {
     Wide,
     Json,
     Yaml,
+}
+
+/// `--kubernetes-version`: `1.33`, `v1.33` or `v1.33.5`.
+fn parse_release(s: &str) -> Result<crate::scheduler::release::Release, String> {
+    crate::scheduler::release::Release::parse(s).ok_or_else(|| {
+        format!(
+            "{s:?} is not a release this version emulates; use one of {}",
+            crate::scheduler::release::supported()
+        )
+    })
 }

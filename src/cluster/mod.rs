@@ -15,6 +15,7 @@
 //! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, as data (the
 //!   report words it).
 
+mod admission;
 mod client;
 mod config;
 mod error;

@@ -10,6 +10,7 @@
 //! This file only declares and re-exports: the model's files import each other, never this
 //! one, so that no file imports itself through others.
 
+pub mod admission;
 mod build;
 mod cluster;
 pub mod decode;
@@ -18,6 +19,7 @@ mod disruption_budget;
 mod index;
 mod interned;
 pub mod labels;
+pub mod limit_range;
 mod manifest;
 pub mod needs;
 mod node;
@@ -27,6 +29,7 @@ mod priority_class;
 pub mod quantity;
 mod read;
 pub mod resources;
+pub mod runtime_class;
 pub mod selector;
 mod strict;
 mod taints;
@@ -48,9 +51,10 @@ pub use pod::{
     AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
-pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityRequest, admit};
+pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};
 pub use read::{
-    Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
+    Located, SourceError, VERSION_COMMENT, parse_documents, read_objects, read_snapshot,
+    read_snapshot_str, recorded_version,
 };
 pub use strict::closest;
 pub use taints::{Taint, Toleration};

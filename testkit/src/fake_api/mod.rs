@@ -70,6 +70,8 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("storageclasses", "StorageClass", false),
     ("csinodes", "CSINode", false),
     ("csidrivers", "CSIDriver", false),
+    ("limitranges", "LimitRange", true),
+    ("runtimeclasses", "RuntimeClass", false),
 ];
 
 fn api_version(plural: &str) -> &'static str {
@@ -78,6 +80,7 @@ fn api_version(plural: &str) -> &'static str {
         "policy" => "policy/v1",
         "scheduling.k8s.io" => "scheduling.k8s.io/v1",
         "storage.k8s.io" => "storage.k8s.io/v1",
+        "node.k8s.io" => "node.k8s.io/v1",
         _ => "v1",
     }
 }
@@ -90,6 +93,7 @@ fn group_of(plural: &str) -> &'static str {
         "poddisruptionbudgets" => "policy",
         "priorityclasses" => "scheduling.k8s.io",
         "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
+        "runtimeclasses" => "node.k8s.io",
         _ => "",
     }
 }
@@ -783,10 +787,14 @@ fn route(
         ["apis"] => respond(
             200,
             &json!({"kind": "APIGroupList", "apiVersion": "v1",
-                    "groups": [api_group("apps"), api_group("storage.k8s.io")]}),
+                    "groups": [api_group("apps"), api_group("storage.k8s.io"), api_group("node.k8s.io")]}),
         ),
         ["api", "v1"] => respond(200, &discovery("")),
-        ["apis", group @ ("apps" | "storage.k8s.io"), "v1"] => respond(200, &discovery(group)),
+        [
+            "apis",
+            group @ ("apps" | "storage.k8s.io" | "node.k8s.io"),
+            "v1",
+        ] => respond(200, &discovery(group)),
         ["apis", group, "v1", "namespaces", ns, plural]
             if !group.is_empty() && group_of(plural) == *group =>
         {
