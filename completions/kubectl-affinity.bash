@@ -487,7 +487,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -o -n -h -V --filename --validate --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -o -n -h -V --filename --validate --server-dry-run --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -97,6 +97,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l request-timeout -d 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l server-dry-run -d 'Ask the live API server: create the pod with dryRun=All (nothing is stored) and evaluate the pod it returns, with its defaulting, admission plugins and webhooks. The one request that is not a GET (needs create on pods); without it the tool only reads'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::api::core::v1::{self as core, PersistentVolumeClaim};
 
 use crate::cli::{
-    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
+    Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate, WhatifArgs,
 };
 use crate::cluster::{EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
@@ -26,7 +26,7 @@ use crate::state::{
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
         Command::Explain(args) => explain(&args.pod, &args.common, &cli.global, out),
-        Command::Whatif(args) => whatif(&args.file, args.validate, &args.common, &cli.global, out),
+        Command::Whatif(args) => whatif(&args, &cli.global, out),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
@@ -404,13 +404,8 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
     })
 }
 
-fn whatif(
-    file: &Path,
-    validate: Validate,
-    common: &CommonArgs,
-    global: &GlobalArgs,
-    out: &mut dyn Write,
-) -> Result<u8, Error> {
+fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
+    let (file, validate, common) = (args.file.as_path(), args.validate, &args.common);
     let manifests = read_pod_manifests(file)?;
     if validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
@@ -425,10 +420,20 @@ fn whatif(
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
     let evaluated_anyway = validate == Validate::Warn;
+    let dry_run = match &source {
+        Source::Live(live) if args.server_dry_run => Some(live.as_ref()),
+        Source::Snapshot(_) if args.server_dry_run => {
+            return Err(Error::Usage(
+                "--server-dry-run asks the live API server; it cannot be used with --snapshot"
+                    .to_string(),
+            ));
+        }
+        _ => None,
+    };
     let pods: Vec<(Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>)> = manifests
         .into_iter()
-        .map(|m| admit(m, &default_ns, evaluated_anyway))
-        .collect();
+        .map(|m| admit(m, &default_ns, evaluated_anyway, dry_run))
+        .collect::<Result<_, _>>()?;
     // The profiles are checked before any request, then built for the release emulated.
     let profiles = |scheduler: &SchedulerFlags| {
         pods.iter()
@@ -443,7 +448,7 @@ fn whatif(
         need.add(needs(pod, profile));
     }
     need.priority_classes = true;
-    for (.., api_pod, _) in &pods {
+    for (.., api_pod, _) in pods.iter().filter(|_| dry_run.is_none()) {
         need.admission_namespaces
             .extend(api_pod.metadata.namespace.clone());
         need.runtime_classes |= api_pod
@@ -473,6 +478,14 @@ fn whatif(
                 source.name()
             ),
         };
+        // The API server's dry run admitted the pod already.
+        if dry_run.is_some() {
+            let subject = Subject::Manifest(manifest);
+            let mut doc = explain_pod(&pod, &state, None, profile, read.clone(), subject);
+            doc.source = Some(source.name());
+            code = code.max(render(&doc, common, out)?);
+            continue;
+        }
         let admitted = crate::state::admission::admit(
             &mut api_pod,
             state.admission_objects(),
@@ -502,12 +515,14 @@ fn whatif(
 
 /// The pod a manifest would create, as the API server (namespace, defaults, matchLabelKeys) and a
 /// DaemonSet's controller (daemon tolerations) would make it, and what was done to it; with
-/// the API object, which admission changes once the objects it reads are read.
+/// the API object, which admission changes once the objects it reads are read. With
+/// `dry_run`, the API server makes it: the pod is the one its dry-run create returns.
 fn admit(
     m: ManifestPod,
     default_ns: &str,
     evaluated_anyway: bool,
-) -> (Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>) {
+    dry_run: Option<&Live>,
+) -> Result<(Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>), Error> {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
@@ -516,11 +531,18 @@ fn admit(
     for c in &mut claims {
         c.metadata.namespace.clone_from(&api_pod.metadata.namespace);
     }
-    let merged = merge_match_label_keys(&mut api_pod);
+    // The controller's tolerations are the pod's before the API server sees it.
     let daemon = (m.kind == "DaemonSet").then(|| DaemonTolerations {
         added: add_daemon_tolerations(&mut api_pod),
         host_network: api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true),
     });
+    let merged = match dry_run {
+        Some(live) => {
+            api_pod = live.dry_run_pod(&api_pod)?;
+            0
+        }
+        None => merge_match_label_keys(&mut api_pod),
+    };
     let (pod, defaulted) = Pod::from_manifest(api_pod.clone());
     let manifest = Manifest {
         origin: m.origin,
@@ -531,8 +553,9 @@ fn admit(
         daemon,
         admitted: Vec::new(),
         rejected: None,
+        server_dry_run: dry_run.is_some(),
     };
-    (pod, manifest, api_pod, claims)
+    Ok((pod, manifest, api_pod, claims))
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one

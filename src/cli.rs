@@ -175,6 +175,11 @@ pub struct WhatifArgs {
         default_missing_value = "strict"
     )]
     pub validate: Validate,
+    /// Ask the live API server: create the pod with dryRun=All (nothing is stored) and
+    /// evaluate the pod it returns, with its defaulting, admission plugins and webhooks. The
+    /// one request that is not a GET (needs create on pods); without it the tool only reads.
+    #[arg(long)]
+    pub server_dry_run: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }

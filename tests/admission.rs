@@ -316,3 +316,55 @@ fn live_admission_reads_what_it_needs_and_snapshot_keeps_it() {
     let doc = json(&whatif(dir.path(), &written, "blue-team", NO_RESOURCES));
     assert_eq!(feasible(&doc), ["a"]);
 }
+
+/// `--server-dry-run` makes exactly one request that is not a GET, a dry-run create, and
+/// evaluates the pod the API server returns (here a webhook's nodeSelector); without the flag
+/// every request is a GET; with a snapshot there is no server to ask.
+#[test]
+fn server_dry_run_evaluates_the_pod_the_api_server_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = write(dir.path(), "cluster.yaml", CLUSTER);
+    let fake = FakeApi::start(&cluster);
+    fake.mutate_dry_run(serde_json::json!({"nodeSelector": {"pool": "green"}}));
+    let kubeconfig = fake.kubeconfig(dir.path(), None);
+    let manifest = pod(dir.path(), "default", NO_RESOURCES);
+    let whatif = |extra: &[&str]| {
+        bin(dir.path())
+            .args(["whatif", "-o", "json", "-f"])
+            .arg(&manifest)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let doc = json(&whatif(&["--server-dry-run"]));
+    assert_eq!(feasible(&doc), ["b"]);
+    assert_eq!(doc["pod"]["name"], "web");
+    assert!(notes(&doc).contains("dry-run create (--server-dry-run, dryRun=All"));
+    let seen = fake.seen();
+    let posts: Vec<_> = seen.iter().filter(|s| s.method != "GET").collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].method, "POST");
+    assert_eq!(posts[0].path, "/api/v1/namespaces/default/pods");
+    assert!(posts[0].query.contains("dryRun=All"), "{}", posts[0].query);
+    // No admission objects are read: the API server admitted the pod.
+    assert!(!seen.iter().any(|s| s.path.ends_with("/limitranges")));
+
+    fake.clear_seen();
+    let doc = json(&whatif(&[]));
+    assert_eq!(feasible(&doc), ["a", "b"]);
+    assert!(fake.seen().iter().all(|s| s.method == "GET"));
+
+    let out = bin(dir.path())
+        .args(["whatif", "--server-dry-run", "-f"])
+        .arg(&manifest)
+        .arg("--snapshot")
+        .arg(&cluster)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--server-dry-run asks the live API server")
+    );
+}

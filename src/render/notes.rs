@@ -231,6 +231,11 @@ impl Display for Note {
                  NodeResourcesFit status and feature gates; left to 1.35's rules: {}",
                 unmodelled.join("; ")
             ),
+            Note::ServerDryRun => f.write_str(
+                "the pod is the one the API server returned for a dry-run create \
+                 (--server-dry-run, dryRun=All, nothing stored): its defaulting, admission \
+                 plugins and webhooks applied",
+            ),
             Note::AdmissionRejected { plugin, message } => write!(
                 f,
                 "the API server's {plugin} admission plugin would refuse this pod ({message}); \

@@ -70,6 +70,8 @@ pub struct Manifest {
     pub admitted: Vec<crate::state::admission::Change>,
     /// The validating admission plugin that would refuse the pod, and its words.
     pub rejected: Option<(&'static str, String)>,
+    /// The pod is the one the API server returned for a dry-run create.
+    pub server_dry_run: bool,
 }
 
 /// Context the evaluation does not know: who the pod is and which profile ran.
@@ -107,6 +109,9 @@ impl Context {
             Subject::Manifest(m) => {
                 let shown = |f: &Finding| m.evaluated_anyway || !f.rejected;
                 notes.extend(m.findings.into_iter().filter(shown).map(Note::Finding));
+                if m.server_dry_run {
+                    notes.push(Note::ServerDryRun);
+                }
                 if !m.defaulted.is_empty() {
                     notes.push(Note::Defaulted(m.defaulted));
                 }
@@ -321,6 +326,7 @@ mod tests {
         let subject = Subject::Manifest(Manifest {
             admitted: Vec::new(),
             rejected: None,
+            server_dry_run: false,
             origin: "DaemonSet/p".to_string(),
             findings: vec![finding("a", true), finding("b", false)],
             evaluated_anyway: false,

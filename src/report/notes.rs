@@ -34,6 +34,8 @@ pub enum Note {
         release: &'static str,
         unmodelled: Vec<&'static str>,
     },
+    /// `whatif --server-dry-run`: the pod is the one the API server returned.
+    ServerDryRun,
     /// `whatif --validate=warn`: a validating admission plugin would refuse the pod.
     AdmissionRejected {
         plugin: &'static str,

@@ -1,6 +1,7 @@
 //! An in-process fake Kubernetes API server, real enough for kube-rs and kubectl: discovery
 //! (/version, /api, /api/v1, /apis), get and paged list (limit/continue) of nodes, pods,
-//! namespaces, events, Services, ReplicationControllers, ReplicaSets and StatefulSets, and
+//! namespaces, events, Services, ReplicationControllers, ReplicaSets, StatefulSets and the
+//! other kinds of `RESOURCES`, dry-run creates of pods (`dryRun=All`, nothing stored), and
 //! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401, broken and slow bodies) are
 //! injected per resource. As a real API server, it answers a request that accepts
 //! `application/vnd.kubernetes.protobuf` with pod lists, node lists and errors in protobuf
@@ -129,6 +130,8 @@ struct Control {
     token: Option<String>,
     /// Answer in JSON even when protobuf is accepted.
     json_only: bool,
+    /// Fields a dry-run create of a pod merges into its `spec`, as a mutating webhook would.
+    dry_run_spec: serde_json::Map<String, Value>,
 }
 
 #[derive(Debug)]
@@ -297,6 +300,14 @@ impl FakeApi {
             name.to_string(),
             after,
         ));
+    }
+
+    /// Makes a dry-run create of a pod (`POST .../pods?dryRun=All`) answer with `fields`
+    /// merged into the pod's `spec`, as a mutating admission webhook would.
+    pub fn mutate_dry_run(&self, fields: Value) {
+        if let Value::Object(map) = fields {
+            self.server.control().dry_run_spec = map;
+        }
     }
 
     /// Every request received so far (none for a generated cluster).
@@ -568,11 +579,32 @@ async fn answer(server: &Server, req: Request<Incoming>, protobuf: bool) -> Resp
     if !token_ok {
         return status(401, "Unauthorized", "Unauthorized");
     }
+    let segs: Vec<String> = path
+        .trim_matches('/')
+        .split('/')
+        .map(String::from)
+        .collect();
+    let pods_of = match segs.as_slice() {
+        [api, v1, nss, ns, pods]
+            if api == "api" && v1 == "v1" && nss == "namespaces" && pods == "pods" =>
+        {
+            Some(ns.clone())
+        }
+        _ => None,
+    };
+    if method == "POST"
+        && params.get("dryRun").map(String::as_str) == Some("All")
+        && let Some(ns) = pods_of
+    {
+        return dry_run_create(server, req, &ns).await;
+    }
     if method != "GET" {
         return status(
             405,
             "MethodNotAllowed",
-            &format!("the fake API server only serves GET, got {method}"),
+            &format!(
+                "the fake API server only serves GET and dry-run creates of pods, got {method}"
+            ),
         );
     }
     if fault == Some(SLOW) {
@@ -649,6 +681,33 @@ async fn answer(server: &Server, req: Request<Incoming>, protobuf: bool) -> Resp
         };
     }
     route(server, &path, &params, accept_table, protobuf)
+}
+
+/// A dry-run create of a pod: the pod sent, named (from `generateName` when it has no
+/// name), in the namespace of the path, with what [`FakeApi::mutate_dry_run`] set merged
+/// into its spec; nothing is stored.
+async fn dry_run_create(
+    server: &Server,
+    req: Request<Incoming>,
+    ns: &str,
+) -> Response<Full<Bytes>> {
+    let Ok(body) = req.into_body().collect().await else {
+        return status(400, "BadRequest", "unreadable body");
+    };
+    let Ok(mut pod) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
+        return status(400, "BadRequest", "the body is not a JSON object");
+    };
+    let meta = &mut pod["metadata"];
+    if meta["name"].is_null() {
+        let prefix = meta["generateName"].as_str().unwrap_or("pod-").to_string();
+        meta["name"] = json!(format!("{prefix}dry7x"));
+    }
+    meta["namespace"] = json!(ns);
+    let fields = server.control().dry_run_spec.clone();
+    for (k, v) in fields {
+        pod["spec"][k] = v;
+    }
+    respond(201, &pod)
 }
 
 /// A 200 answer with this body, whatever it holds (the faults' malformed bodies).
