@@ -311,6 +311,9 @@ fn live_admission_reads_what_it_needs_and_snapshot_keeps_it() {
     );
     let written = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(written.contains("kind: LimitRange") && written.contains("kind: RuntimeClass"));
+    // Of the namespaces' annotations, only those admission reads.
+    assert!(written.contains("scheduler.alpha.kubernetes.io/node-selector: pool=blue"));
+    assert!(!written.contains("secret-note"), "{written}");
     let doc = json(&whatif(dir.path(), &written, "limited", NO_RESOURCES));
     assert!(feasible(&doc).is_empty());
     let doc = json(&whatif(dir.path(), &written, "blue-team", NO_RESOURCES));

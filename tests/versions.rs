@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod support;
+use support::fake_api::FakeApi;
+
 /// A node tainted `dedicated=gpu:NoSchedule`, and a 2-CPU one.
 const CLUSTER: &str = r#"apiVersion: v1
 kind: List
@@ -124,4 +127,37 @@ fn a_snapshot_recording_its_version_is_emulated_as_that_release() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("use one of 1.31, 1.32, 1.33, 1.34, 1.35")
     );
+}
+
+#[test]
+fn live_the_api_servers_version_is_emulated() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cluster.yaml"), CLUSTER).unwrap();
+    std::fs::write(dir.path().join("pod.yaml"), POD).unwrap();
+    let fake = FakeApi::start(&dir.path().join("cluster.yaml"));
+    fake.set_version("v1.32.9");
+    let kubeconfig = fake.kubeconfig(dir.path(), None);
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .args(["whatif", "-f", "pod.yaml", "-o", "json", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.32");
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .unwrap()
+            .contains("untolerated taint {dedicated: gpu}")
+    );
+    assert!(fake.seen().iter().any(|s| s.path == "/version"));
 }

@@ -24,6 +24,7 @@ use super::fetch::NON_TERMINAL_PODS;
 use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
+use crate::state::admission::ADMISSION_ANNOTATIONS;
 use crate::state::{VERSION_COMMENT, to_yaml_string};
 
 impl Live {
@@ -240,6 +241,12 @@ impl Live {
                             for mut item in items {
                                 // kubectl hides managedFields by default; they are large and unused.
                                 item.meta_mut().managed_fields = None;
+                                // Of a namespace's annotations, only those admission reads.
+                                if req.resource == "namespaces"
+                                    && let Some(a) = item.meta_mut().annotations.as_mut()
+                                {
+                                    a.retain(|k, _| ADMISSION_ANNOTATIONS.contains(&k.as_str()));
+                                }
                                 match to_yaml_string(&item) {
                                     Ok(text) => chunks.push(list_item(&text)),
                                     Err(e) => failed = Some(e),

@@ -27,6 +27,10 @@ pub const DEFAULT_TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/defaultTole
 /// PodTolerationRestriction's namespace whitelist (a JSON list).
 pub const TOLERATIONS_WHITELIST: &str = "scheduler.alpha.kubernetes.io/tolerationsWhitelist";
 
+/// The namespace annotations admission reads; a snapshot keeps no other.
+pub const ADMISSION_ANNOTATIONS: [&str; 3] =
+    [NODE_SELECTOR, DEFAULT_TOLERATIONS, TOLERATIONS_WHITELIST];
+
 /// What the admission plugins read besides the pod, all optional: a kind not read admits
 /// nothing from it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,18 +59,6 @@ impl NamespaceAnnotations {
             tolerations_whitelist: a.get(TOLERATIONS_WHITELIST).cloned(),
         };
         (n != NamespaceAnnotations::default()).then_some(n)
-    }
-
-    /// The annotations as a map again, for a snapshot.
-    pub fn to_map(&self) -> BTreeMap<String, String> {
-        [
-            (NODE_SELECTOR, &self.node_selector),
-            (DEFAULT_TOLERATIONS, &self.default_tolerations),
-            (TOLERATIONS_WHITELIST, &self.tolerations_whitelist),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))
-        .collect()
     }
 }
 

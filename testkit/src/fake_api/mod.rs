@@ -132,6 +132,8 @@ struct Control {
     json_only: bool,
     /// Fields a dry-run create of a pod merges into its `spec`, as a mutating webhook would.
     dry_run_spec: serde_json::Map<String, Value>,
+    /// `/version`'s `gitVersion` when set (else v1.35.0).
+    version: Option<String>,
 }
 
 #[derive(Debug)]
@@ -308,6 +310,11 @@ impl FakeApi {
         if let Value::Object(map) = fields {
             self.server.control().dry_run_spec = map;
         }
+    }
+
+    /// Makes `/version` answer `git_version` (`v1.33.4`).
+    pub fn set_version(&self, git_version: &str) {
+        self.server.control().version = Some(git_version.to_string());
     }
 
     /// Every request received so far (none for a generated cluster).
@@ -834,10 +841,18 @@ fn route(
     };
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
-        ["version"] => respond(
-            200,
-            &json!({"major": "1", "minor": "35", "gitVersion": "v1.35.0", "platform": "linux/amd64"}),
-        ),
+        ["version"] => {
+            let git = server
+                .control()
+                .version
+                .clone()
+                .unwrap_or_else(|| "v1.35.0".to_string());
+            let minor = git.split('.').nth(1).unwrap_or("35").to_string();
+            respond(
+                200,
+                &json!({"major": "1", "minor": minor, "gitVersion": git, "platform": "linux/amd64"}),
+            )
+        }
         ["api"] => respond(
             200,
             &json!({"kind": "APIVersions", "versions": ["v1"],
