@@ -181,7 +181,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__audit)
-            opts="-A -o -n -h -V --all-namespaces --pending --violating --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-A -o -n -h -V --all-namespaces --pending --violating --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -196,6 +196,10 @@ _kubectl__affinity() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -353,7 +357,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__explain)
-            opts="-l -o -n -h -V --selector --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-l -o -n -h -V --selector --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -376,6 +380,10 @@ _kubectl__affinity() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -653,7 +661,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -o -n -h -V --filename --validate --replicas --replica --seed --snapshot --scheduler-config --feature-gates --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -o -n -h -V --filename --validate --replicas --replica --seed --server-dry-run --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -692,6 +700,10 @@ _kubectl__affinity() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -48,6 +48,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l kubernetes-version -d 'The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default plugins and feature gates. Default: the API server\'s version when live, the version a snapshot records, else 1.35' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
@@ -90,6 +91,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l kubernetes-version -d 'The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default plugins and feature gates. Default: the API server\'s version when live, the version a snapshot records, else 1.35' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
@@ -115,6 +117,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l request-timeout -d 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l server-dry-run -d 'Ask the live API server: create the pod with dryRun=All (nothing is stored) and evaluate the pod it returns, with its defaulting, admission plugins and webhooks. The one request that is not a GET (needs create on pods); without it the tool only reads'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l exit-code -d 'Exit with code 3 when no node can take the pod (a workload: when any replica stays Pending; a DaemonSet: when any of its pods would)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l no-headers -d 'Leave out the header lines and the column headers'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l all-nodes -d 'List every node, also on clusters of more than 50 nodes (where the table otherwise shows the best candidates and groups the rest by reason)'
@@ -125,6 +128,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l kubernetes-version -d 'The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default plugins and feature gates. Default: the API server\'s version when live, the version a snapshot records, else 1.35' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t'Fits 80 columns: a column per rule kind and the total score'
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use k8s_openapi::api::core::v1::{self as core, PersistentVolumeClaim};
 
 use crate::cli::{
     AuditArgs, Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
@@ -16,13 +16,13 @@ use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Ref
 use crate::scheduler::config::FeatureGates;
 use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::{
-    ClusterState, FoundPod, ManifestPod, Pod, PodRef, PriorityRequest, SourceError,
-    add_daemon_tolerations, merge_match_label_keys, read_objects, read_pod_manifests,
-    read_snapshot,
+    ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
+    merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot, recorded_version,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -194,6 +194,7 @@ fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>
                 Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
                 Omission::PreemptionObjects(r) => Note::PreemptionObjectsForbidden(r.into()),
                 Omission::Storage(r) => Note::StorageForbidden(r.into()),
+                Omission::Admission(r) => Note::AdmissionObjectsForbidden(r.into()),
             });
             Ok((fetched.state, notes.collect()))
         }
@@ -285,6 +286,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
             Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
             Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
+            Omission::Admission(r) => Note::SnapshotWithoutAdmissionObjects(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;
@@ -318,6 +320,25 @@ impl SchedulerFlags {
             }
         };
         Ok(SchedulerFlags { gates, config })
+    }
+
+    /// Emulates `--kubernetes-version`, else the live API server's release (the closest one
+    /// emulated), else the release a snapshot records, else 1.35.
+    fn emulate(&mut self, common: &CommonArgs, source: &Source) -> Result<(), Error> {
+        let release = match (common.kubernetes_version, source) {
+            (Some(r), _) => r,
+            // A server whose `/version` cannot be read is emulated as 1.35; the lists that
+            // follow report what is wrong with the connection.
+            (None, Source::Live(live)) => live
+                .server_version()
+                .map(|v| Release::closest(&v))
+                .unwrap_or_default(),
+            (None, Source::Snapshot(path)) => recorded_version(path)
+                .map(|v| Release::closest(&v))
+                .unwrap_or_default(),
+        };
+        self.gates = std::mem::take(&mut self.gates).for_release(release)?;
+        Ok(())
     }
 
     /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
@@ -432,21 +453,22 @@ fn unedited(state: &ClusterState, common: &CommonArgs) -> Option<ClusterState> {
     common.edits.diff.then(|| state.clone())
 }
 
-/// A manifest's pod, admitted, and the workload it is the first replica of.
+/// A manifest's pod as the API server receives it, and the workload it is the first
+/// replica of.
 struct Admitted {
     pod: Pod,
     manifest: Manifest,
-    priority: PriorityRequest,
+    api_pod: core::Pod,
     claims: Vec<PersistentVolumeClaim>,
     /// A workload's manifest and how many replicas to schedule.
     workload: Option<(ManifestPod, u32)>,
 }
 
 fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    let (file, common) = (args.file.as_path(), &args.common);
+    let (file, validate, common) = (args.file.as_path(), args.validate, &args.common);
     let edits = edits(&common.edits)?;
     let manifests = read_pod_manifests(file)?;
-    if args.validate == Validate::Strict
+    if validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
     {
         return Err(e.into());
@@ -456,10 +478,20 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
         return Err(e.into());
     }
     check_workload_flags(args, &manifests)?;
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
-    let evaluated_anyway = args.validate == Validate::Warn;
+    let evaluated_anyway = validate == Validate::Warn;
+    let dry_run = match &source {
+        Source::Live(live) if args.server_dry_run => Some(live.as_ref()),
+        Source::Snapshot(_) if args.server_dry_run => {
+            return Err(Error::Usage(
+                "--server-dry-run asks the live API server; it cannot be used with --snapshot"
+                    .to_string(),
+            ));
+        }
+        _ => None,
+    };
     let pods: Vec<Admitted> = manifests
         .into_iter()
         .map(|m| {
@@ -470,25 +502,40 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
             } else {
                 m
             };
-            let (pod, manifest, priority, claims) = admit(first, &default_ns, evaluated_anyway);
-            Admitted {
+            let (pod, manifest, api_pod, claims) =
+                admit(first, &default_ns, evaluated_anyway, dry_run)?;
+            Ok(Admitted {
                 pod,
                 manifest,
-                priority,
+                api_pod,
                 claims,
                 workload,
-            }
+            })
         })
-        .collect();
-    let profiles = pods
-        .iter()
-        .map(|a| scheduler.profile(&a.pod.template.scheduler_name))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<_, Error>>()?;
+    // The profiles are checked before any request, then built for the release emulated.
+    let profiles = |scheduler: &SchedulerFlags| {
+        pods.iter()
+            .map(|a| scheduler.profile(&a.pod.template.scheduler_name))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    profiles(&scheduler)?;
+    scheduler.emulate(common, &source)?;
+    let profiles = profiles(&scheduler)?;
     let mut need = Needs::default();
     for (a, profile) in pods.iter().zip(&profiles) {
         need.add(needs(&a.pod, profile));
     }
     need.priority_classes = true;
+    for a in pods.iter().filter(|_| dry_run.is_none()) {
+        need.admission_namespaces
+            .extend(a.api_pod.metadata.namespace.clone());
+        need.runtime_classes |= a
+            .api_pod
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.runtime_class_name.is_some());
+    }
     let (mut state, read) = load_state(&source, &need)?;
     // A StatefulSet's claims that do not exist yet are evaluated as its controller would
     // create them (only beside the storage objects read: without them nothing is evaluated).
@@ -500,17 +547,23 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
     let original = unedited(&state, common);
     let mut state = crate::state::edits::apply(state, &edits)?;
     check_drill_down(common, &state, source.name())?;
+    let admitting = Admitting {
+        validate,
+        file,
+        source: &source,
+        dry_run: dry_run.is_some(),
+    };
     let mut code = 0;
     let last = pods.len().saturating_sub(1);
     for (i, (a, profile)) in pods.into_iter().zip(&profiles).enumerate() {
         let Admitted {
-            mut pod,
+            pod,
             manifest,
-            priority,
+            api_pod,
             workload,
             ..
         } = a;
-        admit_priority(&mut pod, &priority, &state, file, &source)?;
+        let (pod, manifest) = admitting.admit(pod, manifest, api_pod, &state)?;
         let subject = Subject::Manifest(manifest);
         let (before, mut doc) = match workload {
             None => {
@@ -536,10 +589,12 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                 if count > 0 {
                     replicas.push(pod);
                 }
+                // Each replica is a pod of its own to the API server (with --server-dry-run,
+                // one dry-run create each).
                 for k in 1..count {
-                    let (mut p, _, priority, claims) =
-                        admit(m.as_replica(k), &default_ns, evaluated_anyway);
-                    admit_priority(&mut p, &priority, target, file, &source)?;
+                    let (p, manifest, api_pod, claims) =
+                        admit(m.as_replica(k), &default_ns, evaluated_anyway, dry_run)?;
+                    let (p, _) = admitting.admit(p, manifest, api_pod, target)?;
                     if let Some(volumes) = target.volumes_mut() {
                         claims.iter().for_each(|c| volumes.add_template_claim(c));
                     }
@@ -578,6 +633,62 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
     }
     exit_without_freeing(state, source);
     Ok(code)
+}
+
+/// The API server's built-in admission plugins for whatif pods, run once the objects they
+/// read are read.
+struct Admitting<'a> {
+    validate: Validate,
+    file: &'a Path,
+    source: &'a Source,
+    /// The API server's dry run admitted the pods already.
+    dry_run: bool,
+}
+
+impl Admitting<'_> {
+    /// The pod as admitted: defaulted and built again from what the plugins admitted, with
+    /// what they changed in its manifest.
+    fn admit(
+        &self,
+        pod: Pod,
+        mut manifest: Manifest,
+        mut api_pod: core::Pod,
+        state: &ClusterState,
+    ) -> Result<(Pod, Manifest), Error> {
+        if self.dry_run {
+            return Ok((pod, manifest));
+        }
+        let refused = |r: &crate::state::admission::Refused| Error::Manifest {
+            path: self.file.display().to_string(),
+            message: format!(
+                "{} (the API server's {} admission plugin would refuse it; what it reads is read from {})",
+                r.words(&pod.id.name),
+                r.plugin,
+                self.source.name()
+            ),
+        };
+        let admitted = crate::state::admission::admit(
+            &mut api_pod,
+            state.admission_objects(),
+            state.priority_classes(),
+        )
+        .map_err(|r| refused(&r))?;
+        // A validating plugin's refusal stops a strict run; `--validate=warn` evaluates the
+        // admitted pod anyway, as it does for the API server's validation.
+        if let Some(r) = &admitted.rejected
+            && self.validate == Validate::Strict
+        {
+            return Err(refused(r));
+        }
+        let (mut admitted_pod, defaulted) = Pod::from_manifest(api_pod);
+        admitted.priority.apply(&mut admitted_pod);
+        manifest.defaulted = defaulted;
+        manifest.admitted = admitted.changes;
+        manifest.rejected = admitted
+            .rejected
+            .map(|r| (r.plugin, r.words(&admitted_pod.id.name)));
+        Ok((admitted_pod, manifest))
+    }
 }
 
 /// Refuses `--replicas`, `--replica` and `--seed` where they cannot apply: no workload in
@@ -619,34 +730,16 @@ fn check_workload_flags(args: &WhatifArgs, manifests: &[ManifestPod]) -> Result<
     Ok(())
 }
 
-/// The API server's Priority admission, once the classes are read.
-fn admit_priority(
-    pod: &mut Pod,
-    priority: &PriorityRequest,
-    state: &ClusterState,
-    file: &Path,
-    source: &Source,
-) -> Result<(), Error> {
-    priority
-        .admit(pod, state.priority_classes())
-        .map(drop)
-        .map_err(|e| Error::Manifest {
-            path: file.display().to_string(),
-            message: format!(
-                "pods \"{}\" is forbidden: {e} (the API server's Priority admission would refuse it; PriorityClasses are read from {})",
-                pod.id.name,
-                source.name()
-            ),
-        })
-}
-
 /// The pod a manifest would create, as the API server (namespace, defaults, matchLabelKeys) and a
-/// DaemonSet's controller (daemon tolerations) would make it, and what was done to it.
+/// DaemonSet's controller (daemon tolerations) would make it, and what was done to it; with
+/// the API object, which admission changes once the objects it reads are read. With
+/// `dry_run`, the API server makes it: the pod is the one its dry-run create returns.
 fn admit(
     m: ManifestPod,
     default_ns: &str,
     evaluated_anyway: bool,
-) -> (Pod, Manifest, PriorityRequest, Vec<PersistentVolumeClaim>) {
+    dry_run: Option<&Live>,
+) -> Result<(Pod, Manifest, core::Pod, Vec<PersistentVolumeClaim>), Error> {
     let mut api_pod = m.pod;
     if api_pod.metadata.namespace.is_none() {
         api_pod.metadata.namespace = Some(default_ns.to_string());
@@ -655,13 +748,19 @@ fn admit(
     for c in &mut claims {
         c.metadata.namespace.clone_from(&api_pod.metadata.namespace);
     }
-    let merged = merge_match_label_keys(&mut api_pod);
+    // The controller's tolerations are the pod's before the API server sees it.
     let daemon = (m.kind == "DaemonSet").then(|| DaemonTolerations {
         added: add_daemon_tolerations(&mut api_pod),
         host_network: api_pod.spec.as_ref().and_then(|s| s.host_network) == Some(true),
     });
-    let priority = PriorityRequest::of(&api_pod);
-    let (pod, defaulted) = Pod::from_manifest(api_pod);
+    let merged = match dry_run {
+        Some(live) => {
+            api_pod = live.dry_run_pod(&api_pod)?;
+            0
+        }
+        None => merge_match_label_keys(&mut api_pod),
+    };
+    let (pod, defaulted) = Pod::from_manifest(api_pod.clone());
     let manifest = Manifest {
         origin: m.origin,
         findings: m.findings,
@@ -669,8 +768,11 @@ fn admit(
         defaulted,
         merged,
         daemon,
+        admitted: Vec::new(),
+        rejected: None,
+        server_dry_run: dry_run.is_some(),
     };
-    (pod, manifest, priority, claims)
+    Ok((pod, manifest, api_pod, claims))
 }
 
 /// The command ends here and the process right after it: freeing a 150,000-pod state one
@@ -694,7 +796,7 @@ fn explain(
         .or_else(|| name.strip_prefix("pods/"))
         .unwrap_or(name);
     let edits = edits(&common.edits)?;
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let namespace = source.namespace(global);
     let not_found = |origin: String, hint: Option<String>| Error::PodNotFound {
@@ -720,10 +822,16 @@ fn explain(
     };
     let fetched = api_pod.as_ref().map(Pod::from_api);
     // Live, the profile is known from the pod got, before the lists: it says what they read.
-    let profile = fetched
-        .as_ref()
-        .map(|p| scheduler.profile(&p.template.scheduler_name))
-        .transpose()?;
+    let profile = |scheduler: &SchedulerFlags| {
+        fetched
+            .as_ref()
+            .map(|p| scheduler.profile(&p.template.scheduler_name))
+            .transpose()
+    };
+    // Checked before any list, then built for the release emulated.
+    profile(&scheduler)?;
+    scheduler.emulate(common, &source)?;
+    let profile = profile(&scheduler)?;
     let need = match (&fetched, &profile) {
         (Some(pod), Some(profile)) => needs(pod, profile),
         _ => Needs::default(),
@@ -805,8 +913,9 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
         ));
     }
     let edits = edits(&common.edits)?;
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
+    scheduler.emulate(common, &source)?;
     let both = args.pending == args.violating;
     let scope = Scope {
         namespace: (!args.all_namespaces).then(|| source.namespace(global)),
@@ -998,8 +1107,9 @@ fn explain_several(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let edits = edits(&common.edits)?;
-    let scheduler = SchedulerFlags::read(common)?;
+    let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
+    scheduler.emulate(common, &source)?;
     let namespace = source.namespace(global);
     // The pods are known once read: what their evaluations may need is read with them.
     let need = Needs {

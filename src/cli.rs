@@ -230,6 +230,11 @@ pub struct WhatifArgs {
     /// taking the first by name.
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
+    /// Ask the live API server: create the pod with dryRun=All (nothing is stored) and
+    /// evaluate the pod it returns, with its defaulting, admission plugins and webhooks. The
+    /// one request that is not a GET (needs create on pods); without it the tool only reads.
+    #[arg(long)]
+    pub server_dry_run: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -258,6 +263,11 @@ pub struct CommonArgs {
     /// (repeatable; later settings win).
     #[arg(long, value_name = "NAME=BOOL,...")]
     pub feature_gates: Vec<String>,
+    /// The kube-scheduler release to emulate (1.31 to 1.35): its reason texts, default
+    /// plugins and feature gates. Default: the API server's version when live, the version a
+    /// snapshot records, else 1.35.
+    #[arg(long, value_name = "RELEASE", value_parser = parse_release)]
+    pub kubernetes_version: Option<crate::scheduler::release::Release>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
@@ -333,4 +343,14 @@ pub enum Output {
     Wide,
     Json,
     Yaml,
+}
+
+/// `--kubernetes-version`: `1.33`, `v1.33` or `v1.33.5`.
+fn parse_release(s: &str) -> Result<crate::scheduler::release::Release, String> {
+    crate::scheduler::release::Release::parse(s).ok_or_else(|| {
+        format!(
+            "{s:?} is not a release this version emulates; use one of {}",
+            crate::scheduler::release::supported()
+        )
+    })
 }

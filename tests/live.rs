@@ -432,7 +432,7 @@ fn snapshot_writes_what_snapshot_mode_reads() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
-        text.starts_with("apiVersion: v1\nitems:\n"),
+        text.starts_with("# kubernetesVersion: v1.35.0\napiVersion: v1\nitems:\n"),
         "{}",
         &text[..80]
     );

@@ -92,6 +92,16 @@ impl Live {
         format!("context {} ({})", t.context, t.server)
     }
 
+    /// The API server's version (`GET /version`), its `gitVersion` (`v1.33.5`).
+    pub fn server_version(&self) -> Result<String, ClusterError> {
+        let req = Request::new("get", "version", false);
+        let client = self.server.client.clone();
+        self.rt
+            .block_on(self.server.call(&req, || client.apiserver_version()))
+            .map(|v| v.git_version)
+            .map_err(|f| self.server.fail(&req, f))
+    }
+
     /// `context NAME`, for "not found in ..." messages.
     pub fn context(&self) -> String {
         format!("context {}", self.server.target.context)

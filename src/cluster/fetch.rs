@@ -124,6 +124,15 @@ impl Live {
             let (budgets, classes) = self.preemption_objects(needs, &mut omissions).await?;
             state.set_preemption_objects(budgets, classes);
         }
+        if !needs.admission_namespaces.is_empty() || needs.runtime_classes {
+            match self.admission_objects(needs).await? {
+                Ok(a) => state.set_admission_objects(a),
+                Err(refused) => omissions.push(Omission::Admission(Refused::new(
+                    &refused,
+                    &self.server.target,
+                ))),
+            }
+        }
         if needs.storage {
             match self.storage().await? {
                 Ok(v) => state.set_volumes(v),

@@ -1,8 +1,9 @@
 //! The only place that talks to an API server (and the only one that names `kube::Client`).
 //!
 //! Read-only by construction: every request here is a GET (`Api::get`, `Api::list`); nothing
-//! creates, patches or deletes, and `tests/live.rs` checks that the fake API server never
-//! sees another verb. Lists are read in pages and folded into the compact
+//! patches or deletes, and `tests/live.rs` checks that the fake API server never sees another
+//! verb. The one exception is opt-in: `whatif --server-dry-run` creates its pod with
+//! `dryRun=All` (`dry_run`), which the API server never stores. Lists are read in pages and folded into the compact
 //! [`ClusterState`](crate::state::ClusterState) page by page, so memory follows the compact
 //! model, not the size of the API objects. What is read besides nodes and pods is what the
 //! caller's [`Needs`](crate::state::needs::Needs) say, and nothing more.
@@ -15,8 +16,10 @@
 //! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, as data (the
 //!   report words it).
 
+mod admission;
 mod client;
 mod config;
+mod dry_run;
 mod error;
 mod events;
 mod fetch;

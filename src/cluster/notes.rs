@@ -42,4 +42,6 @@ pub enum Omission {
     PreemptionObjects(Refused),
     /// The storage objects the volume plugins read.
     Storage(Refused),
+    /// LimitRanges, RuntimeClasses or a namespace, read for admission.
+    Admission(Refused),
 }

@@ -10,6 +10,7 @@ use std::io::Write;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::node::v1 as node;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::api::storage::v1 as storage;
@@ -23,13 +24,14 @@ use super::fetch::NON_TERMINAL_PODS;
 use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
-use crate::state::to_yaml_string;
+use crate::state::admission::ADMISSION_ANNOTATIONS;
+use crate::state::{VERSION_COMMENT, to_yaml_string};
 
 impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
     /// ReplicaSets, StatefulSets, PodDisruptionBudgets, PriorityClasses,
-    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers as
-    /// one `v1 List` in YAML, page by page. Returns what was
+    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+    /// LimitRanges and RuntimeClasses as one `v1 List` in YAML, page by page. Returns what was
     /// left out: a list the API server refused.
     pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<Omission>, ClusterError> {
         self.rt.block_on(self.write_snapshot_async(out))
@@ -40,6 +42,15 @@ impl Live {
         out: &mut dyn Write,
     ) -> Result<Vec<Omission>, ClusterError> {
         let mut omitted = Vec::new();
+        // The release the snapshot is of, which `--snapshot` emulates by default.
+        let req = Request::new("get", "version", false);
+        let client = self.server.client.clone();
+        let version = self
+            .server
+            .call(&req, || client.apiserver_version())
+            .await
+            .map_err(|f| self.server.fail(&req, f))?;
+        writeln!(out, "{VERSION_COMMENT}{}", version.git_version)?;
         writeln!(out, "apiVersion: v1")?;
         writeln!(out, "items:")?;
         let nodes: Api<core::Node> = Api::all(self.server.client.clone());
@@ -163,6 +174,39 @@ impl Live {
                 Err((e, _)) => return Err(e),
             }
         }
+        // What the admission plugins read for a what-if pod (LimitRanger, RuntimeClass).
+        let limit_ranges: Api<core::LimitRange> = Api::all(self.server.client.clone());
+        let runtime_classes: Api<node::RuntimeClass> = Api::all(self.server.client.clone());
+        for (req, written) in [
+            (
+                Request::new("list", "limitranges", true),
+                self.snapshot_resource(
+                    &limit_ranges,
+                    Request::new("list", "limitranges", true),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+            (
+                Request::new("list", "runtimeclasses", false),
+                self.snapshot_resource(
+                    &runtime_classes,
+                    Request::new("list", "runtimeclasses", false),
+                    None,
+                    out,
+                )
+                .await,
+            ),
+        ] {
+            match written {
+                Ok(()) => {}
+                Err(ClusterError::Forbidden(_)) => {
+                    omitted.push(Omission::Admission(Refused::new(&req, &self.server.target)))
+                }
+                Err(e) => return Err(e),
+            }
+        }
         writeln!(out, "kind: List")?;
         writeln!(out, "metadata:")?;
         writeln!(out, "  resourceVersion: \"\"")?;
@@ -197,6 +241,12 @@ impl Live {
                             for mut item in items {
                                 // kubectl hides managedFields by default; they are large and unused.
                                 item.meta_mut().managed_fields = None;
+                                // Of a namespace's annotations, only those admission reads.
+                                if req.resource == "namespaces"
+                                    && let Some(a) = item.meta_mut().annotations.as_mut()
+                                {
+                                    a.retain(|k, _| ADMISSION_ANNOTATIONS.contains(&k.as_str()));
+                                }
                                 match to_yaml_string(&item) {
                                     Ok(text) => chunks.push(list_item(&text)),
                                     Err(e) => failed = Some(e),

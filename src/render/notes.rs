@@ -5,6 +5,7 @@ use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
 use crate::report::{KUBERNETES_VERSION, Note, Refusal, Unplaced};
+use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
 
 /// `0, 1, 2`.
@@ -291,8 +292,156 @@ impl Display for Note {
                  created yet), so those constraints do not spread them from one another as they \
                  would once it exists: later replicas' scores may differ from kube-scheduler's"
             ),
+            Note::Admitted(changes) => {
+                f.write_str("admitted as the API server's admission plugins do at pod creation: ")?;
+                for (i, change) in changes.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{}", Admission(change))?;
+                }
+                f.write_str("; the scheduler evaluates the pod so")
+            }
+            Note::Emulated {
+                release,
+                unmodelled,
+            } => write!(
+                f,
+                "emulating kube-scheduler {release}: its reason texts, default plugins, \
+                 NodeResourcesFit status and feature gates; left to 1.35's rules: {}",
+                unmodelled.join("; ")
+            ),
+            Note::ServerDryRun => f.write_str(
+                "the pod is the one the API server returned for a dry-run create \
+                 (--server-dry-run, dryRun=All, nothing stored): its defaulting, admission \
+                 plugins and webhooks applied",
+            ),
+            Note::AdmissionRejected { plugin, message } => write!(
+                f,
+                "the API server's {plugin} admission plugin would refuse this pod ({message}); \
+                 evaluated anyway (--validate=warn)"
+            ),
+            Note::AdmissionObjectsForbidden(r) => write!(
+                f,
+                "cannot {} (403 Forbidden for user {} in context {}): the pod is admitted as if \
+                 there were none ({}); grant {} on {} to read them",
+                Request(r),
+                r.user,
+                r.context,
+                admitted_without(&r.resource),
+                r.verb,
+                r.resource
+            ),
+            Note::SnapshotWithoutAdmissionObjects(r) => write!(
+                f,
+                "{resource} left out: list {resource} is forbidden for user {} in context {}; \
+                 a what-if pod will be admitted as if there were none ({})",
+                r.user,
+                r.context,
+                admitted_without(&r.resource),
+                resource = r.resource
+            ),
         }
     }
+}
+
+/// What admission does without the objects of `resource`.
+fn admitted_without(resource: &str) -> &'static str {
+    match resource {
+        "limitranges" => "no LimitRanger defaults or limits",
+        "runtimeclasses" => "a RuntimeClass the pod names is refused as missing",
+        _ => "no PodNodeSelector or PodTolerationRestriction annotations",
+    }
+}
+
+/// One change of an admission plugin, as `LimitRanger (LimitRange limits): container app:
+/// requests.cpu=100m`.
+struct Admission<'a>(&'a Admitted);
+
+impl Display for Admission<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let pairs = |l: &[(String, String)]| {
+            l.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let tolerations = |l: &[k8s_openapi::api::core::v1::Toleration]| {
+            l.iter().map(toleration).collect::<Vec<_>>().join(", ")
+        };
+        // The two plugins kube-apiserver does not enable by default.
+        let opt_in = |f: &mut Formatter<'_>, plugin: &str, key: &str| {
+            write!(
+                f,
+                " (from the namespace's {key} annotation; only where the cluster enables the \
+                 {plugin} admission plugin, which kube-apiserver does not by default)"
+            )
+        };
+        let plugin = self.0.plugin();
+        match self.0 {
+            Admitted::LimitRanger(d) => write!(
+                f,
+                "{plugin} (LimitRange {}): {} {}: {}.{}={}",
+                d.limit_range,
+                if d.init {
+                    "init container"
+                } else {
+                    "container"
+                },
+                d.container,
+                if d.request { "requests" } else { "limits" },
+                d.resource,
+                d.value
+            ),
+            Admitted::PodNodeSelector { added } => {
+                write!(f, "{plugin}: nodeSelector {}", pairs(added))?;
+                opt_in(f, plugin, crate::state::admission::NODE_SELECTOR)
+            }
+            Admitted::DefaultTolerationSeconds { added } => write!(
+                f,
+                "{plugin}: tolerations {} for 300s",
+                added
+                    .iter()
+                    .map(|k| format!("{k}:NoExecute"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Admitted::PodTolerationRestriction { added } => {
+                write!(f, "{plugin}: tolerations {}", tolerations(added))?;
+                opt_in(f, plugin, crate::state::admission::DEFAULT_TOLERATIONS)
+            }
+            Admitted::RuntimeClassOverhead { class, overhead } => {
+                write!(f, "{plugin} {class}: overhead {}", pairs(overhead))
+            }
+            Admitted::RuntimeClassNodeSelector { class, added } => {
+                write!(f, "{plugin} {class}: nodeSelector {}", pairs(added))
+            }
+            Admitted::RuntimeClassTolerations { class, added } => {
+                write!(f, "{plugin} {class}: tolerations {}", tolerations(added))
+            }
+        }
+    }
+}
+
+/// A toleration as `key=value:Effect`, `key:Effect` (Exists) or `*` (everything).
+fn toleration(t: &k8s_openapi::api::core::v1::Toleration) -> String {
+    let key = t.key.as_deref().unwrap_or_default();
+    let value = t.value.as_deref().unwrap_or_default();
+    let mut s = if key.is_empty() {
+        "*".to_string()
+    } else if t.operator.as_deref() == Some("Exists") || value.is_empty() {
+        key.to_string()
+    } else {
+        format!("{key}={value}")
+    };
+    if let Some(e) = t.effect.as_deref().filter(|e| !e.is_empty()) {
+        s.push(':');
+        s.push_str(e);
+    }
+    if let Some(secs) = t.toleration_seconds {
+        s.push_str(&format!(" for {secs}s"));
+    }
+    s
 }
 
 /// What the answer does without PodDisruptionBudgets or PriorityClasses.

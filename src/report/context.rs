@@ -10,6 +10,7 @@ use crate::scheduler::inter_pod_affinity::namespaces_unknown;
 use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::release::Release;
 use crate::scheduler::storage::Gap;
 use crate::scheduler::volume_binding::pod_claims;
 use crate::state::validate::Finding;
@@ -65,6 +66,12 @@ pub struct Manifest {
     pub merged: usize,
     /// A DaemonSet's pod: what its controller adds.
     pub daemon: Option<DaemonTolerations>,
+    /// What the API server's admission plugins changed.
+    pub admitted: Vec<crate::state::admission::Change>,
+    /// The validating admission plugin that would refuse the pod, and its words.
+    pub rejected: Option<(&'static str, String)>,
+    /// The pod is the one the API server returned for a dry-run create.
+    pub server_dry_run: bool,
 }
 
 /// Context the evaluation does not know: who the pod is and which profile ran.
@@ -102,8 +109,19 @@ impl Context {
             Subject::Manifest(m) => {
                 let shown = |f: &Finding| m.evaluated_anyway || !f.rejected;
                 notes.extend(m.findings.into_iter().filter(shown).map(Note::Finding));
+                if m.server_dry_run {
+                    notes.push(Note::ServerDryRun);
+                }
                 if !m.defaulted.is_empty() {
                     notes.push(Note::Defaulted(m.defaulted));
+                }
+                if !m.admitted.is_empty() {
+                    notes.push(Note::Admitted(m.admitted));
+                }
+                if m.evaluated_anyway
+                    && let Some((plugin, message)) = m.rejected
+                {
+                    notes.push(Note::AdmissionRejected { plugin, message });
                 }
                 if m.merged > 0 {
                     notes.push(Note::LabelKeysMerged(m.merged));
@@ -117,7 +135,7 @@ impl Context {
             not_scheduled: not_scheduled(pod, profile),
             pod: (*pod.id).clone(),
             scheduler: SchedulerInfo {
-                kubernetes_version: KUBERNETES_VERSION,
+                kubernetes_version: profile.gates.release.name(),
                 scheduler_name: profile.scheduler_name.clone(),
                 profile_source: profile.source.clone(),
                 feature_gates: profile.gates.given.clone(),
@@ -162,6 +180,13 @@ fn not_scheduled(pod: &Pod, profile: &Profile) -> Vec<Unplaced> {
 fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
     let (pod, state) = (input.pod, input.state);
     let mut notes = Vec::new();
+    let release = profile.gates.release;
+    if release != Release::default() {
+        notes.push(Note::Emulated {
+            release: release.name(),
+            unmodelled: release.unmodelled(),
+        });
+    }
     let spreads = enabled(
         profile.filter.iter().chain(&profile.pre_score),
         "PodTopologySpread",
@@ -299,6 +324,9 @@ mod tests {
             port: 80,
         };
         let subject = Subject::Manifest(Manifest {
+            admitted: Vec::new(),
+            rejected: None,
+            server_dry_run: false,
             origin: "DaemonSet/p".to_string(),
             findings: vec![finding("a", true), finding("b", false)],
             evaluated_anyway: false,

@@ -5,6 +5,7 @@ use serde::{Serialize, Serializer};
 
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
 use crate::scheduler::storage::Gap;
+use crate::state::admission::Change;
 use crate::state::validate::Finding;
 use crate::state::{Defaulted, PodRef};
 
@@ -26,6 +27,20 @@ pub enum Note {
     /// `whatif`: what the API server's defaulting set on the pod (requests from limits,
     /// pod-level requests, host ports of a hostNetwork pod).
     Defaulted(Vec<Defaulted>),
+    /// `whatif`: what the API server's admission plugins changed on the pod.
+    Admitted(Vec<Change>),
+    /// A release other than 1.35 is emulated; what of it is left to 1.35's rules.
+    Emulated {
+        release: &'static str,
+        unmodelled: Vec<&'static str>,
+    },
+    /// `whatif --server-dry-run`: the pod is the one the API server returned.
+    ServerDryRun,
+    /// `whatif --validate=warn`: a validating admission plugin would refuse the pod.
+    AdmissionRejected {
+        plugin: &'static str,
+        message: String,
+    },
     /// The pod sets pod-level requests, which NodeResourcesFit's score ignores in 1.35.
     PodLevelFitScore,
     /// `whatif`: matchLabelKeys/mismatchLabelKeys merged into this many requirements.
@@ -109,6 +124,10 @@ pub enum Note {
     /// select by their controller (a ReplicaSet, ReplicationController or StatefulSet), which
     /// does not exist yet: they are not spread from one another by it.
     DefaultSpreadingWithoutController { kind: String },
+    /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
+    AdmissionObjectsForbidden(Refusal),
+    /// `snapshot`: LimitRanges or RuntimeClasses were left out, their list refused.
+    SnapshotWithoutAdmissionObjects(Refusal),
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

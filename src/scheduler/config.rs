@@ -9,6 +9,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core;
 use serde::Deserialize;
 
+use super::release::Release;
 use crate::state::SpreadConstraint;
 use crate::state::resources::{CPU, MEMORY};
 use crate::state::selector::{NodeSelector, PreferredTerms, label_key_errors};
@@ -204,6 +205,8 @@ pub struct FeatureGates {
     pub sidecar_containers_disabled: bool,
     /// Every gate as given, for the report.
     pub given: BTreeMap<String, bool>,
+    /// The release emulated: the facts that differ from 1.35 (`release.rs`).
+    pub release: Release,
 }
 
 impl FeatureGates {
@@ -234,6 +237,22 @@ impl FeatureGates {
             gates.set(name, value);
         }
         Ok(gates)
+    }
+
+    /// The gates for `release`: a gate given that the release does not have is refused, as
+    /// that kube-scheduler refuses it.
+    pub fn for_release(mut self, release: Release) -> Result<FeatureGates, ProfileError> {
+        if let Some(name) = self
+            .given
+            .keys()
+            .find(|g| release.facts().gates_absent.contains(&g.as_str()))
+        {
+            return Err(ProfileError(format!(
+                "--feature-gates: unrecognized feature gate: {name} (kube-scheduler {release} does not have it)"
+            )));
+        }
+        self.release = release;
+        Ok(self)
     }
 
     /// GA and on by default: `nodeAffinityPolicy` / `nodeTaintsPolicy` are honoured. Off, the

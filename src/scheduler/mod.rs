@@ -26,6 +26,7 @@ pub mod pod_topology_spread;
 pub mod preemption;
 pub mod profile;
 mod registry;
+pub mod release;
 pub mod result;
 pub mod status;
 pub mod storage;

@@ -428,7 +428,10 @@ impl Plugin for NodeResourcesFit<'_> {
             let requested = c.requested;
             let free = i128::from(allocatable) - i128::from(used);
             let fits = c.ignored.is_some() || i128::from(requested) <= free;
-            let over_total = !fits && requested > allocatable;
+            // Before 1.34 a request over the node's allocatable is Unschedulable too (fit.go).
+            let over_total = !fits
+                && requested > allocatable
+                && self.gates.release.facts().fit_unresolvable_over_allocatable;
             if !fits {
                 reasons.push(format!("Insufficient {}", c.name).into());
                 unresolvable |= over_total;

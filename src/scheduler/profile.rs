@@ -397,11 +397,16 @@ impl Profile {
         source: String,
         index: usize,
     ) -> Result<Profile, ProfileError> {
+        // DynamicResources is a default plugin from 1.34 (DynamicResourceAllocation on), and
+        // scores from 1.35 (default_plugins.go of each release).
+        let facts = gates.release.facts();
         let defaults: Vec<PluginRef> = DEFAULT_PLUGINS
             .iter()
+            .filter(|(n, _)| *n != "DynamicResources" || facts.dynamic_resources_default)
             .map(|(n, w)| PluginRef {
                 name: n.to_string(),
-                weight: (*w != 0).then_some(*w),
+                weight: (*w != 0 && (*n != "DynamicResources" || facts.dynamic_resources_scores))
+                    .then_some(*w),
             })
             .collect();
         let empty = Plugins::default();
@@ -409,8 +414,11 @@ impl Profile {
         let (multi_point, _) = merge_plugin_set(&defaults, &plugins.multi_point);
         let pre_filter = expand(PRE_FILTER, "preFilter", &multi_point, &plugins.pre_filter)?;
         let filter = expand(FILTER, "filter", &multi_point, &plugins.filter)?;
-        let pre_score = expand(PRE_SCORE, "preScore", &multi_point, &plugins.pre_score)?;
-        let score_names = expand(SCORE, "score", &multi_point, &plugins.score)?;
+        let scores = |name: &String| name != "DynamicResources" || facts.dynamic_resources_scores;
+        let mut pre_score = expand(PRE_SCORE, "preScore", &multi_point, &plugins.pre_score)?;
+        pre_score.retain(scores);
+        let mut score_names = expand(SCORE, "score", &multi_point, &plugins.score)?;
+        score_names.retain(scores);
         let post_filter = expand(
             POST_FILTER,
             "postFilter",

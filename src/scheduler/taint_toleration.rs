@@ -144,9 +144,18 @@ impl Plugin for TaintToleration<'_> {
             })
             .collect();
         let details = FilterDetails { taints };
-        let status = details
-            .first_untolerated()
-            .map(|_| Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED));
+        // Up to 1.33 the reason names the first untolerated taint (taint_toleration.go).
+        let names_taint = self.gates.release.facts().taint_reason_names_taint;
+        let status = details.first_untolerated().map(|t| {
+            if names_taint {
+                Status::new(
+                    Code::UnschedulableAndUnresolvable,
+                    format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value),
+                )
+            } else {
+                Status::new(Code::UnschedulableAndUnresolvable, REASON_UNTOLERATED)
+            }
+        });
         (status, Some(details))
     }
 

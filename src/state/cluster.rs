@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
 
+use super::admission::AdmissionObjects;
 use super::disruption_budget::DisruptionBudget;
 use super::index::{PodIndex, Topology};
 use super::interned::Shared;
@@ -50,6 +51,8 @@ pub struct ClusterState {
     /// PodDisruptionBudgets and PriorityClasses: what preemption and Priority admission read.
     disruption_budgets: Vec<DisruptionBudget>,
     priority_classes: Vec<PriorityClass>,
+    /// LimitRanges, RuntimeClasses and namespace annotations: what admission reads.
+    admission: AdmissionObjects,
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers.
     /// `None` when the source held none of these kinds, so the storage plugins cannot be
     /// evaluated for a pod that uses them.
@@ -236,6 +239,7 @@ impl ClusterState {
             image_names,
             disruption_budgets,
             priority_classes,
+            admission,
             ..
         } = std::mem::take(self);
         *self = ClusterState {
@@ -245,6 +249,7 @@ impl ClusterState {
             image_names,
             disruption_budgets,
             priority_classes,
+            admission,
             ..ClusterState::new(nodes, Vec::new(), None)
         };
     }
@@ -296,6 +301,16 @@ impl ClusterState {
     #[inline]
     pub fn priority_classes(&self) -> &[PriorityClass] {
         &self.priority_classes
+    }
+
+    /// Sets what the admission plugins read. Nothing is derived from it.
+    pub fn set_admission_objects(&mut self, admission: AdmissionObjects) {
+        self.admission = admission;
+    }
+
+    #[inline]
+    pub fn admission_objects(&self) -> &AdmissionObjects {
+        &self.admission
     }
 
     /// Sets the workloads default spreading takes its selectors from. Nothing is derived

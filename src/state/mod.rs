@@ -10,6 +10,7 @@
 //! This file only declares and re-exports: the model's files import each other, never this
 //! one, so that no file imports itself through others.
 
+pub mod admission;
 mod build;
 mod cluster;
 pub mod decode;
@@ -19,6 +20,7 @@ pub mod edits;
 mod index;
 mod interned;
 pub mod labels;
+pub mod limit_range;
 mod manifest;
 pub mod needs;
 mod node;
@@ -28,6 +30,7 @@ mod priority_class;
 pub mod quantity;
 mod read;
 pub mod resources;
+pub mod runtime_class;
 pub mod selector;
 mod selector_flag;
 mod strict;
@@ -50,9 +53,10 @@ pub use pod::{
     AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
-pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityRequest, admit};
+pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};
 pub use read::{
-    Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
+    Located, SourceError, VERSION_COMMENT, parse_documents, read_objects, read_snapshot,
+    read_snapshot_str, recorded_version,
 };
 pub use selector_flag::parse_selector_flag;
 pub use strict::closest;

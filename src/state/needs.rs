@@ -23,6 +23,10 @@ pub struct Needs {
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers:
     /// a pod uses claims or volumes the storage plugins count.
     pub storage: bool,
+    /// Namespaces of pods to admit: their LimitRanges and admission annotations.
+    pub admission_namespaces: BTreeSet<String>,
+    /// RuntimeClasses: a pod to admit names one.
+    pub runtime_classes: bool,
 }
 
 /// A pod's controller, as default spreading reads it.
@@ -54,6 +58,8 @@ impl Needs {
         self.disruption_budgets |= other.disruption_budgets;
         self.priority_classes |= other.priority_classes;
         self.storage |= other.storage;
+        self.admission_namespaces.extend(other.admission_namespaces);
+        self.runtime_classes |= other.runtime_classes;
     }
 
     /// Whether default spreading needs any Service or controller.

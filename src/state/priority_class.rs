@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
 use serde::Deserialize;
 
 use super::pod::Pod;
@@ -61,36 +60,12 @@ pub struct Admitted {
     pub preempt_never: bool,
 }
 
-/// What a pod manifest says of its priority, kept until the classes are read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PriorityRequest {
-    pub class: Option<String>,
-    pub priority: Option<i32>,
-    pub preemption_policy: Option<String>,
-}
-
-impl PriorityRequest {
-    pub fn of(pod: &core::Pod) -> PriorityRequest {
-        let spec = pod.spec.as_ref();
-        PriorityRequest {
-            class: spec.and_then(|s| s.priority_class_name.clone()),
-            priority: spec.and_then(|s| s.priority),
-            preemption_policy: spec.and_then(|s| s.preemption_policy.clone()),
-        }
-    }
-
-    /// Sets `pod`'s priority and preemption policy as admission resolves them from `classes`.
-    pub fn admit(&self, pod: &mut Pod, classes: &[PriorityClass]) -> Result<Admitted, String> {
-        let admitted = admit(
-            classes,
-            self.class.as_deref(),
-            self.priority,
-            self.preemption_policy.as_deref(),
-        )?;
+impl Admitted {
+    /// Sets `pod`'s priority and preemption policy to what admission resolved.
+    pub fn apply(&self, pod: &mut Pod) {
         let template = Arc::make_mut(&mut pod.template);
-        template.priority = admitted.priority;
-        template.preempt_never = admitted.preempt_never;
-        Ok(admitted)
+        template.priority = self.priority;
+        template.preempt_never = self.preempt_never;
     }
 }
 

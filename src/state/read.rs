@@ -11,11 +11,14 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use super::admission::{AdmissionObjects, NamespaceAnnotations};
 use super::cluster::ClusterState;
 use super::disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
+use super::limit_range::LimitRange;
 use super::node::Node;
 use super::pod::Pod;
 use super::priority_class::{PriorityClass, PriorityClassObject};
+use super::runtime_class::RuntimeClass;
 use super::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
@@ -286,6 +289,22 @@ pub(crate) fn check_quantities(
     }
 }
 
+/// The comment `snapshot` writes first: the API server's version, as a YAML comment that
+/// kubectl and every YAML reader skip.
+pub const VERSION_COMMENT: &str = "# kubernetesVersion: ";
+
+/// The version a snapshot file records (`v1.33.5`), from its first line; `None` without one.
+pub fn recorded_version(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let mut line = String::new();
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(file.take(256))
+        .read_line(&mut line)
+        .ok()?;
+    line.strip_prefix(VERSION_COMMENT)
+        .map(|v| v.trim().to_string())
+}
+
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
@@ -358,6 +377,7 @@ struct SnapshotBuilder {
     disruption_budgets: Vec<DisruptionBudget>,
     priority_classes: Vec<PriorityClass>,
     volumes: Option<Volumes>,
+    admission: AdmissionObjects,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -366,7 +386,11 @@ enum Decoded {
     Skip,
     Node(Box<Node>),
     Pod(Box<Pod>),
-    Namespace(String, crate::state::labels::Labels),
+    Namespace(
+        String,
+        crate::state::labels::Labels,
+        Option<NamespaceAnnotations>,
+    ),
     Service(String, Option<crate::state::labels::Labels>),
     ReplicationController((String, String), Option<crate::state::labels::Labels>),
     /// A ReplicaSet (`false`) or StatefulSet (`true`).
@@ -374,6 +398,8 @@ enum Decoded {
     DisruptionBudget(DisruptionBudget),
     PriorityClass(PriorityClass),
     Storage(Storage),
+    LimitRange(LimitRange),
+    RuntimeClass(RuntimeClass),
 }
 
 /// A storage object, as the volume plugins read it.
@@ -442,8 +468,11 @@ impl Decoded {
                 Decoded::Namespace(
                     ns.metadata.name.unwrap_or_default(),
                     ns.metadata.labels.unwrap_or_default().into(),
+                    NamespaceAnnotations::of(ns.metadata.annotations.as_ref()),
                 )
             }
+            "LimitRange" => Decoded::LimitRange(LimitRange::from_api(&obj.decode(path)?)),
+            "RuntimeClass" => Decoded::RuntimeClass(RuntimeClass::from_api(&obj.decode(path)?)),
             _ => Decoded::Skip,
         })
     }
@@ -482,11 +511,16 @@ impl SnapshotBuilder {
             }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
-            Decoded::Namespace(name, labels) => {
+            Decoded::Namespace(name, labels, annotations) => {
+                if let Some(a) = annotations {
+                    self.admission.namespaces.insert(name.clone(), a);
+                }
                 self.namespaces
                     .get_or_insert_with(BTreeMap::new)
                     .insert(name, labels);
             }
+            Decoded::LimitRange(l) => self.admission.limit_ranges.push(l),
+            Decoded::RuntimeClass(c) => self.admission.runtime_classes.push(c),
         }
     }
 
@@ -499,6 +533,7 @@ impl SnapshotBuilder {
             disruption_budgets,
             priority_classes,
             volumes,
+            admission,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -513,6 +548,7 @@ impl SnapshotBuilder {
             state.set_workloads(workloads);
         }
         state.set_preemption_objects(disruption_budgets, priority_classes);
+        state.set_admission_objects(admission);
         if let Some(volumes) = volumes {
             state.set_volumes(volumes);
         }
@@ -671,6 +707,8 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             | "StatefulSet"
             | "PodDisruptionBudget"
             | "PriorityClass"
+            | "LimitRange"
+            | "RuntimeClass"
             | "PersistentVolumeClaim"
             | "PersistentVolume"
             | "StorageClass"

@@ -1,6 +1,7 @@
 //! An in-process fake Kubernetes API server, real enough for kube-rs and kubectl: discovery
 //! (/version, /api, /api/v1, /apis), get and paged list (limit/continue) of nodes, pods,
-//! namespaces, events, Services, ReplicationControllers, ReplicaSets and StatefulSets, and
+//! namespaces, events, Services, ReplicationControllers, ReplicaSets, StatefulSets and the
+//! other kinds of `RESOURCES`, dry-run creates of pods (`dryRun=All`, nothing stored), and
 //! metav1.Status errors. Faults (403, 410, 429, 500, hangs, 401, broken and slow bodies) are
 //! injected per resource. As a real API server, it answers a request that accepts
 //! `application/vnd.kubernetes.protobuf` with pod lists, node lists and errors in protobuf
@@ -70,6 +71,8 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("storageclasses", "StorageClass", false),
     ("csinodes", "CSINode", false),
     ("csidrivers", "CSIDriver", false),
+    ("limitranges", "LimitRange", true),
+    ("runtimeclasses", "RuntimeClass", false),
 ];
 
 fn api_version(plural: &str) -> &'static str {
@@ -78,6 +81,7 @@ fn api_version(plural: &str) -> &'static str {
         "policy" => "policy/v1",
         "scheduling.k8s.io" => "scheduling.k8s.io/v1",
         "storage.k8s.io" => "storage.k8s.io/v1",
+        "node.k8s.io" => "node.k8s.io/v1",
         _ => "v1",
     }
 }
@@ -90,6 +94,7 @@ fn group_of(plural: &str) -> &'static str {
         "poddisruptionbudgets" => "policy",
         "priorityclasses" => "scheduling.k8s.io",
         "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
+        "runtimeclasses" => "node.k8s.io",
         _ => "",
     }
 }
@@ -125,6 +130,10 @@ struct Control {
     token: Option<String>,
     /// Answer in JSON even when protobuf is accepted.
     json_only: bool,
+    /// Fields a dry-run create of a pod merges into its `spec`, as a mutating webhook would.
+    dry_run_spec: serde_json::Map<String, Value>,
+    /// `/version`'s `gitVersion` when set (else v1.35.0).
+    version: Option<String>,
 }
 
 #[derive(Debug)]
@@ -293,6 +302,19 @@ impl FakeApi {
             name.to_string(),
             after,
         ));
+    }
+
+    /// Makes a dry-run create of a pod (`POST .../pods?dryRun=All`) answer with `fields`
+    /// merged into the pod's `spec`, as a mutating admission webhook would.
+    pub fn mutate_dry_run(&self, fields: Value) {
+        if let Value::Object(map) = fields {
+            self.server.control().dry_run_spec = map;
+        }
+    }
+
+    /// Makes `/version` answer `git_version` (`v1.33.4`).
+    pub fn set_version(&self, git_version: &str) {
+        self.server.control().version = Some(git_version.to_string());
     }
 
     /// Every request received so far (none for a generated cluster).
@@ -564,11 +586,32 @@ async fn answer(server: &Server, req: Request<Incoming>, protobuf: bool) -> Resp
     if !token_ok {
         return status(401, "Unauthorized", "Unauthorized");
     }
+    let segs: Vec<String> = path
+        .trim_matches('/')
+        .split('/')
+        .map(String::from)
+        .collect();
+    let pods_of = match segs.as_slice() {
+        [api, v1, nss, ns, pods]
+            if api == "api" && v1 == "v1" && nss == "namespaces" && pods == "pods" =>
+        {
+            Some(ns.clone())
+        }
+        _ => None,
+    };
+    if method == "POST"
+        && params.get("dryRun").map(String::as_str) == Some("All")
+        && let Some(ns) = pods_of
+    {
+        return dry_run_create(server, req, &ns).await;
+    }
     if method != "GET" {
         return status(
             405,
             "MethodNotAllowed",
-            &format!("the fake API server only serves GET, got {method}"),
+            &format!(
+                "the fake API server only serves GET and dry-run creates of pods, got {method}"
+            ),
         );
     }
     if fault == Some(SLOW) {
@@ -645,6 +688,33 @@ async fn answer(server: &Server, req: Request<Incoming>, protobuf: bool) -> Resp
         };
     }
     route(server, &path, &params, accept_table, protobuf)
+}
+
+/// A dry-run create of a pod: the pod sent, named (from `generateName` when it has no
+/// name), in the namespace of the path, with what [`FakeApi::mutate_dry_run`] set merged
+/// into its spec; nothing is stored.
+async fn dry_run_create(
+    server: &Server,
+    req: Request<Incoming>,
+    ns: &str,
+) -> Response<Full<Bytes>> {
+    let Ok(body) = req.into_body().collect().await else {
+        return status(400, "BadRequest", "unreadable body");
+    };
+    let Ok(mut pod) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
+        return status(400, "BadRequest", "the body is not a JSON object");
+    };
+    let meta = &mut pod["metadata"];
+    if meta["name"].is_null() {
+        let prefix = meta["generateName"].as_str().unwrap_or("pod-").to_string();
+        meta["name"] = json!(format!("{prefix}dry7x"));
+    }
+    meta["namespace"] = json!(ns);
+    let fields = server.control().dry_run_spec.clone();
+    for (k, v) in fields {
+        pod["spec"][k] = v;
+    }
+    respond(201, &pod)
 }
 
 /// A 200 answer with this body, whatever it holds (the faults' malformed bodies).
@@ -771,10 +841,18 @@ fn route(
     };
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
-        ["version"] => respond(
-            200,
-            &json!({"major": "1", "minor": "35", "gitVersion": "v1.35.0", "platform": "linux/amd64"}),
-        ),
+        ["version"] => {
+            let git = server
+                .control()
+                .version
+                .clone()
+                .unwrap_or_else(|| "v1.35.0".to_string());
+            let minor = git.split('.').nth(1).unwrap_or("35").to_string();
+            respond(
+                200,
+                &json!({"major": "1", "minor": minor, "gitVersion": git, "platform": "linux/amd64"}),
+            )
+        }
         ["api"] => respond(
             200,
             &json!({"kind": "APIVersions", "versions": ["v1"],
@@ -783,10 +861,14 @@ fn route(
         ["apis"] => respond(
             200,
             &json!({"kind": "APIGroupList", "apiVersion": "v1",
-                    "groups": [api_group("apps"), api_group("storage.k8s.io")]}),
+                    "groups": [api_group("apps"), api_group("storage.k8s.io"), api_group("node.k8s.io")]}),
         ),
         ["api", "v1"] => respond(200, &discovery("")),
-        ["apis", group @ ("apps" | "storage.k8s.io"), "v1"] => respond(200, &discovery(group)),
+        [
+            "apis",
+            group @ ("apps" | "storage.k8s.io" | "node.k8s.io"),
+            "v1",
+        ] => respond(200, &discovery(group)),
         ["apis", group, "v1", "namespaces", ns, plural]
             if !group.is_empty() && group_of(plural) == *group =>
         {

@@ -1,0 +1,309 @@
+//! The kube-scheduler releases the tool emulates, and the facts that differ between them, in
+//! one table (read from each release's code: 1.35 = v1.35.4, 1.34 = v1.34.7, 1.33 = v1.33.3,
+//! 1.32 = v1.32.5, 1.31 = v1.31.8). The plugins that differ consult the table through the
+//! profile's gates; nothing else names a release.
+//!
+//! Facts the table holds, each with the upstream file it comes from:
+//! - TaintToleration's Filter reason (`pkg/scheduler/framework/plugins/tainttoleration/
+//!   taint_toleration.go`): up to 1.33 it names the first untolerated taint, `node(s) had
+//!   untolerated taint {key: value}`;
+//! - NodeResourcesFit's status code (`pkg/scheduler/framework/plugins/noderesources/fit.go`):
+//!   from 1.34, UnschedulableAndUnresolvable when a request exceeds the node's allocatable,
+//!   so preemption skips the node; before, always Unschedulable;
+//! - DynamicResources in the default profile (`pkg/scheduler/apis/config/v1/
+//!   default_plugins.go`, gate DynamicResourceAllocation): from 1.34, with its PostFilter
+//!   (`no new claims to deallocate, ` before preemption's message); from 1.35, with a Score
+//!   weight of 2;
+//! - the scheduler's feature gates each release knows (`pkg/features/kube_features.go`).
+//!
+//! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
+//! BalancedAllocation scoring BestEffort pods and PodTopologySpread counting per topology key
+//! (1.31, 1.32), existing pods' requests from spec only (1.31, 1.32), pod-level resources
+//! ignored, sidecar host ports ignored and namespaceSelector terms replaced (1.31–1.33), the
+//! older ReadWriteOncePod and VolumeBinding texts, and 1.31's FitError leaving out nodes a
+//! PreFilterResult removed.
+
+use std::fmt;
+
+/// A kube-scheduler minor release.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Release {
+    V1_31,
+    V1_32,
+    V1_33,
+    V1_34,
+    #[default]
+    V1_35,
+}
+
+/// What differs from one release to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    /// TaintToleration's Filter reason names the first untolerated taint.
+    pub taint_reason_names_taint: bool,
+    /// NodeResourcesFit is UnschedulableAndUnresolvable when a request exceeds allocatable.
+    pub fit_unresolvable_over_allocatable: bool,
+    /// DynamicResources is in the default profile (DynamicResourceAllocation on).
+    pub dynamic_resources_default: bool,
+    /// DynamicResources scores, with weight 2.
+    pub dynamic_resources_scores: bool,
+    /// Scheduler feature gates the release does not know yet.
+    pub gates_absent: &'static [&'static str],
+}
+
+/// Gates new in 1.35.
+const NEW_IN_1_35: &[&str] = &[
+    "DRADeviceTaintRules",
+    "GangScheduling",
+    "GenericWorkload",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "NodeDeclaredFeatures",
+    "OpportunisticBatching",
+    "TaintTolerationComparisonOperators",
+    "VolumeLimitScaling",
+];
+
+/// Gates absent before 1.34 (those new in 1.35 and in 1.34).
+const ABSENT_IN_1_33: &[&str] = &[
+    "DRADeviceTaintRules",
+    "GangScheduling",
+    "GenericWorkload",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "NodeDeclaredFeatures",
+    "OpportunisticBatching",
+    "TaintTolerationComparisonOperators",
+    "VolumeLimitScaling",
+    "DRAConsumableCapacity",
+    "DRADeviceBindingConditions",
+    "DRAExtendedResource",
+    "DRAResourceClaimDeviceStatus",
+    "DRASchedulerFilterTimeout",
+    "NominatedNodeNameForExpectation",
+    "SchedulerAsyncAPICalls",
+];
+
+/// Gates absent before 1.33.
+const ABSENT_IN_1_32: &[&str] = &[
+    "DRADeviceTaintRules",
+    "GangScheduling",
+    "GenericWorkload",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "NodeDeclaredFeatures",
+    "OpportunisticBatching",
+    "TaintTolerationComparisonOperators",
+    "VolumeLimitScaling",
+    "DRAConsumableCapacity",
+    "DRADeviceBindingConditions",
+    "DRAExtendedResource",
+    "DRAResourceClaimDeviceStatus",
+    "DRASchedulerFilterTimeout",
+    "NominatedNodeNameForExpectation",
+    "SchedulerAsyncAPICalls",
+    "SchedulerPopFromBackoffQ",
+    "StorageCapacityScoring",
+    "DRADeviceTaints",
+    "DRAPartitionableDevices",
+    "DRAPrioritizedList",
+];
+
+/// Gates absent in 1.31 (`SchedulerAsyncPreemption` and `PodLevelResources` came in 1.32).
+const ABSENT_IN_1_31: &[&str] = &[
+    "DRADeviceTaintRules",
+    "GangScheduling",
+    "GenericWorkload",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "NodeDeclaredFeatures",
+    "OpportunisticBatching",
+    "TaintTolerationComparisonOperators",
+    "VolumeLimitScaling",
+    "DRAConsumableCapacity",
+    "DRADeviceBindingConditions",
+    "DRAExtendedResource",
+    "DRAResourceClaimDeviceStatus",
+    "DRASchedulerFilterTimeout",
+    "NominatedNodeNameForExpectation",
+    "SchedulerAsyncAPICalls",
+    "SchedulerPopFromBackoffQ",
+    "StorageCapacityScoring",
+    "DRADeviceTaints",
+    "DRAPartitionableDevices",
+    "DRAPrioritizedList",
+    "SchedulerAsyncPreemption",
+    "PodLevelResources",
+];
+
+/// Every release, oldest first, with its facts.
+const TABLE: [(Release, &str, Facts); 5] = [
+    (
+        Release::V1_31,
+        "1.31",
+        Facts {
+            taint_reason_names_taint: true,
+            fit_unresolvable_over_allocatable: false,
+            dynamic_resources_default: false,
+            dynamic_resources_scores: false,
+            gates_absent: ABSENT_IN_1_31,
+        },
+    ),
+    (
+        Release::V1_32,
+        "1.32",
+        Facts {
+            taint_reason_names_taint: true,
+            fit_unresolvable_over_allocatable: false,
+            dynamic_resources_default: false,
+            dynamic_resources_scores: false,
+            gates_absent: ABSENT_IN_1_32,
+        },
+    ),
+    (
+        Release::V1_33,
+        "1.33",
+        Facts {
+            taint_reason_names_taint: true,
+            fit_unresolvable_over_allocatable: false,
+            dynamic_resources_default: false,
+            dynamic_resources_scores: false,
+            gates_absent: ABSENT_IN_1_33,
+        },
+    ),
+    (
+        Release::V1_34,
+        "1.34",
+        Facts {
+            taint_reason_names_taint: false,
+            fit_unresolvable_over_allocatable: true,
+            dynamic_resources_default: true,
+            dynamic_resources_scores: false,
+            gates_absent: NEW_IN_1_35,
+        },
+    ),
+    (
+        Release::V1_35,
+        "1.35",
+        Facts {
+            taint_reason_names_taint: false,
+            fit_unresolvable_over_allocatable: true,
+            dynamic_resources_default: true,
+            dynamic_resources_scores: true,
+            gates_absent: &[],
+        },
+    ),
+];
+
+/// The releases emulated, for messages: `1.31, 1.32, 1.33, 1.34, 1.35`.
+pub fn supported() -> String {
+    TABLE.map(|(_, name, _)| name).join(", ")
+}
+
+impl Release {
+    fn row(self) -> &'static (Release, &'static str, Facts) {
+        // Every variant has its row: the table is indexed by the enum's order.
+        &TABLE[self as usize]
+    }
+
+    pub fn facts(self) -> &'static Facts {
+        &self.row().2
+    }
+
+    /// `1.33`.
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// The release of `version`: `1.33`, `v1.33`, `v1.33.5`, `v1.33.5-gke.1`; or an API
+    /// server's `/version` minor (`33`, `33+`) after `1.`. `None` for another release.
+    pub fn parse(version: &str) -> Option<Release> {
+        let v = version.trim().trim_start_matches('v');
+        let mut parts = v.split('.');
+        let major = parts.next()?;
+        let minor: String = parts
+            .next()?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if major != "1" {
+            return None;
+        }
+        TABLE
+            .iter()
+            .find(|(_, name, _)| name.strip_prefix("1.") == Some(minor.as_str()))
+            .map(|(r, ..)| *r)
+    }
+
+    /// The emulated release closest to `version` (an API server's `gitVersion`): an older
+    /// server is emulated as 1.31, a newer one as 1.35, an unreadable version as 1.35.
+    pub fn closest(version: &str) -> Release {
+        if let Some(r) = Release::parse(version) {
+            return r;
+        }
+        let minor: Option<u32> = version
+            .trim()
+            .trim_start_matches('v')
+            .strip_prefix("1.")
+            .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|m| m.parse().ok());
+        match minor {
+            Some(m) if m < 31 => Release::V1_31,
+            _ => Release::V1_35,
+        }
+    }
+
+    /// What the report leaves to 1.35's rules for this release, said beside the answer.
+    pub fn unmodelled(self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self <= Release::V1_32 {
+            v.extend([
+                "NodeResourcesBalancedAllocation scoring BestEffort pods",
+                "PodTopologySpread counting constraints that share a topology key together",
+                "existing pods' requests from their spec only (InPlacePodVerticalScaling off)",
+                "VolumeBinding's older node-affinity reason",
+            ]);
+        }
+        if self <= Release::V1_33 {
+            v.extend([
+                "pod-level resources ignored (PodLevelResources off)",
+                "sidecar host ports ignored by NodePorts",
+                "namespaceSelector of the pod's affinity terms replaced once resolved",
+                "VolumeRestrictions' older ReadWriteOncePod reason",
+            ]);
+        }
+        if self == Release::V1_31 {
+            v.push("FitError counting only the nodes that ran Filter");
+        }
+        if self <= Release::V1_34 {
+            v.push("a uniformly random pick among the top-scored nodes");
+        }
+        v
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_follows_the_enum_and_versions_parse() {
+        for (i, (r, name, _)) in TABLE.iter().enumerate() {
+            assert_eq!(*r as usize, i);
+            assert_eq!(r.name(), *name);
+            assert_eq!(Release::parse(name), Some(*r));
+        }
+        assert_eq!(Release::parse("v1.33.5-gke.1200"), Some(Release::V1_33));
+        assert_eq!(Release::parse("1.32+"), Some(Release::V1_32));
+        assert_eq!(Release::parse("1.30"), None);
+        assert_eq!(Release::parse("2.35"), None);
+        // Every gate absent in a release is absent in the older ones too.
+        for w in TABLE.windows(2) {
+            for g in w[1].2.gates_absent {
+                assert!(w[0].2.gates_absent.contains(g), "{g}");
+            }
+        }
+    }
+}
