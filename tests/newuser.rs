@@ -73,3 +73,33 @@ fn a_label_that_looks_like_a_huge_float_reads_as_its_text() {
         .collect();
     assert_eq!(feasible, ["control-plane-1"]);
 }
+
+/// Item 3: pods saved without nodes (`kubectl get pods -o yaml`) is an input error naming the
+/// file and what to do, not "Feasible: 0 of 0".
+#[test]
+fn a_snapshot_without_nodes_is_an_input_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pods_only = write(
+        &dir,
+        "pods.yaml",
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: \
+         {name: p, namespace: default}\n  spec:\n    containers: [{name: c, image: nginx}]\n",
+    );
+    for format in ["table", "json"] {
+        let out = run(&[
+            "explain",
+            "p",
+            "-n",
+            "default",
+            "--snapshot",
+            pods_only.to_str().expect("utf-8"),
+            "-o",
+            format,
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        assert!(err.contains("pods.yaml: no Node objects found"), "{err}");
+        assert!(err.contains("kubectl affinity snapshot"), "{err}");
+    }
+}

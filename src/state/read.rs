@@ -288,10 +288,27 @@ pub(crate) fn check_quantities(
 
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
+///
+/// A snapshot without nodes is refused: every answer would be "0 of 0" about a cluster that
+/// cannot be the one meant (`kubectl get pods -o yaml` saved instead of the whole list).
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    if let Some(state) = stream_snapshot(path) {
-        return Ok(state);
+    let state = match stream_snapshot(path) {
+        Some(state) => state,
+        None => read_snapshot_text(path)?,
+    };
+    if state.nodes().is_empty() {
+        return Err(SourceError::Content {
+            path: source_name(path),
+            message: "no Node objects found, so no node could be evaluated; write the \
+                      snapshot with `kubectl affinity snapshot`, or include the nodes: \
+                      `kubectl get nodes,pods,namespaces -A -o yaml > FILE`"
+                .to_string(),
+        });
     }
+    Ok(state)
+}
+
+fn read_snapshot_text(path: &Path) -> Result<ClusterState, SourceError> {
     let name = source_name(path);
     let text = read_text(path)?;
     read_snapshot_str(&text, &name).map_err(|e| match e {
