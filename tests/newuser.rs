@@ -1,10 +1,13 @@
 //! What a new user tripped on, end to end through the binary: input read as kubectl reads it,
 //! errors for input that cannot be meant, output that stays readable, a snapshot safe to share.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+use support::fake_api::FakeApi;
 
 fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"));
@@ -102,4 +105,176 @@ fn a_snapshot_without_nodes_is_an_input_error() {
         assert!(err.contains("pods.yaml: no Node objects found"), "{err}");
         assert!(err.contains("kubectl affinity snapshot"), "{err}");
     }
+}
+
+/// A fake API server serving the demo, and a kubeconfig for it.
+fn live() -> (FakeApi, tempfile::TempDir, PathBuf) {
+    let fake = FakeApi::start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster.yaml"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = fake.kubeconfig(dir.path(), None);
+    (fake, dir, kubeconfig)
+}
+
+/// Item 4: `snapshot | head -3`: the reader goes away, and the tool ends quietly with 0, as
+/// other Unix tools do.
+#[test]
+fn a_snapshot_to_a_closed_pipe_ends_quietly() {
+    let (_fake, _dir, kubeconfig) = live();
+    let mut child = bin()
+        .args(["snapshot", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // The reader closes before the first byte is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
+/// Items 5 and 6: a refused list leaves a usable snapshot (exit 0), said on standard error as
+/// well as at the end of the file, naming exactly the list refused.
+#[test]
+fn a_refused_list_is_said_on_standard_error() {
+    let (fake, dir, kubeconfig) = live();
+    fake.forbid("replicasets");
+    let file = dir.path().join("saved.yaml");
+    let out = bin()
+        .args(["snapshot", "-o"])
+        .arg(&file)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .output()
+        .expect("run");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "warning: replicasets left out: list replicasets is forbidden for user tester in \
+          context fake; PodTopologySpread's default constraints will derive no selector"
+        ],
+    );
+    let saved = std::fs::read_to_string(&file).expect("saved");
+    assert!(saved.contains("\n# replicasets left out"), "{saved}");
+}
+
+/// Item 12: the default snapshot holds what scheduling reads and nothing of a pod's
+/// environment, command or annotations, says so in its header, and gives exactly the answers
+/// `--full` gives (which warns on standard error).
+#[test]
+fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
+    let (fake, dir, kubeconfig) = live();
+    fake.add(
+        "pods",
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {
+                "name": "db-0", "namespace": "shop", "labels": {"app": "db"},
+                "annotations": {
+                    "kubectl.kubernetes.io/last-applied-configuration": "{\"DB_PASSWORD\":\"hunter2\"}"
+                }
+            },
+            "spec": {
+                "nodeName": "worker-a-1",
+                "containers": [{
+                    "name": "db", "image": "postgres:16",
+                    "command": ["postgres", "--secret-flag=hunter2"],
+                    "env": [{"name": "DB_PASSWORD", "value": "hunter2"}],
+                    "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+                    "ports": [{"containerPort": 5432, "hostPort": 5432}]
+                }]
+            },
+            "status": {"phase": "Running"}
+        }),
+    );
+    let save = |name: &str, extra: &[&str]| {
+        let file = dir.path().join(name);
+        let out = bin()
+            .arg("snapshot")
+            .args(extra)
+            .arg("-o")
+            .arg(&file)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        (file, text(&out.stderr))
+    };
+    let (trimmed, warned) = save("trimmed.yaml", &[]);
+    assert_eq!(warned, "");
+    let (full, warned) = save("full.yaml", &["--full"]);
+    assert!(
+        warned.starts_with("warning: --full writes every field"),
+        "{warned}"
+    );
+    let trimmed_text = std::fs::read_to_string(&trimmed).expect("trimmed");
+    let full_text = std::fs::read_to_string(&full).expect("full");
+    for secret in [
+        "hunter2",
+        "DB_PASSWORD",
+        "last-applied-configuration",
+        "command:",
+    ] {
+        assert!(!trimmed_text.contains(secret), "{secret} in the snapshot");
+        assert!(
+            full_text.contains(secret),
+            "{secret} not in the --full snapshot"
+        );
+    }
+    assert!(trimmed_text.starts_with("apiVersion: v1\nitems:\n# Written by `kubectl affinity snapshot`: only what scheduling reads."));
+    assert!(full_text.contains("\n# Written by `kubectl affinity snapshot --full`"));
+    assert!(
+        trimmed_text.len() < full_text.len() * 3 / 4,
+        "{} of {}",
+        trimmed_text.len(),
+        full_text.len()
+    );
+    let questions: &[&[&str]] = &[
+        &["explain", "pending-gpu", "-n", "default"],
+        &["explain", "api-7d9c", "-n", "default"],
+        &["explain", "checkout-6b9d4c7f58-x2v9k", "-n", "shop"],
+        &["explain", "db-0", "-n", "shop"],
+        &["whatif", "-f", "examples/web-store.yaml"],
+        &["whatif", "-f", "examples/fluentd-daemonset.yaml"],
+        &["whatif", "-f", "examples/redis-cache.yaml"],
+        &["whatif", "-f", "examples/pod-with-pod-affinity.yaml"],
+    ];
+    for question in questions {
+        let answer = |snapshot: &Path| {
+            let out = bin()
+                .args(*question)
+                .args(["-o", "json", "--snapshot"])
+                .arg(snapshot)
+                .output()
+                .expect("run");
+            assert!(out.status.success(), "{question:?}: {}", text(&out.stderr));
+            let mut doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+            doc.as_object_mut().expect("object").remove("source");
+            doc
+        };
+        assert_eq!(answer(&trimmed), answer(&full), "{question:?}");
+    }
+}
+
+/// Items 7 and 5: `snapshot --help` does not offer -n as the pod's namespace, and says what
+/// the file holds and the exit status when a list is refused.
+#[test]
+fn snapshot_help_says_what_applies_to_it() {
+    let out = run(&["snapshot", "--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("Not for snapshot, which saves every namespace"),
+        "{help}"
+    );
+    assert!(help.contains("-n does not apply"), "{help}");
+    assert!(help.contains("the exit status is then still 0"), "{help}");
+    assert!(help.contains("--full Write every field"), "{help}");
 }

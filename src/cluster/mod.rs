@@ -31,3 +31,4 @@ pub use error::ClusterError;
 pub use events::{EventLookup, LastEvent};
 pub use fetch::Fetched;
 pub use notes::{Omission, Refused};
+pub use snapshot::Contents;

@@ -22,5 +22,5 @@ mod resources;
 mod table;
 mod topology_spread;
 mod volumes;
-pub use notes::snapshot_notes;
+pub use notes::{full_snapshot_warning, snapshot_notes, snapshot_warnings};
 pub use table::{TableOptions, table};
