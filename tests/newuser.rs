@@ -278,3 +278,133 @@ fn snapshot_help_says_what_applies_to_it() {
     assert!(help.contains("the exit status is then still 0"), "{help}");
     assert!(help.contains("--full Write every field"), "{help}");
 }
+
+/// 60 nodes with 40-character EKS-style names, a third in each zone, some tainted, some small.
+fn eks_cluster(dir: &tempfile::TempDir) -> (PathBuf, PathBuf) {
+    let nodes: Vec<Value> = (0..60)
+        .map(|i| {
+            let name = format!("ip-10-0-{}-{}.eu-west-1.compute.internal", i / 10, 100 + i);
+            let zone = format!("eu-west-1{}", ["a", "b", "c"][i % 3]);
+            let taints = if i % 5 == 0 {
+                serde_json::json!([{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}])
+            } else {
+                serde_json::json!([])
+            };
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {
+                    "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+                "spec": {"taints": taints},
+                "status": {"allocatable": {
+                    "cpu": if i % 4 == 0 { "1" } else { "8" }, "memory": "32Gi", "pods": "110"}}
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": nodes});
+    let snapshot = write(dir, "eks.json", &list.to_string());
+    let pod = write(
+        dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        \
+         nodeSelectorTerms:\n        - matchExpressions: [{key: topology.kubernetes.io/zone, \
+         operator: In, values: [eu-west-1a, eu-west-1b]}]\n  \
+         containers: [{name: c, image: nginx, resources: {requests: {cpu: '2'}}}]\n",
+    );
+    (snapshot, pod)
+}
+
+/// The table's lines: no header split mid-word, no cell word split across lines, node names
+/// never split.
+fn assert_readable(table: &str, headers: &[&str], words: &[&str]) {
+    let head = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("NODE "))
+        .unwrap_or_else(|| panic!("no header line:\n{table}"));
+    for h in headers {
+        assert!(
+            head.split_whitespace().any(|w| w == *h),
+            "{h} split in:\n{table}"
+        );
+    }
+    let body: Vec<&str> = table.lines().filter(|l| l.starts_with(' ')).collect();
+    for w in words {
+        let prefix = &w[..w.len() / 2];
+        for line in &body {
+            if line.contains(prefix) {
+                assert!(line.contains(w), "{w} split in {line:?}:\n{table}");
+            }
+        }
+    }
+}
+
+/// Item 2: long node names at 80 columns are shortened with a marker, never split, and the
+/// rule columns keep their headers and words whole, also with --all-nodes.
+#[test]
+fn long_node_names_keep_the_table_readable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (snapshot, pod) = eks_cluster(&dir);
+    for extra in [&[][..], &["--all-nodes"][..]] {
+        let out = bin()
+            .args(["whatif", "-f"])
+            .arg(&pod)
+            .arg("--snapshot")
+            .arg(&snapshot)
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let table = text(&out.stdout);
+        assert_readable(
+            &table,
+            &["NODE", "FITS", "NODE-AFF", "TAINTS", "OTHER", "SCORE"],
+            &["dedicated", "zone=eu-west-1c", "short:"],
+        );
+        assert!(table.contains("\n ip-10-0-0-101  "), "{table}");
+        assert!(table.contains("(node names above end in .eu-west-1.compute.internal)"));
+        let rows: Vec<&str> = table
+            .lines()
+            .filter(|l| l.starts_with(" ip-10-0-"))
+            .collect();
+        assert_eq!(
+            rows.len(),
+            if extra.is_empty() { 10 } else { 60 },
+            "{table}"
+        );
+        for row in rows {
+            assert!(row.chars().count() <= 80, "{row:?}");
+        }
+    }
+}
+
+/// Item 1: a terminal that reports 0x0 (`script -qc`) gets an 80-column table, not
+/// one-character columns.
+#[test]
+fn a_terminal_without_a_size_gets_80_columns() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let command = format!(
+        "'{}' whatif -f '{root}/examples/web-store.yaml' --snapshot '{root}/examples/cluster.yaml'",
+        env!("CARGO_BIN_EXE_kubectl-affinity")
+    );
+    // `script` runs the command on a new pseudo-terminal, which reports 0 rows and columns.
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout).replace('\r', "");
+    assert_readable(
+        &table,
+        &["NODE", "FITS", "TAINTS", "POD-AFF", "ANTI", "SCORE"],
+        &[],
+    );
+    for line in table
+        .lines()
+        .filter(|l| l.starts_with(" worker-") || l.starts_with(" NODE"))
+    {
+        assert!(line.chars().count() <= 80, "{line:?}");
+    }
+}

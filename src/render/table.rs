@@ -570,6 +570,67 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
     lines
 }
 
+/// The longest node name the narrow table shows whole; longer ones lose the domain they all
+/// end in (`.eu-west-1.compute.internal`), said once below the table, then their end, marked.
+const NAME_WIDTH: usize = 28;
+
+/// How the table's NODE column shows names: never split across lines (a name is what a user
+/// copies), shortened when long so that the rule columns keep room.
+struct NodeNames {
+    /// The domain every long name ends in, left out of the column.
+    suffix: Option<String>,
+    shorten: bool,
+}
+
+impl NodeNames {
+    fn of<'a>(names: impl Iterator<Item = &'a str> + Clone, wide: bool) -> NodeNames {
+        let long = names.clone().any(|n| n.chars().count() > NAME_WIDTH);
+        if wide || !long {
+            return NodeNames {
+                suffix: None,
+                shorten: false,
+            };
+        }
+        // The longest `.`-led suffix all names share, leaving each name something before it.
+        let mut all = names;
+        let first = all.next().unwrap_or_default();
+        let mut suffix = first.find('.').map(|i| &first[i..]).unwrap_or_default();
+        for name in all {
+            let shared = |suffix: &str| name.ends_with(suffix) && name.len() > suffix.len();
+            while !suffix.is_empty() && !shared(suffix) {
+                suffix = suffix[1..]
+                    .find('.')
+                    .map(|i| &suffix[i + 1..])
+                    .unwrap_or_default();
+            }
+        }
+        NodeNames {
+            suffix: (!suffix.is_empty() && first.len() > suffix.len()).then(|| suffix.to_string()),
+            shorten: true,
+        }
+    }
+
+    fn shown(&self, name: &str) -> String {
+        if !self.shorten {
+            return name.to_string();
+        }
+        let name = self
+            .suffix
+            .as_deref()
+            .and_then(|s| name.strip_suffix(s))
+            .unwrap_or(name);
+        if name.chars().count() > NAME_WIDTH {
+            let kept: String = name.chars().take(NAME_WIDTH - 1).collect();
+            format!("{kept}…")
+        } else {
+            name.to_string()
+        }
+    }
+}
+
+/// The width of a table whose terminal reports none.
+const FALLBACK_WIDTH: u16 = 80;
+
 pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
     let p = Paint { on: opts.color };
     if !opts.no_headers {
@@ -578,8 +639,16 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let mut t = Table::new();
     t.load_preset(presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if let Some(w) = opts.width {
-        t.set_width(w);
+    match opts.width {
+        Some(w) => {
+            t.set_width(w);
+        }
+        // A terminal that reports no size (0x0: `script -qc`, some CI logs) would squeeze
+        // every column to one character: give it the width of a classic terminal.
+        None if t.width() == Some(0) => {
+            t.set_width(FALLBACK_WIDTH);
+        }
+        None => {}
     }
     // A DaemonSet pod is pinned to its node: there is nothing to rank.
     let daemon = doc.daemon_set.is_some();
@@ -597,6 +666,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     }
     let current = doc.current.as_ref().map(|c| c.node.as_str());
     let (shown, grouped) = rows_shown(doc, opts);
+    let names = NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), opts.wide);
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
@@ -606,10 +676,11 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             Verdict::Infeasible => "✗ no",
             Verdict::Unknown => "? unknown",
         };
+        let name = names.shown(&n.name);
         let name = if Some(&*n.name) == current {
-            format!("{}*", n.name)
+            format!("{name}*")
         } else {
-            n.name.to_string()
+            name
         };
         let mut row = vec![
             name,
@@ -659,17 +730,70 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     if !opts.no_headers {
         t.set_header(head.clone());
     }
+    // Names, verdicts and scores never wrap; rule cells take the rest of the width, each at
+    // least as wide as its header and its longest word, so that neither is split (a table
+    // wider than the terminal reads better than `NODE-`/`AFF` or `shor`/`t:`).
+    let score_col = head.iter().position(|h| *h == "SCORE");
+    // The widest of `pieces` of column `i`'s header and cells, with the cell's padding.
+    let widest = |i: usize, pieces: &dyn Fn(&str) -> Vec<usize>| {
+        let cells = rows.iter().filter_map(|r| r.get(i)).map(String::as_str);
+        std::iter::once(head[i])
+            .chain(cells)
+            .flat_map(pieces)
+            .max()
+            .unwrap_or(0)
+            + 2
+    };
+    let whole = |cell: &str| vec![cell.chars().count()];
+    let words = |cell: &str| cell.split_whitespace().map(|w| w.chars().count()).collect();
+    let unwrapped = |i: usize| [Some(0), Some(1), score_col].contains(&Some(i));
+    let whole: Vec<usize> = (0..head.len()).map(|i| widest(i, &whole)).collect();
+    let mut bounds: Vec<usize> = (0..head.len())
+        .map(|i| {
+            if unwrapped(i) {
+                whole[i]
+            } else {
+                widest(i, &words)
+            }
+        })
+        .collect();
+    // Then columns are kept on one line while the table fits, those that save most lines
+    // (then need least width) first.
+    let width = usize::from(t.width().unwrap_or(u16::MAX));
+    let mut room = width.saturating_sub(bounds.iter().sum());
+    let saved = |i: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(i))
+            .filter(|cell| cell.chars().count() + 2 > bounds[i])
+            .count()
+    };
+    let mut by_need: Vec<(usize, usize)> = (0..head.len()).map(|i| (i, saved(i))).collect();
+    by_need.sort_by_key(|&(i, saved)| (std::cmp::Reverse(saved), whole[i] - bounds[i]));
+    for (i, _) in by_need {
+        let need = whole[i] - bounds[i];
+        if need <= room {
+            room -= need;
+            bounds[i] = whole[i];
+        }
+    }
     for row in rows {
         t.add_row(row);
     }
-    // Names, verdicts and scores never wrap; rule cells take the rest of the width.
-    let score_col = head.iter().position(|h| *h == "SCORE");
-    for i in [Some(0), Some(1), score_col].into_iter().flatten() {
-        if let Some(c) = t.column_mut(i) {
+    for (i, bound) in bounds.into_iter().enumerate() {
+        let Some(c) = t.column_mut(i) else { continue };
+        if unwrapped(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        } else {
+            let bound = u16::try_from(bound).unwrap_or(u16::MAX);
+            c.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(bound),
+            ));
         }
     }
     writeln!(out, "{t}")?;
+    if let Some(suffix) = &names.suffix {
+        writeln!(out, "(node names above end in {suffix})")?;
+    }
     if !dropped.is_empty() && !opts.no_headers {
         writeln!(
             out,
