@@ -8,7 +8,9 @@ use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use crate::cli::{
     Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
 };
-use crate::cluster::{Contents, EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
+use crate::cluster::{
+    Contents, EventLookup, KubeArgs, LastEvent, Live, Omission, Refused, context_namespace,
+};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
 use crate::scheduler::config::FeatureGates;
@@ -19,7 +21,7 @@ use crate::state::needs::Needs;
 use crate::state::{
     ClusterState, FoundPod, ManifestPod, Pod, PodRef, PriorityRequest, SourceError,
     add_daemon_tolerations, merge_match_label_keys, read_objects, read_pod_manifests,
-    read_snapshot,
+    read_snapshot, require_nodes,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
@@ -181,7 +183,11 @@ impl Source {
 /// besides nodes and pods is what `needs` says; a snapshot is read whole.
 fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>), Error> {
     match source {
-        Source::Snapshot(path) => Ok((read_snapshot(path)?, Vec::new())),
+        Source::Snapshot(path) => {
+            let state = read_snapshot(path)?;
+            require_nodes(&state, path)?;
+            Ok((state, Vec::new()))
+        }
         Source::Live(live) => {
             let fetched = live.fetch_state(needs)?;
             let notes = fetched.omissions.into_iter().map(|o| match o {
@@ -585,6 +591,15 @@ fn explain(
                 None
             }
         },
+        // A snapshot that holds the pod's FailedScheduling events shows the latest as live.
+        (Source::Snapshot(_), _) if pending && unbound => state
+            .scheduling_event(&pod.id.namespace, &pod.id.name)
+            .map(|e| LastEvent {
+                message: e.message.clone(),
+                last_seen: e.last_seen.clone(),
+                count: e.count,
+                reported_by: e.reported_by.clone(),
+            }),
         _ => None,
     };
     let profile = match profile {

@@ -408,3 +408,97 @@ fn a_terminal_without_a_size_gets_80_columns() {
         assert!(line.chars().count() <= 80, "{line:?}");
     }
 }
+
+/// Item 8: FailedScheduling events saved in the snapshot (`kubectl get events -A -o yaml`) are
+/// shown as live shows them: the latest, marked when it differs from the computed message.
+#[test]
+fn failed_scheduling_events_in_a_snapshot_are_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let event = |message: &str, last: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Event\n  metadata: {{name: pending-gpu.{last}, namespace: default}}\n  \
+             involvedObject: {{kind: Pod, name: pending-gpu, namespace: default}}\n  \
+             reason: FailedScheduling\n  type: Warning\n  message: {}\n  \
+             lastTimestamp: '{last}'\n  count: 4\n  source: {{component: default-scheduler}}\n",
+            serde_json::to_string(message).expect("json string")
+        )
+    };
+    let demo = demo();
+    let with_events = |message: &str| {
+        demo.replacen(
+            "items:\n",
+            &format!(
+                "items:\n{}{}",
+                event(
+                    "0/7 nodes are available: an older message.",
+                    "2025-01-01T00:00:00Z"
+                ),
+                event(message, "2025-01-02T00:00:00Z")
+            ),
+            1,
+        )
+    };
+    let computed: Value = {
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "-o",
+            "json",
+        ]);
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    assert!(
+        computed.get("schedulerEvent").is_none_or(Value::is_null),
+        "{computed}"
+    );
+    let message = computed["summary"]["failedSchedulingMessage"]
+        .as_str()
+        .expect("message")
+        .to_string();
+    for (scheduler_said, same) in [
+        (message.as_str(), true),
+        ("0/7 nodes are available: 7 Too many pods.", false),
+    ] {
+        let snapshot = write(&dir, "with-events.yaml", &with_events(scheduler_said));
+        let snapshot = snapshot.to_str().expect("utf-8");
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            snapshot,
+            "-o",
+            "json",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(doc["schedulerEvent"]["message"], scheduler_said, "{doc}");
+        assert_eq!(doc["schedulerEvent"]["count"], 4);
+        assert_eq!(doc["schedulerEvent"]["matchesComputed"], same);
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            snapshot,
+        ]);
+        let table = text(&out.stdout);
+        let verdict = if same {
+            "same as computed"
+        } else {
+            "DIFFERS from computed, see note"
+        };
+        assert!(
+            table.contains(&format!(
+                "Scheduler's last event ({verdict}): {scheduler_said}"
+            )),
+            "{table}"
+        );
+    }
+}

@@ -15,6 +15,7 @@ mod cluster;
 pub mod decode;
 mod defaults;
 mod disruption_budget;
+pub mod events;
 mod index;
 mod interned;
 pub mod labels;
@@ -51,6 +52,7 @@ pub use pod::{
 pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, PriorityRequest, admit};
 pub use read::{
     Located, SourceError, parse_documents, read_objects, read_snapshot, read_snapshot_str,
+    require_nodes,
 };
 pub use strict::closest;
 pub use taints::{Taint, Toleration};

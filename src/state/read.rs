@@ -288,14 +288,17 @@ pub(crate) fn check_quantities(
 
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
-///
-/// A snapshot without nodes is refused: every answer would be "0 of 0" about a cluster that
-/// cannot be the one meant (`kubectl get pods -o yaml` saved instead of the whole list).
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    let state = match stream_snapshot(path) {
-        Some(state) => state,
-        None => read_snapshot_text(path)?,
-    };
+    match stream_snapshot(path) {
+        Some(state) => Ok(state),
+        None => read_snapshot_text(path),
+    }
+}
+
+/// Refuses a snapshot without nodes for a question about scheduling: every answer would be
+/// "0 of 0" about a cluster that cannot be the one meant (`kubectl get pods -o yaml` saved
+/// instead of the whole list). Reading one is not an error (an empty cluster lists no nodes).
+pub fn require_nodes(state: &ClusterState, path: &Path) -> Result<(), SourceError> {
     if state.nodes().is_empty() {
         return Err(SourceError::Content {
             path: source_name(path),
@@ -305,7 +308,7 @@ pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
                 .to_string(),
         });
     }
-    Ok(state)
+    Ok(())
 }
 
 fn read_snapshot_text(path: &Path) -> Result<ClusterState, SourceError> {
@@ -375,6 +378,7 @@ struct SnapshotBuilder {
     disruption_budgets: Vec<DisruptionBudget>,
     priority_classes: Vec<PriorityClass>,
     volumes: Option<Volumes>,
+    events: super::events::SchedulingEvents,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -391,6 +395,12 @@ enum Decoded {
     DisruptionBudget(DisruptionBudget),
     PriorityClass(PriorityClass),
     Storage(Storage),
+    /// A pod's FailedScheduling event.
+    Event(
+        (String, String),
+        Option<k8s_openapi::jiff::Timestamp>,
+        super::events::SchedulingEvent,
+    ),
 }
 
 /// A storage object, as the volume plugins read it.
@@ -461,6 +471,13 @@ impl Decoded {
                     ns.metadata.labels.unwrap_or_default().into(),
                 )
             }
+            // A core/v1 Event, as `kubectl get events -o yaml` writes it.
+            "Event" if obj.api_version() == "v1" => {
+                match super::events::of(&obj.decode::<core::Event>(path)?) {
+                    Some((pod, when, event)) => Decoded::Event(pod, when, event),
+                    None => Decoded::Skip,
+                }
+            }
             _ => Decoded::Skip,
         })
     }
@@ -499,6 +516,7 @@ impl SnapshotBuilder {
             }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
+            Decoded::Event(pod, when, event) => self.events.add(pod, when, event),
             Decoded::Namespace(name, labels) => {
                 self.namespaces
                     .get_or_insert_with(BTreeMap::new)
@@ -516,6 +534,7 @@ impl SnapshotBuilder {
             disruption_budgets,
             priority_classes,
             volumes,
+            events,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -533,6 +552,7 @@ impl SnapshotBuilder {
         if let Some(volumes) = volumes {
             state.set_volumes(volumes);
         }
+        state.set_scheduling_events(events);
         Ok(state)
     }
 }
