@@ -502,3 +502,67 @@ fn failed_scheduling_events_in_a_snapshot_are_shown() {
         );
     }
 }
+
+/// Item 9: the drill-down says "PreFilter returned Skip" once per node, explains
+/// UnschedulableAndUnresolvable once, gives memory in human units and the table's word for a
+/// node that fits; with colour on, the table's cells are coloured too.
+#[test]
+fn the_drill_down_and_the_cells_read_plainly() {
+    let out = run(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "gpu-c-1",
+        "--node",
+        "control-plane-1",
+        "--node",
+        "worker-a-1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert_eq!(page.matches("PreFilter returned Skip").count(), 3, "{page}");
+    assert_eq!(
+        page.matches("(UnschedulableAndUnresolvable: ").count(),
+        1,
+        "{page}"
+    );
+    assert!(page.contains("15.3Gi     15.1Gi  fits"), "{page}");
+    assert!(!page.contains("Ki "), "{page}");
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/pod-with-node-affinity.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "worker-a-1",
+    ]);
+    let page = text(&out.stdout);
+    assert!(page.contains("Node worker-a-1: ✓ yes"), "{page}");
+    assert!(!page.contains("✓ fits"), "{page}");
+    let out = bin()
+        .env_remove("NO_COLOR")
+        .args([
+            "whatif",
+            "-f",
+            "examples/web-store.yaml",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "--color",
+            "always",
+        ])
+        .output()
+        .expect("run");
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.contains("worker-a-1"))
+        .unwrap_or_else(|| panic!("{table}"));
+    // Red marks in the row's cells, not only in the headline.
+    assert!(row.contains("\u{1b}[38;5;9m ✗ no "), "{row:?}");
+    assert!(row.contains("\u{1b}[38;5;9m ✗ 1 pod here "), "{row:?}");
+}

@@ -6,7 +6,7 @@ use std::io::Write;
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
-use crate::report::Verdict;
+use crate::report::{Code, Verdict};
 use crate::report::{Explanation, NodeReport, Reported, Scoring};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
@@ -62,11 +62,36 @@ impl Paint {
         }
     }
     fn verdict(&self, v: Verdict) -> String {
+        let word = verdict_word(v);
         match v {
-            Verdict::Feasible => self.ok("✓ fits"),
-            Verdict::Infeasible => self.bad("✗ no"),
-            Verdict::Unknown => self.unknown("? unknown"),
+            Verdict::Feasible => self.ok(word),
+            Verdict::Infeasible => self.bad(word),
+            Verdict::Unknown => self.unknown(word),
         }
+    }
+}
+
+/// A node's verdict in one word, the same in the table's FITS column and the drill-down.
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Feasible => "✓ yes",
+        Verdict::Infeasible => "✗ no",
+        Verdict::Unknown => "? unknown",
+    }
+}
+
+/// A table cell, coloured by its mark when colour is on: comfy-table styles it after the
+/// layout, so escape codes never count as width.
+fn styled(text: String, color: bool) -> comfy_table::Cell {
+    let cell = comfy_table::Cell::new(&text);
+    if !color {
+        return cell;
+    }
+    match text.chars().next() {
+        Some('✓') => cell.fg(comfy_table::Color::Green),
+        Some('✗') => cell.fg(comfy_table::Color::Red),
+        Some('?') => cell.fg(comfy_table::Color::Yellow),
+        _ => cell,
     }
 }
 
@@ -671,11 +696,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     for &i in &shown {
         let n = &doc.nodes[i];
         let (aff, anti) = pod_affinity_cells(n, doc);
-        let verdict = match n.verdict {
-            Verdict::Feasible => "✓ yes",
-            Verdict::Infeasible => "✗ no",
-            Verdict::Unknown => "? unknown",
-        };
+        let verdict = verdict_word(n.verdict);
         let name = names.shown(&n.name);
         let name = if Some(&*n.name) == current {
             format!("{name}*")
@@ -777,7 +798,11 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         }
     }
     for row in rows {
-        t.add_row(row);
+        t.add_row(row.into_iter().map(|c| styled(c, opts.color)));
+    }
+    if opts.color {
+        // Coloured as asked (`--color=always` into a pipe too), not only on a terminal.
+        t.enforce_styling();
     }
     for (i, bound) in bounds.into_iter().enumerate() {
         let Some(c) = t.column_mut(i) else { continue };
@@ -811,9 +836,10 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             writeln!(out, "  {line}")?;
         }
     }
+    let mut explained = false;
     for name in &opts.nodes {
         match doc.nodes.iter().find(|n| *n.name == **name) {
-            Some(n) => drill_down(out, doc, n, &p)?,
+            Some(n) => drill_down(out, doc, n, &p, &mut explained)?,
             None => writeln!(out, "\nNode {name}: not in the cluster state")?,
         }
     }
@@ -836,11 +862,14 @@ fn term_table(doc: &Explanation, kind: TermKind, index: usize) -> Option<&TermTa
         .find(|t| t.kind == kind && t.index == index)
 }
 
+/// One node's drill-down; `explained`: whether a drill-down above explained the code
+/// UnschedulableAndUnresolvable already (once per output is enough).
 fn drill_down(
     out: &mut dyn Write,
     doc: &Explanation,
     n: &NodeReport,
     p: &Paint,
+    explained: &mut bool,
 ) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(
@@ -863,6 +892,13 @@ fn drill_down(
                 ""
             }
         )?;
+        if r.code == Code::UnschedulableAndUnresolvable && !std::mem::replace(explained, true) {
+            writeln!(
+                out,
+                "    (UnschedulableAndUnresolvable: removing pods would not help, so preemption \
+                 does not try this node)"
+            )?;
+        }
     }
     if let Some(nominated) = &n.nominated_pods {
         writeln!(
@@ -888,7 +924,13 @@ fn drill_down(
         }
         writeln!(out, "  without them:")?;
     }
+    // Plugins whose PreFilter returned Skip say so in one line, after the others.
+    let mut skipped: Vec<&str> = Vec::new();
     for f in &n.filters {
+        if f.skipped && f.pass == Some(true) && f.details.is_none() {
+            skipped.push(f.plugin);
+            continue;
+        }
         let reason = f.reason().unwrap_or_default();
         let note = f.note().unwrap_or_default();
         writeln!(
@@ -1035,6 +1077,15 @@ fn drill_down(
             }
             _ => {}
         }
+    }
+    if !skipped.is_empty() {
+        writeln!(
+            out,
+            "  {} {}: PreFilter returned Skip, so the scheduler does not run their Filter for \
+             the pod",
+            mark(p, Some(true)),
+            skipped.join(", ")
+        )?;
     }
     super::topology_spread::drill_down(out, doc, n, p.on)?;
     super::resources::drill_down(out, n, p.on)?;
