@@ -566,3 +566,37 @@ fn the_drill_down_and_the_cells_read_plainly() {
     assert!(row.contains("\u{1b}[38;5;9m ✗ no "), "{row:?}");
     assert!(row.contains("\u{1b}[38;5;9m ✗ 1 pod here "), "{row:?}");
 }
+
+/// Item 9: a PreferNoSchedule taint the pod does not tolerate shows what it costs, and the
+/// table says why the FailedScheduling counts differ from its ✗ marks.
+#[test]
+fn the_table_says_what_a_soft_taint_costs_and_how_failures_are_counted() {
+    let out = run(&[
+        "explain",
+        "api-7d9c",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(" worker-b-2 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("✓ costs 300:"), "{table}");
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    let table = text(&out.stdout);
+    assert!(
+        table.contains(
+            "(FailedScheduling counts each node once, under the first Filter that rejects it"
+        ),
+        "{table}"
+    );
+}

@@ -204,13 +204,31 @@ fn taints_cell(n: &NodeReport) -> String {
     }
     if out.is_empty() {
         let any = entry(n, "NodeUnschedulable").or(entry(n, "TaintToleration"));
-        return if any.is_some() {
-            "✓".into()
-        } else {
-            "".into()
+        return match (any, prefer_no_schedule_cost(n)) {
+            (None, _) => "".into(),
+            // Tolerated enough to fit, yet the node loses points for it.
+            (Some(_), Some((lost, key))) => format!("✓ costs {lost}: {}", short_key(key)),
+            (Some(_), None) => "✓".into(),
         };
     }
     out.join(", ")
+}
+
+/// The points a node loses for the PreferNoSchedule taints the pod does not tolerate
+/// (TaintToleration's weighted score short of its best), and the first such taint's key.
+fn prefer_no_schedule_cost(n: &NodeReport) -> Option<(i64, &str)> {
+    n.scores.iter().find_map(|s| match &s.details {
+        Some(ScoreDetails::TaintToleration(d)) if d.untolerated_prefer_no_schedule > 0 => {
+            let lost = (100 - s.normalized?) * s.weight;
+            let key = d
+                .taints
+                .iter()
+                .find(|c| c.considered && c.tolerated_by.is_none())
+                .map(|c| c.taint.key.as_str())?;
+            (lost > 0).then_some((lost, key))
+        }
+        _ => None,
+    })
 }
 
 fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
@@ -824,6 +842,15 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             out,
             "(no rules of the pod for {}; -o wide shows every column)",
             dropped.join(", ")
+        )?;
+    }
+    let failing = |n: &NodeReport| n.filters.iter().filter(|f| f.pass == Some(false)).count();
+    let message_shown = doc.summary.failed_scheduling_message.is_some();
+    if !opts.no_headers && message_shown && doc.nodes.iter().any(|n| failing(n) > 1) {
+        writeln!(
+            out,
+            "(FailedScheduling counts each node once, under the first Filter that rejects it, \
+             as the scheduler stops there; the columns mark every rule that fails)"
         )?;
     }
     if grouped {
