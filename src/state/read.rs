@@ -295,12 +295,14 @@ pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
     }
 }
 
-/// Refuses, for a question about scheduling, a snapshot that holds neither nodes nor
-/// namespaces: it cannot be a saved cluster (`kubectl get pods -o yaml` saved instead of the
-/// whole list), and every answer would be "0 of 0". A cluster without nodes still lists its
-/// namespaces (`default` always exists), and is evaluated as upstream's tests evaluate one.
+/// Refuses, for a question about scheduling, a snapshot of pods without nodes or namespaces:
+/// it cannot be a saved cluster (`kubectl get pods -o yaml` saved instead of the whole list),
+/// and every answer would be "0 of 0". A cluster without nodes still lists its namespaces
+/// (`default` always exists), and one without pods either is evaluated as upstream's tests
+/// evaluate an empty cluster.
 pub fn require_nodes(state: &ClusterState, path: &Path) -> Result<(), SourceError> {
-    if state.nodes().is_empty() && state.namespaces().is_none() {
+    let pods = !state.pods().is_empty() || !state.other_pods().is_empty();
+    if state.nodes().is_empty() && state.namespaces().is_none() && pods {
         return Err(SourceError::Content {
             path: source_name(path),
             message: "no Node objects found (nor Namespaces: not a saved cluster), so no node \
