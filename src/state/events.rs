@@ -87,10 +87,6 @@ impl SchedulingEvents {
             .get(&(namespace.to_string(), name.to_string()))
             .map(|(_, e)| e)
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -109,10 +109,6 @@ enum Node {
 }
 
 impl Node {
-    fn scalar(value: Option<serde_json::Value>) -> Self {
-        Node::Scalar(value)
-    }
-
     /// Records where a non-finite float was defined (its anchor's place, for an alias).
     fn placed(node: Node, defined: serde_saphyr::Location) -> Self {
         match node {
@@ -227,16 +223,16 @@ impl<'de, const PLACED: bool> serde::de::Visitor<'de> for NodeVisitor<PLACED> {
         Ok(Node::Null)
     }
     fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::scalar(Some(v.into())))
+        Ok(Node::Scalar(Some(v.into())))
     }
     fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
-        Ok(Node::scalar(Some(v.into())))
+        Ok(Node::Scalar(Some(v.into())))
     }
     fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::scalar(Some(v.into())))
+        Ok(Node::Scalar(Some(v.into())))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
-        Ok(Node::scalar(
+        Ok(Node::Scalar(
             serde_json::Number::from_f64(v).map(serde_json::Value::Number),
         ))
     }
