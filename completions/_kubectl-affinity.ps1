@@ -21,8 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
 
     $completions = @(switch ($command) {
         'kubectl-affinity' {
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -64,8 +64,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
             [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
             [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -108,8 +108,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
             [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
             [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -147,8 +147,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--remove-pod', '--remove-pod', [CompletionResultType]::ParameterName, 'As after the pod is deleted (and not recreated)')
             [CompletionResult]::new('--add-node', '--add-node', [CompletionResultType]::ParameterName, 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods')
             [CompletionResult]::new('--like', '--like', [CompletionResultType]::ParameterName, 'The node each --add-node copies, in the same order')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -176,8 +176,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
         'kubectl-affinity;snapshot' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The file to write ("-" or absent: standard output)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The file to write ("-" or absent: standard output)')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -187,16 +187,17 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever')
             [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the API server''s certificate against (default: the server''s host)')
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (0: no paging), as kubectl''s --chunk-size')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Write every field of every object (environment values, commands, annotations), not only what scheduling reads; check the file before sharing it')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure; for tests only)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'kubectl-affinity;completion' {
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')
@@ -214,8 +215,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             break
         }
         'kubectl-affinity;__complete' {
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the pod, for explain and whatif (default: the kubeconfig context''s, else "default"; whatif: a manifest''s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (default: its current-context)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (default: the context''s)')

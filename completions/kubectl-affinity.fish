@@ -24,7 +24,7 @@ function __fish_kubectl_affinity_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_needs_command" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -64,7 +64,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l like -d 'The node each --add-node copies, in the same order' -r
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -107,7 +107,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l like -d 'The node each --add-node copies, in the same order' -r
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -144,7 +144,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l remove-pod -d 'As after the pod is deleted (and not recreated)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l add-node -d 'A new node like the one --like names: its labels (hostname renamed), taints, allocatable and images, no pods' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l like -d 'The node each --add-node copies, in the same order' -r
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -165,7 +165,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s o -l output -d 'The file to write ("-" or absent: standard output)' -r -F
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -175,10 +175,11 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapsh
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l request-timeout -d 'How long to wait for each request: a duration such as 500ms, 10s, 1m (a bare number is seconds); 0 waits forever' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l full -d 'Write every field of every object (environment values, commands, annotations), not only what scheduling reads; check the file before sharing it'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s h -l help -d 'Print help'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s V -l version -d 'Print version'
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r
@@ -191,7 +192,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand comple
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply)' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -s n -l namespace -d 'Namespace of the pod, for explain and whatif (default: the kubeconfig context\'s, else "default"; whatif: a manifest\'s own namespace, which -n must then match, as for kubectl apply). Not for snapshot, which saves every namespace' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -l kubeconfig -d 'Path to the kubeconfig file. Default: $KUBECONFIG (a list of files, merged as kubectl merges them), else ~/.kube/config, else the in-cluster service account' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -l context -d 'The kubeconfig context to use (default: its current-context)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand __complete" -l cluster -d 'The kubeconfig cluster to use (default: the context\'s)' -r

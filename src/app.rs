@@ -9,7 +9,9 @@ use crate::cli::{
     AuditArgs, Cli, ColorChoice, Command, CommonArgs, GlobalArgs, Output, SnapshotArgs, Validate,
     WhatifArgs,
 };
-use crate::cluster::{EventLookup, KubeArgs, Live, Omission, Refused, context_namespace};
+use crate::cluster::{
+    Contents, EventLookup, KubeArgs, LastEvent, Live, Omission, Refused, context_namespace,
+};
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
 use crate::report::replicas::{WorkloadRun, simulate};
 use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
@@ -23,10 +25,13 @@ use crate::state::needs::Needs;
 use crate::state::{
     ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
     merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot, recorded_version,
+    require_nodes,
 };
 
 /// Runs the command; returns the process exit code for successful runs.
-pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
+/// The answer goes to `out`; `warn` (standard error) gets what a user must not miss while
+/// `out` goes to a file or a pipe.
+pub fn run(cli: Cli, out: &mut dyn Write, warn: &mut dyn Write) -> Result<u8, Error> {
     match cli.command {
         Command::Explain(args) => match explain_target(args.pod.as_deref(), args.selector)? {
             Target::Pod(name) => explain(&name, &args.common, &cli.global, out),
@@ -39,7 +44,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<u8, Error> {
             Ok(0)
         }
         Command::Complete(args) => complete(&args.words, out),
-        Command::Snapshot(args) => snapshot(&args, &cli.global, out),
+        Command::Snapshot(args) => snapshot(&args, &cli.global, out, warn),
         Command::Audit(args) => audit(&args, &cli.global, out),
     }
 }
@@ -186,7 +191,11 @@ impl Source {
 /// besides nodes and pods is what `needs` says; a snapshot is read whole.
 fn load_state(source: &Source, needs: &Needs) -> Result<(ClusterState, Vec<Note>), Error> {
     match source {
-        Source::Snapshot(path) => Ok((read_snapshot(path)?, Vec::new())),
+        Source::Snapshot(path) => {
+            let state = read_snapshot(path)?;
+            require_nodes(&state, path)?;
+            Ok((state, Vec::new()))
+        }
         Source::Live(live) => {
             let fetched = live.fetch_state(needs)?;
             let notes = fetched.omissions.into_iter().map(|o| match o {
@@ -244,7 +253,12 @@ fn check_drill_down(
 }
 
 /// `kubectl affinity snapshot`: the live cluster, in the format `--snapshot` reads.
-fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
+fn snapshot(
+    args: &SnapshotArgs,
+    global: &GlobalArgs,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<u8, Error> {
     // Flags are global (kubectl's way), but a snapshot is of every namespace: the rules read
     // pods of all of them. Ignoring -n would leave the user believing the file holds only
     // theirs.
@@ -255,30 +269,46 @@ fn snapshot(args: &SnapshotArgs, global: &GlobalArgs, out: &mut dyn Write) -> Re
         )));
     }
     let live = Live::connect(&global.kube)?;
-    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        None => write_snapshot(&live, out)?,
+    let contents = if args.full {
+        crate::render::full_snapshot_warning(warn)?;
+        Contents::Full
+    } else {
+        Contents::Scheduling
+    };
+    let notes = match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        None => write_snapshot(&live, out, contents)?,
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|source| SourceError::Io {
                 path: path.display().to_string(),
                 source,
             })?;
             let mut w = std::io::BufWriter::new(file);
-            let written =
-                write_snapshot(&live, &mut w).and_then(|_| w.flush().map_err(Error::from));
-            if let Err(e) = written {
-                // A partial snapshot would read as a smaller cluster: leave none.
-                drop(w);
-                let _ = std::fs::remove_file(path);
-                return Err(e);
+            let written = write_snapshot(&live, &mut w, contents)
+                .and_then(|notes| w.flush().map(|()| notes).map_err(Error::from));
+            match written {
+                Ok(notes) => notes,
+                Err(e) => {
+                    // A partial snapshot would read as a smaller cluster: leave none.
+                    drop(w);
+                    let _ = std::fs::remove_file(path);
+                    return Err(e);
+                }
             }
         }
-    }
+    };
+    // The file says what it lacks at its end; a user (or script) reading the terminal learns
+    // it here. Still a usable snapshot: exit 0, as the README says.
+    crate::render::snapshot_warnings(warn, &notes)?;
     Ok(0)
 }
 
-/// The snapshot, then what it left out as comments.
-fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
-    let omitted = live.write_snapshot(out)?;
+/// The snapshot, then what it left out as comments; returns those notes.
+fn write_snapshot(
+    live: &Live,
+    out: &mut dyn Write,
+    contents: Contents,
+) -> Result<Vec<Note>, Error> {
+    let omitted = live.write_snapshot(out, contents)?;
     let notes: Vec<Note> = omitted
         .into_iter()
         .map(|o| match o {
@@ -290,7 +320,7 @@ fn write_snapshot(live: &Live, out: &mut dyn Write) -> Result<(), Error> {
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;
-    Ok(())
+    Ok(notes)
 }
 
 /// `--feature-gates` and `--scheduler-config`, read and checked before the cluster is: a typo
@@ -880,6 +910,15 @@ fn explain(
                 None
             }
         },
+        // A snapshot that holds the pod's FailedScheduling events shows the latest as live.
+        (Source::Snapshot(_), _) if pending && unbound => state
+            .scheduling_event(&pod.id.namespace, &pod.id.name)
+            .map(|e| LastEvent {
+                message: e.message.clone(),
+                last_seen: e.last_seen.clone(),
+                count: e.count,
+                reported_by: e.reported_by.clone(),
+            }),
         _ => None,
     };
     let profile = match profile {

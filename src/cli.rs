@@ -77,7 +77,7 @@ fn without_hidden(e: clap::Error) -> clap::Error {
 pub struct GlobalArgs {
     /// Namespace of the pod, for explain and whatif (default: the kubeconfig context's, else
     /// "default"; whatif: a manifest's own namespace, which -n must then match, as for
-    /// kubectl apply).
+    /// kubectl apply). Not for snapshot, which saves every namespace.
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
     #[command(flatten)]
@@ -129,6 +129,12 @@ Pending or breaks its required rules.\n\nExamples:\n  \
     Audit(AuditArgs),
     /// Save the cluster's nodes, pods and namespaces in the file format --snapshot reads, to
     /// analyse offline, share in a bug report, or replay in tests.
+    ///
+    /// Of pods and workloads only what scheduling reads is written (no environment, command,
+    /// arguments or annotations; the file's header lists what is kept); --full writes every
+    /// field. Every namespace is saved: -n does not apply. A list the API server refuses
+    /// (403) is left out, said on standard error and at the end of the file; the exit status
+    /// is then still 0, as the file is usable.
     #[command(after_help = "Examples:\n  \
         kubectl affinity snapshot -o cluster.yaml --context prod\n  \
         kubectl affinity explain web-7d9c -n shop --snapshot cluster.yaml")]
@@ -165,6 +171,10 @@ pub struct SnapshotArgs {
     /// The file to write ("-" or absent: standard output).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Write every field of every object (environment values, commands, annotations), not
+    /// only what scheduling reads; check the file before sharing it.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Args)]

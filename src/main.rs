@@ -16,20 +16,25 @@ fn main() -> ExitCode {
     let cli = Cli::from_env();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match app::run(cli, &mut out) {
+    match app::run(cli, &mut out, &mut std::io::stderr()) {
         Ok(code) => ExitCode::from(code),
         // The reader went away (`... | head`): nothing left to say, as for other Unix tools.
-        Err(kubectl_affinity::error::Error::Output(e))
-            if e.kind() == std::io::ErrorKind::BrokenPipe =>
-        {
-            ExitCode::SUCCESS
-        }
+        Err(err) if broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // Messages carry their causes already; print them once.
             let _ = writeln!(std::io::stderr(), "error: {err}");
             ExitCode::from(err.exit_code() as u8)
         }
     }
+}
+
+/// Whether the error is, or was caused by, writing to a reader that went away (the table, or
+/// `snapshot` to standard output).
+fn broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(err), |e| e.source()).any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Asks the kernel for base pages only. mimalloc marks its memory for transparent huge pages,

@@ -34,3 +34,4 @@ pub use error::ClusterError;
 pub use events::{EventLookup, LastEvent, PodEvents};
 pub use fetch::Fetched;
 pub use notes::{Omission, Refused};
+pub use snapshot::Contents;

@@ -33,13 +33,18 @@ impl Live {
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
     /// LimitRanges and RuntimeClasses as one `v1 List` in YAML, page by page. Returns what was
     /// left out: a list the API server refused.
-    pub fn write_snapshot(&self, out: &mut dyn Write) -> Result<Vec<Omission>, ClusterError> {
-        self.rt.block_on(self.write_snapshot_async(out))
+    pub fn write_snapshot(
+        &self,
+        out: &mut dyn Write,
+        contents: Contents,
+    ) -> Result<Vec<Omission>, ClusterError> {
+        self.rt.block_on(self.write_snapshot_async(out, contents))
     }
 
     async fn write_snapshot_async(
         &self,
         out: &mut dyn Write,
+        contents: Contents,
     ) -> Result<Vec<Omission>, ClusterError> {
         let mut omitted = Vec::new();
         // The release the snapshot is of, which `--snapshot` emulates by default.
@@ -53,21 +58,32 @@ impl Live {
         writeln!(out, "{VERSION_COMMENT}{}", version.git_version)?;
         writeln!(out, "apiVersion: v1")?;
         writeln!(out, "items:")?;
+        // After `items:`, so that the file still begins as `kubectl get -o yaml`'s does.
+        for line in contents.header() {
+            writeln!(out, "# {line}")?;
+        }
         let nodes: Api<core::Node> = Api::all(self.server.client.clone());
-        self.snapshot_resource(&nodes, Request::new("list", "nodes", false), None, out)
-            .await?;
+        self.snapshot_resource(
+            &nodes,
+            Request::new("list", "nodes", false),
+            None,
+            out,
+            contents,
+        )
+        .await?;
         let pods: Api<core::Pod> = Api::all(self.server.client.clone());
         self.snapshot_resource(
             &pods,
             Request::new("list", "pods", true),
             Some(NON_TERMINAL_PODS),
             out,
+            contents,
         )
         .await?;
         let namespaces: Api<core::Namespace> = Api::all(self.server.client.clone());
         let req = Request::new("list", "namespaces", false);
         match self
-            .snapshot_resource(&namespaces, req.clone(), None, out)
+            .snapshot_resource(&namespaces, req.clone(), None, out, contents)
             .await
         {
             Ok(()) => {}
@@ -90,16 +106,16 @@ impl Live {
         ]
         .map(|resource| Request::new("list", resource, true));
         let results = [
-            self.snapshot_resource(&services, svc.clone(), None, out)
+            self.snapshot_resource(&services, svc.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, svc)),
-            self.snapshot_resource(&rcs, rc.clone(), None, out)
+            self.snapshot_resource(&rcs, rc.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, rc)),
-            self.snapshot_resource(&rss, rs.clone(), None, out)
+            self.snapshot_resource(&rss, rs.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, rs)),
-            self.snapshot_resource(&sss, ss.clone(), None, out)
+            self.snapshot_resource(&sss, ss.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, ss)),
         ];
@@ -118,10 +134,10 @@ impl Live {
         let pdb = Request::new("list", "poddisruptionbudgets", true);
         let pc = Request::new("list", "priorityclasses", false);
         let results = [
-            self.snapshot_resource(&pdbs, pdb.clone(), None, out)
+            self.snapshot_resource(&pdbs, pdb.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, pdb)),
-            self.snapshot_resource(&classes, pc.clone(), None, out)
+            self.snapshot_resource(&classes, pc.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, pc)),
         ];
@@ -149,19 +165,19 @@ impl Live {
         ]
         .map(|(resource, namespaced)| Request::new("list", resource, namespaced));
         let results = [
-            self.snapshot_resource(&claims, pvc.clone(), None, out)
+            self.snapshot_resource(&claims, pvc.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, pvc)),
-            self.snapshot_resource(&volumes, pv.clone(), None, out)
+            self.snapshot_resource(&volumes, pv.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, pv)),
-            self.snapshot_resource(&classes, sc.clone(), None, out)
+            self.snapshot_resource(&classes, sc.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, sc)),
-            self.snapshot_resource(&csi_nodes, csinode.clone(), None, out)
+            self.snapshot_resource(&csi_nodes, csinode.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, csinode)),
-            self.snapshot_resource(&csi_drivers, csidriver.clone(), None, out)
+            self.snapshot_resource(&csi_drivers, csidriver.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, csidriver)),
         ];
@@ -185,6 +201,7 @@ impl Live {
                     Request::new("list", "limitranges", true),
                     None,
                     out,
+                    contents,
                 )
                 .await,
             ),
@@ -195,6 +212,7 @@ impl Live {
                     Request::new("list", "runtimeclasses", false),
                     None,
                     out,
+                    contents,
                 )
                 .await,
             ),
@@ -222,6 +240,7 @@ impl Live {
         req: Request,
         fields: Option<&str>,
         out: &mut dyn Write,
+        contents: Contents,
     ) -> Result<(), ClusterError>
     where
         K: kube::Resource + Clone + DeserializeOwned + Serialize + fmt::Debug + Send + 'static,
@@ -241,13 +260,24 @@ impl Live {
                             for mut item in items {
                                 // kubectl hides managedFields by default; they are large and unused.
                                 item.meta_mut().managed_fields = None;
-                                // Of a namespace's annotations, only those admission reads.
-                                if req.resource == "namespaces"
+                                // Of a namespace's annotations, only those admission
+                                // reads (`--full` keeps all).
+                                if matches!(contents, Contents::Scheduling)
+                                    && req.resource == "namespaces"
                                     && let Some(a) = item.meta_mut().annotations.as_mut()
                                 {
                                     a.retain(|k, _| ADMISSION_ANNOTATIONS.contains(&k.as_str()));
                                 }
-                                match to_yaml_string(&item) {
+                                let written = match contents {
+                                    Contents::Full => to_yaml_string(&item),
+                                    Contents::Scheduling => serde_json::to_value(&item)
+                                        .map_err(|e| e.to_string())
+                                        .and_then(|mut v| {
+                                            trim(&mut v);
+                                            to_yaml_string(&v)
+                                        }),
+                                };
+                                match written {
                                     Ok(text) => chunks.push(list_item(&text)),
                                     Err(e) => failed = Some(e),
                                 }
@@ -269,6 +299,139 @@ impl Live {
             out.write_all(c.as_bytes())?;
         }
         Ok(())
+    }
+}
+
+/// What a snapshot holds of each object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contents {
+    /// What scheduling reads (the default: a file safe to attach to a bug report).
+    Scheduling,
+    /// Every field, as the API server holds the objects (`--full`).
+    Full,
+}
+
+impl Contents {
+    /// The file's header comment, saying what it holds.
+    fn header(self) -> &'static [&'static str] {
+        match self {
+            Contents::Scheduling => &[
+                "Written by `kubectl affinity snapshot`: only what scheduling reads. Pods keep",
+                "their name, namespace, labels and owner references, the scheduling fields of",
+                "the spec (affinity, tolerations, node selector and name, spread constraints,",
+                "priority, scheduler name and gates, overhead, resources, volumes and claims),",
+                "their containers' names, images, resources and ports, and the status fields the",
+                "plugins read (phase, start time, nominated node, conditions, container",
+                "resources). ReplicaSets, ReplicationControllers, StatefulSets and Services keep",
+                "their name, namespace, labels and selector. No environment, command, arguments,",
+                "probes or annotations of pods and workloads; no object keeps the copy of itself",
+                "`kubectl apply` annotates it with. `snapshot --full` writes every field.",
+            ],
+            Contents::Full => &[
+                "Written by `kubectl affinity snapshot --full`: every field of every object,",
+                "environment values and annotations included. Check it before sharing it.",
+            ],
+        }
+    }
+}
+
+/// The fields of a pod's metadata the model reads (`state/parts.rs`, `Meta`), and of a
+/// workload's (`state/workloads.rs`).
+const META: &[&str] = &[
+    "name",
+    "namespace",
+    "labels",
+    "ownerReferences",
+    "deletionTimestamp",
+];
+
+/// The fields of a pod's spec the model reads (`state/parts.rs`, `Spec`), with
+/// `priorityClassName` (the output names it).
+const POD_SPEC: &[&str] = &[
+    "affinity",
+    "containers",
+    "hostNetwork",
+    "initContainers",
+    "nodeName",
+    "nodeSelector",
+    "overhead",
+    "preemptionPolicy",
+    "priority",
+    "priorityClassName",
+    "resourceClaims",
+    "resources",
+    "schedulerName",
+    "schedulingGates",
+    "tolerations",
+    "topologySpreadConstraints",
+    "volumes",
+];
+
+/// A container's fields the resource plugins read (`state/parts.rs`, `Container`).
+const CONTAINER: &[&str] = &["name", "image", "ports", "resources", "restartPolicy"];
+
+/// A pod's status fields the plugins read (`state/parts.rs`, `Status`).
+const POD_STATUS: &[&str] = &[
+    "phase",
+    "startTime",
+    "nominatedNodeName",
+    "conditions",
+    "containerStatuses",
+    "initContainerStatuses",
+];
+
+const CONTAINER_STATUS: &[&str] = &["name", "allocatedResources", "resources"];
+
+const CONDITION: &[&str] = &["type", "status", "reason"];
+
+/// The annotation `kubectl apply` writes: the whole object as last applied, env included.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Leaves `object` with what scheduling reads of it: pods and the workloads default spreading
+/// selects by, field by field; of other kinds (nodes, namespaces, storage objects, whose
+/// annotations the volume plugins read) only `kubectl apply`'s copy of the object goes.
+fn trim(object: &mut serde_json::Value) {
+    use serde_json::Value;
+    fn keep(v: Option<&mut Value>, fields: &[&str]) {
+        if let Some(Value::Object(map)) = v {
+            map.retain(|k, _| fields.contains(&k.as_str()));
+        }
+    }
+    fn each(v: Option<&mut Value>, fields: &[&str]) {
+        if let Some(Value::Array(items)) = v {
+            for item in items {
+                keep(Some(item), fields);
+            }
+        }
+    }
+    let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "Pod" => {
+            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("spec"), POD_SPEC);
+            if let Some(spec) = object.get_mut("spec") {
+                each(spec.get_mut("containers"), CONTAINER);
+                each(spec.get_mut("initContainers"), CONTAINER);
+            }
+            keep(object.get_mut("status"), POD_STATUS);
+            if let Some(status) = object.get_mut("status") {
+                each(status.get_mut("conditions"), CONDITION);
+                each(status.get_mut("containerStatuses"), CONTAINER_STATUS);
+                each(status.get_mut("initContainerStatuses"), CONTAINER_STATUS);
+            }
+        }
+        "ReplicaSet" | "ReplicationController" | "StatefulSet" | "Service" => {
+            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("spec"), &["selector"]);
+            if let Some(map) = object.as_object_mut() {
+                map.remove("status");
+            }
+        }
+        _ => {
+            if let Some(Value::Object(annotations)) = object.pointer_mut("/metadata/annotations") {
+                annotations.remove(LAST_APPLIED);
+            }
+        }
     }
 }
 

@@ -29,5 +29,5 @@ mod volumes;
 mod workload;
 pub use audit::{AuditOptions, audit_json, audit_table, audit_yaml};
 pub use diff::{audit_diff, explanation_diff, json_of, yaml_of};
-pub use notes::snapshot_notes;
+pub use notes::{full_snapshot_warning, snapshot_notes, snapshot_warnings};
 pub use table::{TableOptions, table};

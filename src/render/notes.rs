@@ -551,6 +551,23 @@ pub fn snapshot_notes(out: &mut dyn Write, notes: &[Note]) -> std::io::Result<()
     Ok(())
 }
 
+/// `snapshot --full`'s warning on standard error.
+pub fn full_snapshot_warning(warn: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        warn,
+        "warning: --full writes every field of every object, environment values, commands and \
+         annotations included (secrets often sit there): check the file before sharing it"
+    )
+}
+
+/// What a snapshot left out, as warnings on standard error.
+pub fn snapshot_warnings(warn: &mut dyn Write, notes: &[Note]) -> std::io::Result<()> {
+    for note in notes {
+        writeln!(warn, "warning: {note}")?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};

@@ -20,7 +20,8 @@ fn paint_bad(color: bool, s: &str) -> String {
 }
 
 /// A resource amount in the units people write: cpu in cores or milli-cores, memory-like
-/// resources with binary suffixes when exact, counts as plain numbers.
+/// resources in the largest binary unit they reach (whole when exact, else one decimal, as
+/// `8.6Gi of 30.8Gi` reads where `8776Mi of 32306072Ki` did not), counts as plain numbers.
 pub fn amount(resource: &str, v: i64) -> String {
     if resource == "cpu" {
         return if v % 1000 == 0 {
@@ -38,11 +39,7 @@ pub fn amount(resource: &str, v: i64) -> String {
             if v % unit == 0 {
                 return format!("{}{suffix}", v / unit);
             }
-        }
-        // Not a whole number of KiB: one decimal of the largest fitting unit from MiB up.
-        for (suffix, shift) in [("Ti", 40), ("Gi", 30), ("Mi", 20)] {
-            let unit = 1i64 << shift;
-            if v.abs() >= unit {
+            if v.abs() >= unit && shift >= 20 {
                 return format!("{:.1}{suffix}", v as f64 / unit as f64);
             }
         }
@@ -254,7 +251,11 @@ mod tests {
         assert_eq!(amount("cpu", 6000), "6");
         assert_eq!(amount("cpu", 250), "250m");
         assert_eq!(amount("memory", 24 << 30), "24Gi");
-        assert_eq!(amount("memory", 7826964 * 1024), "7826964Ki");
+        assert_eq!(amount("memory", 7826964 * 1024), "7.5Gi");
+        assert_eq!(amount("memory", 8776 << 20), "8.6Gi");
+        assert_eq!(amount("memory", 32306072 << 10), "30.8Gi");
+        assert_eq!(amount("memory", 704 << 20), "704Mi");
+        assert_eq!(amount("memory", 1000 << 10), "1000Ki");
         assert_eq!(amount("memory", 1500), "1500");
         assert_eq!(amount("memory", (1 << 30) + 1), "1.0Gi");
         assert_eq!(amount("nvidia.com/gpu", 2), "2");

@@ -6,7 +6,7 @@ use std::io::Write;
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
-use crate::report::Verdict;
+use crate::report::{Code, Verdict};
 use crate::report::{Explanation, NodeReport, Reported, Scoring};
 use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
@@ -62,11 +62,36 @@ impl Paint {
         }
     }
     fn verdict(&self, v: Verdict) -> String {
+        let word = verdict_word(v);
         match v {
-            Verdict::Feasible => self.ok("✓ fits"),
-            Verdict::Infeasible => self.bad("✗ no"),
-            Verdict::Unknown => self.unknown("? unknown"),
+            Verdict::Feasible => self.ok(word),
+            Verdict::Infeasible => self.bad(word),
+            Verdict::Unknown => self.unknown(word),
         }
+    }
+}
+
+/// A node's verdict in one word, the same in the table's FITS column and the drill-down.
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Feasible => "✓ yes",
+        Verdict::Infeasible => "✗ no",
+        Verdict::Unknown => "? unknown",
+    }
+}
+
+/// A table cell, coloured by its mark when colour is on: comfy-table styles it after the
+/// layout, so escape codes never count as width.
+fn styled(text: String, color: bool) -> comfy_table::Cell {
+    let cell = comfy_table::Cell::new(&text);
+    if !color {
+        return cell;
+    }
+    match text.chars().next() {
+        Some('✓') => cell.fg(comfy_table::Color::Green),
+        Some('✗') => cell.fg(comfy_table::Color::Red),
+        Some('?') => cell.fg(comfy_table::Color::Yellow),
+        _ => cell,
     }
 }
 
@@ -179,13 +204,31 @@ fn taints_cell(n: &NodeReport) -> String {
     }
     if out.is_empty() {
         let any = entry(n, "NodeUnschedulable").or(entry(n, "TaintToleration"));
-        return if any.is_some() {
-            "✓".into()
-        } else {
-            "".into()
+        return match (any, prefer_no_schedule_cost(n)) {
+            (None, _) => "".into(),
+            // Tolerated enough to fit, yet the node loses points for it.
+            (Some(_), Some((lost, key))) => format!("✓ costs {lost}: {}", short_key(key)),
+            (Some(_), None) => "✓".into(),
         };
     }
     out.join(", ")
+}
+
+/// The points a node loses for the PreferNoSchedule taints the pod does not tolerate
+/// (TaintToleration's weighted score short of its best), and the first such taint's key.
+fn prefer_no_schedule_cost(n: &NodeReport) -> Option<(i64, &str)> {
+    n.scores.iter().find_map(|s| match &s.details {
+        Some(ScoreDetails::TaintToleration(d)) if d.untolerated_prefer_no_schedule > 0 => {
+            let lost = (100 - s.normalized?) * s.weight;
+            let key = d
+                .taints
+                .iter()
+                .find(|c| c.considered && c.tolerated_by.is_none())
+                .map(|c| c.taint.key.as_str())?;
+            (lost > 0).then_some((lost, key))
+        }
+        _ => None,
+    })
 }
 
 fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
@@ -586,6 +629,67 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
     lines
 }
 
+/// The longest node name the narrow table shows whole; longer ones lose the domain they all
+/// end in (`.eu-west-1.compute.internal`), said once below the table, then their end, marked.
+const NAME_WIDTH: usize = 28;
+
+/// How the table's NODE column shows names: never split across lines (a name is what a user
+/// copies), shortened when long so that the rule columns keep room.
+struct NodeNames {
+    /// The domain every long name ends in, left out of the column.
+    suffix: Option<String>,
+    shorten: bool,
+}
+
+impl NodeNames {
+    fn of<'a>(names: impl Iterator<Item = &'a str> + Clone, wide: bool) -> NodeNames {
+        let long = names.clone().any(|n| n.chars().count() > NAME_WIDTH);
+        if wide || !long {
+            return NodeNames {
+                suffix: None,
+                shorten: false,
+            };
+        }
+        // The longest `.`-led suffix all names share, leaving each name something before it.
+        let mut all = names;
+        let first = all.next().unwrap_or_default();
+        let mut suffix = first.find('.').map(|i| &first[i..]).unwrap_or_default();
+        for name in all {
+            let shared = |suffix: &str| name.ends_with(suffix) && name.len() > suffix.len();
+            while !suffix.is_empty() && !shared(suffix) {
+                suffix = suffix[1..]
+                    .find('.')
+                    .map(|i| &suffix[i + 1..])
+                    .unwrap_or_default();
+            }
+        }
+        NodeNames {
+            suffix: (!suffix.is_empty() && first.len() > suffix.len()).then(|| suffix.to_string()),
+            shorten: true,
+        }
+    }
+
+    fn shown(&self, name: &str) -> String {
+        if !self.shorten {
+            return name.to_string();
+        }
+        let name = self
+            .suffix
+            .as_deref()
+            .and_then(|s| name.strip_suffix(s))
+            .unwrap_or(name);
+        if name.chars().count() > NAME_WIDTH {
+            let kept: String = name.chars().take(NAME_WIDTH - 1).collect();
+            format!("{kept}…")
+        } else {
+            name.to_string()
+        }
+    }
+}
+
+/// The width of a table whose terminal reports none.
+const FALLBACK_WIDTH: u16 = 80;
+
 pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std::io::Result<()> {
     let p = Paint { on: opts.color };
     if let Some(w) = &doc.workload {
@@ -605,8 +709,16 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let mut t = Table::new();
     t.load_preset(presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if let Some(w) = opts.width {
-        t.set_width(w);
+    match opts.width {
+        Some(w) => {
+            t.set_width(w);
+        }
+        // A terminal that reports no size (0x0: `script -qc`, some CI logs) would squeeze
+        // every column to one character: give it the width of a classic terminal.
+        None if t.width() == Some(0) => {
+            t.set_width(FALLBACK_WIDTH);
+        }
+        None => {}
     }
     // A DaemonSet pod is pinned to its node: there is nothing to rank.
     let daemon = doc.daemon_set.is_some();
@@ -624,19 +736,17 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     }
     let current = doc.current.as_ref().map(|c| c.node.as_str());
     let (shown, grouped) = rows_shown(doc, opts);
+    let names = NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), opts.wide);
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
         let (aff, anti) = pod_affinity_cells(n, doc);
-        let verdict = match n.verdict {
-            Verdict::Feasible => "✓ yes",
-            Verdict::Infeasible => "✗ no",
-            Verdict::Unknown => "? unknown",
-        };
+        let verdict = verdict_word(n.verdict);
+        let name = names.shown(&n.name);
         let name = if Some(&*n.name) == current {
-            format!("{}*", n.name)
+            format!("{name}*")
         } else {
-            n.name.to_string()
+            name
         };
         let mut row = vec![
             name,
@@ -686,22 +796,88 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     if !opts.no_headers {
         t.set_header(head.clone());
     }
-    for row in rows {
-        t.add_row(row);
-    }
-    // Names, verdicts and scores never wrap; rule cells take the rest of the width.
+    // Names, verdicts and scores never wrap; rule cells take the rest of the width, each at
+    // least as wide as its header and its longest word, so that neither is split (a table
+    // wider than the terminal reads better than `NODE-`/`AFF` or `shor`/`t:`).
     let score_col = head.iter().position(|h| *h == "SCORE");
-    for i in [Some(0), Some(1), score_col].into_iter().flatten() {
-        if let Some(c) = t.column_mut(i) {
+    // The widest of `pieces` of column `i`'s header and cells, with the cell's padding.
+    let widest = |i: usize, pieces: &dyn Fn(&str) -> Vec<usize>| {
+        let cells = rows.iter().filter_map(|r| r.get(i)).map(String::as_str);
+        std::iter::once(head[i])
+            .chain(cells)
+            .flat_map(pieces)
+            .max()
+            .unwrap_or(0)
+            + 2
+    };
+    let whole = |cell: &str| vec![cell.chars().count()];
+    let words = |cell: &str| cell.split_whitespace().map(|w| w.chars().count()).collect();
+    let unwrapped = |i: usize| [Some(0), Some(1), score_col].contains(&Some(i));
+    let whole: Vec<usize> = (0..head.len()).map(|i| widest(i, &whole)).collect();
+    let mut bounds: Vec<usize> = (0..head.len())
+        .map(|i| {
+            if unwrapped(i) {
+                whole[i]
+            } else {
+                widest(i, &words)
+            }
+        })
+        .collect();
+    // Then columns are kept on one line while the table fits, those that save most lines
+    // (then need least width) first.
+    let width = usize::from(t.width().unwrap_or(u16::MAX));
+    let mut room = width.saturating_sub(bounds.iter().sum());
+    let saved = |i: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(i))
+            .filter(|cell| cell.chars().count() + 2 > bounds[i])
+            .count()
+    };
+    let mut by_need: Vec<(usize, usize)> = (0..head.len()).map(|i| (i, saved(i))).collect();
+    by_need.sort_by_key(|&(i, saved)| (std::cmp::Reverse(saved), whole[i] - bounds[i]));
+    for (i, _) in by_need {
+        let need = whole[i] - bounds[i];
+        if need <= room {
+            room -= need;
+            bounds[i] = whole[i];
+        }
+    }
+    for row in rows {
+        t.add_row(row.into_iter().map(|c| styled(c, opts.color)));
+    }
+    if opts.color {
+        // Coloured as asked (`--color=always` into a pipe too), not only on a terminal.
+        t.enforce_styling();
+    }
+    for (i, bound) in bounds.into_iter().enumerate() {
+        let Some(c) = t.column_mut(i) else { continue };
+        if unwrapped(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        } else {
+            let bound = u16::try_from(bound).unwrap_or(u16::MAX);
+            c.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(bound),
+            ));
         }
     }
     writeln!(out, "{t}")?;
+    if let Some(suffix) = &names.suffix {
+        writeln!(out, "(node names above end in {suffix})")?;
+    }
     if !dropped.is_empty() && !opts.no_headers {
         writeln!(
             out,
             "(no rules of the pod for {}; -o wide shows every column)",
             dropped.join(", ")
+        )?;
+    }
+    let failing = |n: &NodeReport| n.filters.iter().filter(|f| f.pass == Some(false)).count();
+    let message_shown = doc.summary.failed_scheduling_message.is_some();
+    if !opts.no_headers && message_shown && doc.nodes.iter().any(|n| failing(n) > 1) {
+        writeln!(
+            out,
+            "(FailedScheduling counts each node once, under the first Filter that rejects it, \
+             as the scheduler stops there; the columns mark every rule that fails)"
         )?;
     }
     if grouped {
@@ -715,9 +891,10 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         }
     }
     super::suggestions::closest(out, doc)?;
+    let mut explained = false;
     for name in &opts.nodes {
         match doc.nodes.iter().find(|n| *n.name == **name) {
-            Some(n) => drill_down(out, doc, n, &p)?,
+            Some(n) => drill_down(out, doc, n, &p, &mut explained)?,
             None => writeln!(out, "\nNode {name}: not in the cluster state")?,
         }
     }
@@ -740,11 +917,14 @@ fn term_table(doc: &Explanation, kind: TermKind, index: usize) -> Option<&TermTa
         .find(|t| t.kind == kind && t.index == index)
 }
 
+/// One node's drill-down; `explained`: whether a drill-down above explained the code
+/// UnschedulableAndUnresolvable already (once per output is enough).
 fn drill_down(
     out: &mut dyn Write,
     doc: &Explanation,
     n: &NodeReport,
     p: &Paint,
+    explained: &mut bool,
 ) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(
@@ -767,6 +947,13 @@ fn drill_down(
                 ""
             }
         )?;
+        if r.code == Code::UnschedulableAndUnresolvable && !std::mem::replace(explained, true) {
+            writeln!(
+                out,
+                "    (UnschedulableAndUnresolvable: removing pods would not help, so preemption \
+                 does not try this node)"
+            )?;
+        }
     }
     if let Some(nominated) = &n.nominated_pods {
         writeln!(
@@ -792,7 +979,13 @@ fn drill_down(
         }
         writeln!(out, "  without them:")?;
     }
+    // Plugins whose PreFilter returned Skip say so in one line, after the others.
+    let mut skipped: Vec<&str> = Vec::new();
     for f in &n.filters {
+        if f.skipped && f.pass == Some(true) && f.details.is_none() {
+            skipped.push(f.plugin);
+            continue;
+        }
         let reason = f.reason().unwrap_or_default();
         let note = f.note().unwrap_or_default();
         writeln!(
@@ -939,6 +1132,15 @@ fn drill_down(
             }
             _ => {}
         }
+    }
+    if !skipped.is_empty() {
+        writeln!(
+            out,
+            "  {} {}: PreFilter returned Skip, so the scheduler does not run their Filter for \
+             the pod",
+            mark(p, Some(true)),
+            skipped.join(", ")
+        )?;
     }
     super::topology_spread::drill_down(out, doc, n, p.on)?;
     super::resources::drill_down(out, n, p.on)?;

@@ -130,7 +130,16 @@ impl Context {
                 (None, m.daemon.is_some())
             }
         };
-        notes.extend(evaluation_notes(input, profile));
+        let mut evaluated = evaluation_notes(input, profile);
+        // A refused request already says why default spreading has no selector, naming the
+        // request; "none were read, include them in the snapshot" would be wrong live.
+        if notes
+            .iter()
+            .any(|n| matches!(n, Note::WorkloadsForbidden(_)))
+        {
+            evaluated.retain(|n| !matches!(n, Note::WorkloadsUnread));
+        }
+        notes.extend(evaluated);
         Context {
             not_scheduled: not_scheduled(pod, profile),
             pod: (*pod.id).clone(),
@@ -391,6 +400,31 @@ mod tests {
             ctx.notes,
             [Note::RunsOn("n1".to_string()), Note::WorkloadsUnread]
         );
+    }
+
+    /// Live, a refused `get` of the pod's ReplicaSet is the note; the snapshot's "none were
+    /// read, include them" is not added beside it (Services were read).
+    #[test]
+    fn a_refused_workload_request_is_the_only_spreading_note() {
+        let state = empty_state();
+        let pod = pod(json!({"containers": [{"name": "c", "image": "x"}]}));
+        let input = Input {
+            pod: &pod,
+            state: &state,
+            exclude: None,
+            removed: &[],
+        };
+        let profile = Profile::default_profile(FeatureGates::default());
+        let refused = Note::WorkloadsForbidden(Refusal {
+            user: "u".to_string(),
+            context: "c".to_string(),
+            verb: "get".to_string(),
+            resource: "replicasets".to_string(),
+            namespace: Some("shop".to_string()),
+            name: Some("web-1".to_string()),
+        });
+        let ctx = Context::new(input, &profile, vec![refused.clone()], Subject::default());
+        assert_eq!(ctx.notes, [refused]);
     }
 
     /// Default spreading is only noted when PodTopologySpread runs at Filter or PreScore.

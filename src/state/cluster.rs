@@ -57,6 +57,8 @@ pub struct ClusterState {
     /// `None` when the source held none of these kinds, so the storage plugins cannot be
     /// evaluated for a pod that uses them.
     volumes: Option<Volumes>,
+    /// The latest FailedScheduling event per pod, from a snapshot that holds events.
+    scheduling_events: super::events::SchedulingEvents,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
     node_usage: Vec<NodeUsage>,
@@ -281,6 +283,20 @@ impl ClusterState {
     /// the pods (a live read asks for them only when a term needs them).
     pub fn set_namespaces(&mut self, namespaces: BTreeMap<String, Labels>) {
         self.namespaces = Some(namespaces);
+    }
+
+    /// Sets the FailedScheduling events read from a snapshot.
+    pub fn set_scheduling_events(&mut self, events: super::events::SchedulingEvents) {
+        self.scheduling_events = events;
+    }
+
+    /// The latest FailedScheduling event of a pod, when the source held events.
+    pub fn scheduling_event(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&super::events::SchedulingEvent> {
+        self.scheduling_events.latest(namespace, name)
     }
 
     /// Sets the PodDisruptionBudgets and PriorityClasses. Nothing is derived from them.

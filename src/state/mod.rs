@@ -17,6 +17,7 @@ pub mod decode;
 mod defaults;
 mod disruption_budget;
 pub mod edits;
+pub mod events;
 mod index;
 mod interned;
 pub mod labels;
@@ -56,7 +57,7 @@ pub use pod::{
 pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};
 pub use read::{
     Located, SourceError, VERSION_COMMENT, parse_documents, read_objects, read_snapshot,
-    read_snapshot_str, recorded_version,
+    read_snapshot_str, recorded_version, require_nodes,
 };
 pub use selector_flag::parse_selector_flag;
 pub use strict::closest;

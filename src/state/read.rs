@@ -308,9 +308,32 @@ pub fn recorded_version(path: &Path) -> Option<String> {
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    if let Some(state) = stream_snapshot(path) {
-        return Ok(state);
+    match stream_snapshot(path) {
+        Some(state) => Ok(state),
+        None => read_snapshot_text(path),
     }
+}
+
+/// Refuses, for a question about scheduling, a snapshot of pods without nodes or namespaces:
+/// it cannot be a saved cluster (`kubectl get pods -o yaml` saved instead of the whole list),
+/// and every answer would be "0 of 0". A cluster without nodes still lists its namespaces
+/// (`default` always exists), and one without pods either is evaluated as upstream's tests
+/// evaluate an empty cluster.
+pub fn require_nodes(state: &ClusterState, path: &Path) -> Result<(), SourceError> {
+    let pods = !state.pods().is_empty() || !state.other_pods().is_empty();
+    if state.nodes().is_empty() && state.namespaces().is_none() && pods {
+        return Err(SourceError::Content {
+            path: source_name(path),
+            message: "no Node objects found (nor Namespaces: not a saved cluster), so no node \
+                      could be evaluated; write the snapshot with `kubectl affinity snapshot`, \
+                      or include the nodes: `kubectl get nodes,pods,namespaces -A -o yaml > FILE`"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+fn read_snapshot_text(path: &Path) -> Result<ClusterState, SourceError> {
     let name = source_name(path);
     let text = read_text(path)?;
     read_snapshot_str(&text, &name).map_err(|e| match e {
@@ -378,6 +401,7 @@ struct SnapshotBuilder {
     priority_classes: Vec<PriorityClass>,
     volumes: Option<Volumes>,
     admission: AdmissionObjects,
+    events: super::events::SchedulingEvents,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -400,6 +424,12 @@ enum Decoded {
     Storage(Storage),
     LimitRange(LimitRange),
     RuntimeClass(RuntimeClass),
+    /// A pod's FailedScheduling event.
+    Event(
+        (String, String),
+        Option<k8s_openapi::jiff::Timestamp>,
+        super::events::SchedulingEvent,
+    ),
 }
 
 /// A storage object, as the volume plugins read it.
@@ -473,6 +503,13 @@ impl Decoded {
             }
             "LimitRange" => Decoded::LimitRange(LimitRange::from_api(&obj.decode(path)?)),
             "RuntimeClass" => Decoded::RuntimeClass(RuntimeClass::from_api(&obj.decode(path)?)),
+            // A core/v1 Event, as `kubectl get events -o yaml` writes it.
+            "Event" if obj.api_version() == "v1" => {
+                match super::events::of(&obj.decode::<core::Event>(path)?) {
+                    Some((pod, when, event)) => Decoded::Event(pod, when, event),
+                    None => Decoded::Skip,
+                }
+            }
             _ => Decoded::Skip,
         })
     }
@@ -511,6 +548,7 @@ impl SnapshotBuilder {
             }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
+            Decoded::Event(pod, when, event) => self.events.add(pod, when, event),
             Decoded::Namespace(name, labels, annotations) => {
                 if let Some(a) = annotations {
                     self.admission.namespaces.insert(name.clone(), a);
@@ -534,6 +572,7 @@ impl SnapshotBuilder {
             priority_classes,
             volumes,
             admission,
+            events,
         } = self;
         if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
             return Err(SourceError::Content {
@@ -552,6 +591,7 @@ impl SnapshotBuilder {
         if let Some(volumes) = volumes {
             state.set_volumes(volumes);
         }
+        state.set_scheduling_events(events);
         Ok(state)
     }
 }

@@ -33,11 +33,244 @@ fn budget(len: usize) -> serde_saphyr::Budget {
     b
 }
 
-/// Parses every YAML document of `text` into generic JSON values.
+/// Parses every YAML document of `text` into generic JSON values, reading a float too large
+/// for 64 bits as kubectl does (see [`resolve_non_finite`]).
 pub(super) fn documents(text: &str) -> Result<Vec<serde_json::Value>, String> {
-    let options = serde_saphyr::options! { budget: Some(budget(text.len())) };
-    serde_saphyr::from_multiple_with_options::<serde_json::Value>(text, options)
+    if let Ok(docs) = to_json(parse::<false>(text)?, text) {
+        return docs;
+    }
+    // A float serde-saphyr found infinite (`3e505426`): read again, keeping where each scalar
+    // is, to resolve it from its text. Keeping places costs stack per level, so this rarer
+    // reading runs on a thread with room for `MAX_DEPTH` levels.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("yaml".into())
+            .stack_size(PLACED_STACK)
+            .spawn_scoped(scope, || {
+                to_json(parse::<true>(text)?, text).unwrap_or_else(|Unplaced| Err(unplaced()))
+            })
+            .map_err(|e| format!("cannot start a thread to read the YAML: {e}"))?
+            .join()
+            .unwrap_or_else(|_| Err(unplaced()))
+    })
+}
+
+fn to_json(
+    docs: Vec<Node>,
+    text: &str,
+) -> Result<Result<Vec<serde_json::Value>, String>, Unplaced> {
+    let mut out = Vec::with_capacity(docs.len());
+    for doc in docs {
+        match doc.into_json(text)? {
+            Ok(v) => out.push(v),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// The stack of the thread that reads YAML keeping each scalar's place: 64 levels take about
+/// 2.5 MiB in a debug build.
+const PLACED_STACK: usize = 16 << 20;
+
+fn unplaced() -> String {
+    "a float that is not finite, which JSON and Kubernetes objects cannot hold".to_string()
+}
+
+/// Reads every document; with `PLACED`, each resolved scalar keeps where it is in `text`.
+fn parse<const PLACED: bool>(text: &str) -> Result<Vec<Node>, String> {
+    let options = serde_saphyr::options! {
+        budget: Some(budget(text.len())),
+        // `3e505426` reaches `Node` as infinity, and is then read from its source text.
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+    };
+    serde_saphyr::from_multiple_with_options::<Parsed<PLACED>>(text, options)
+        .map(|docs| docs.into_iter().map(|Parsed(node)| node).collect())
         .map_err(|e| describe(&e))
+}
+
+/// A non-finite float met without its place: read again with places.
+struct Unplaced;
+
+/// One YAML node as serde-saphyr reads it, where a float it found infinite may keep the place
+/// of its source text, to be resolved again as kubectl resolves it.
+#[derive(Debug)]
+enum Node {
+    Null,
+    Str(String),
+    /// A plain scalar serde-saphyr read as a boolean or number (`None`: a float that is not
+    /// finite, which JSON cannot hold).
+    Scalar(Option<serde_json::Value>),
+    /// A float that is not finite, and where it was defined: filled in by the collection
+    /// holding it, when reading with places.
+    NonFinite(serde_saphyr::Location),
+    Seq(Vec<Node>),
+    Map(Vec<(String, Node)>),
+}
+
+impl Node {
+    /// Records where a non-finite float was defined (its anchor's place, for an alias).
+    fn placed(node: Node, defined: serde_saphyr::Location) -> Self {
+        match node {
+            Node::Scalar(None) => Node::NonFinite(defined),
+            node => node,
+        }
+    }
+
+    /// The JSON value; a non-finite float without its place is [`Unplaced`]; with its place,
+    /// resolved from its text (kubectl reads `3e505426` as a string) or refused (`.inf`).
+    fn into_json(self, text: &str) -> Result<Result<serde_json::Value, String>, Unplaced> {
+        use serde_json::Value;
+        Ok(Ok(match self {
+            Node::Null => Value::Null,
+            Node::Str(s) => Value::String(s),
+            Node::Scalar(Some(value)) => value,
+            Node::Scalar(None) => return Err(Unplaced),
+            Node::NonFinite(at) => {
+                let span = at.span();
+                let raw = span
+                    .byte_offset()
+                    .zip(span.byte_len())
+                    .and_then(|(start, len)| {
+                        let start = usize::try_from(start).ok()?;
+                        text.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                    });
+                match raw.and_then(resolve_non_finite) {
+                    Some(resolved) => resolved,
+                    None => {
+                        let where_ = if at.line() > 0 {
+                            format!("line {} column {}: ", at.line(), at.column())
+                        } else {
+                            String::new()
+                        };
+                        let raw = raw
+                            .map(|r| format!("`{}` is ", r.trim()))
+                            .unwrap_or_default();
+                        return Ok(Err(format!(
+                            "{where_}{raw}{} (quote it if it is a string)",
+                            unplaced()
+                        )));
+                    }
+                }
+            }
+            Node::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.into_json(text)? {
+                        Ok(v) => out.push(v),
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                Value::Array(out)
+            }
+            Node::Map(entries) => {
+                let mut out = serde_json::Map::new();
+                for (k, item) in entries {
+                    match item.into_json(text)? {
+                        Ok(v) => {
+                            out.insert(k, v);
+                        }
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                Value::Object(out)
+            }
+        }))
+    }
+}
+
+/// A [`Node`] read by serde; with `PLACED`, each child keeps its place.
+struct Parsed<const PLACED: bool>(Node);
+
+impl<'de, const PLACED: bool> serde::Deserialize<'de> for Parsed<PLACED> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NodeVisitor::<PLACED>).map(Parsed)
+    }
+}
+
+/// A child node: with `PLACED`, through `Spanned` for where it was defined.
+fn child<'de, const PLACED: bool, D: serde::Deserializer<'de>>(d: D) -> Result<Node, D::Error> {
+    use serde::Deserialize;
+    if PLACED {
+        serde_saphyr::Spanned::<Parsed<true>>::deserialize(d)
+            .map(|s| Node::placed(s.value.0, s.defined))
+    } else {
+        Parsed::<false>::deserialize(d).map(|p| p.0)
+    }
+}
+
+struct Child<const PLACED: bool>;
+
+impl<'de, const PLACED: bool> serde::de::DeserializeSeed<'de> for Child<PLACED> {
+    type Value = Node;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        child::<PLACED, D>(d)
+    }
+}
+
+struct NodeVisitor<const PLACED: bool>;
+
+impl<'de, const PLACED: bool> serde::de::Visitor<'de> for NodeVisitor<PLACED> {
+    type Value = Node;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a YAML node")
+    }
+    fn visit_unit<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_none<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+        Ok(Node::Scalar(Some(v.into())))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
+        Ok(Node::Scalar(Some(v.into())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
+        Ok(Node::Scalar(Some(v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
+        Ok(Node::Scalar(
+            serde_json::Number::from_f64(v).map(serde_json::Value::Number),
+        ))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+        Ok(Node::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Node, E> {
+        Ok(Node::Str(v))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(Child::<PLACED>)? {
+            items.push(item);
+        }
+        Ok(Node::Seq(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        // Keys are read as strings: a key in a Kubernetes object always is one.
+        while let Some(key) = map.next_key::<String>()? {
+            entries.push((key, map.next_value_seed(Child::<PLACED>)?));
+        }
+        Ok(Node::Map(entries))
+    }
+}
+
+/// A plain scalar serde-saphyr read as a float that is not finite, as kubectl's YAML reader
+/// resolves it: sigs.k8s.io/yaml resolves with its fork of go-yaml v2 (`goyaml.v2/resolve.go`),
+/// which reads `.inf` and `.nan` (in its spellings) as floats, which JSON cannot hold, and
+/// any other float too large for 64 bits as a string, since Go's `ParseFloat` refuses it.
+/// `kubectl get -o yaml` therefore writes `3e505426` (a label value, a commit hash) unquoted,
+/// where YAML 1.2 reads infinity. `None`: refused.
+fn resolve_non_finite(raw: &str) -> Option<serde_json::Value> {
+    let s = raw.trim();
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let go_yaml_float =
+        matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(s, ".nan" | ".NaN" | ".NAN");
+    (!go_yaml_float).then(|| serde_json::Value::String(s.to_string()))
 }
 
 /// A one-line message: where, and what was exceeded in words a user can act on.
@@ -82,6 +315,50 @@ pub fn to_yaml_string<T: Serialize>(value: &T) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn one(text: &str) -> serde_json::Value {
+        let [doc] = documents(text)
+            .expect("parsed")
+            .try_into()
+            .expect("one document");
+        doc
+    }
+
+    #[test]
+    fn a_float_too_large_reads_as_the_string_kubectl_reads() {
+        // `kubectl get -o yaml` writes these unquoted: go-yaml reads them back as strings.
+        let doc = one("labels:\n  commit: 3e505426\n  big: -1e999\n  h: 12ab\nport: 80\n");
+        assert_eq!(doc["labels"]["commit"], "3e505426");
+        assert_eq!(doc["labels"]["big"], "-1e999");
+        assert_eq!(doc["labels"]["h"], "12ab");
+        assert_eq!(doc["port"], 80);
+        // What YAML reads as numbers and booleans stays so, in the same document.
+        let doc = one("a: 80\nb: -3\nc: 1.5\nd: true\ne: ~\nf: '80'\ng: 3e505426\n");
+        assert_eq!(doc["a"], 80);
+        assert_eq!(doc["b"], -3);
+        assert_eq!(doc["c"], 1.5);
+        assert_eq!(doc["d"], true);
+        assert!(doc["e"].is_null());
+        assert_eq!(doc["f"], "80");
+        // Through an alias, the anchored text; in a sequence; in the second document.
+        let doc = one("a: &x 3e505426\nb: *x\nc: [4e400, 5]\n");
+        assert_eq!(doc["b"], "3e505426");
+        assert_eq!(doc["c"], serde_json::json!(["4e400", 5]));
+        let docs = documents("a: 1\n---\nb: 2e999\n").expect("parsed");
+        assert_eq!(docs[1]["b"], "2e999");
+        // Deep nesting with one, read with places on its own thread.
+        let deep: String = (0..60).map(|i| format!("{}- \n", " ".repeat(i))).collect();
+        documents(&format!("{deep}{}- 1e999\n", " ".repeat(60))).expect("60 levels");
+    }
+
+    #[test]
+    fn a_non_finite_float_is_refused_where_it_is() {
+        let err = documents("a:\n  b: .inf\n").expect_err("refused");
+        assert!(
+            err.starts_with("line 2 column 6: `.inf` is a float"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn an_alias_bomb_is_refused_in_words() {
