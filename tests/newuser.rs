@@ -225,7 +225,14 @@ fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
             "{secret} not in the --full snapshot"
         );
     }
-    assert!(trimmed_text.starts_with("apiVersion: v1\nitems:\n# Written by `kubectl affinity snapshot`: only what scheduling reads."));
+    // The release comes first (`--kubernetes-version` reads it), then the header.
+    assert!(
+        trimmed_text.starts_with("# kubernetesVersion: "),
+        "{trimmed_text}"
+    );
+    assert!(trimmed_text.contains(
+        "\napiVersion: v1\nitems:\n# Written by `kubectl affinity snapshot`: only what scheduling reads."
+    ));
     assert!(full_text.contains("\n# Written by `kubectl affinity snapshot --full`"));
     assert!(
         trimmed_text.len() < full_text.len() * 3 / 4,

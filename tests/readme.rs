@@ -78,6 +78,9 @@ fn every_readme_example_runs_as_written() {
     // that sees the repository's examples.
     let work = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(format!("{ROOT}/examples"), work.path().join("examples")).unwrap();
+    // And the test fixtures some examples read (tests/audit/cluster.yaml), as from the
+    // repository's root.
+    std::os::unix::fs::symlink(format!("{ROOT}/tests"), work.path().join("tests")).unwrap();
     for (line, args) in examples {
         let out = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
             .current_dir(work.path())
