@@ -1451,7 +1451,10 @@ fn a_bound_zonal_volume_keeps_the_pod_in_its_zone() {
     assert_eq!(
         failures(&doc, "zone-b-1"),
         pairs(&[
-            ("VolumeBinding", "node(s) had volume node affinity conflict"),
+            (
+                "VolumeBinding",
+                "node(s) didn't match PersistentVolume's node affinity"
+            ),
             ("VolumeZone", "node(s) had no available volume zone"),
         ])
     );
@@ -1544,8 +1547,8 @@ fn an_unbound_immediate_claim_rejects_the_pod_before_any_node() {
 #[test]
 fn a_read_write_once_pod_claim_in_use_fails_every_node() {
     let doc = volume_whatif(&claim_pod("solo"));
-    let reason = "node has pod using PersistentVolumeClaim with the same name and \
-                  ReadWriteOncePod access mode";
+    let reason = "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod \
+                  access mode already in-use by another pod";
     for name in ["zone-a-1", "zone-b-1"] {
         let vr = filter(node(&doc, name), "VolumeRestrictions");
         assert_eq!(vr["reason"], reason);
@@ -1624,7 +1627,7 @@ fn a_stateful_sets_claim_templates_become_its_first_replicas_claims() {
     assert_eq!(node(db, "zone-a-1")["verdict"], "Feasible");
     assert_eq!(
         filter(node(db, "zone-b-1"), "VolumeBinding")["reason"],
-        "node(s) had volume node affinity conflict"
+        "node(s) didn't match PersistentVolume's node affinity"
     );
     assert!(!db["notes"].to_string().contains("do not exist yet"));
     // cache-0's claim would be created, unbound, in the default class: provisioned by EBS,

@@ -19,8 +19,9 @@ use crate::state::volumes::{Claim, PodVolume, StorageClass, Volume, VolumeSource
 
 /// Upstream's `ErrReasonBindConflict`.
 pub const REASON_BIND: &str = "node(s) didn't find available persistent volumes to bind";
-/// Upstream's `ErrReasonNodeConflict`.
-pub const REASON_NODE: &str = "node(s) had volume node affinity conflict";
+/// Upstream's `ErrReasonNodeConflict` since 1.33 (`volumebinding/binder.go`); 1.31 and 1.32 said
+/// "node(s) had volume node affinity conflict" (`--kubernetes-version` names it unmodelled).
+pub const REASON_NODE: &str = "node(s) didn't match PersistentVolume's node affinity";
 /// Upstream's `ErrReasonPVNotExist`.
 pub const REASON_PV_MISSING: &str =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";

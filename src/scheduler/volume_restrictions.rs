@@ -13,9 +13,10 @@ use crate::state::volumes::{InlineDisk, PodVolume};
 
 /// Upstream's `ErrReasonDiskConflict`.
 pub const REASON_DISK: &str = "node(s) had no available disk";
-/// Upstream's `ErrReasonReadWriteOncePodConflict`.
-pub const REASON_RWOP: &str =
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+/// Upstream's `ErrReasonReadWriteOncePodConflict` since 1.34; up to 1.33 it read "node has
+/// pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+/// (`--kubernetes-version` names it unmodelled).
+pub const REASON_RWOP: &str = "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
 
 /// A disk of the pod that a pod on the node already mounts.
 #[derive(Debug, Clone)]
