@@ -650,8 +650,12 @@ fn filter_removing(
             answered.insert(name.as_str(), status);
         }
     }
+    // Only the Filter plugins that run and cannot take pods out are built again: the ones
+    // PreFilter skipped, and Score's, have nothing to say here.
     let rebuilt = (answered.len() < names.len()).then(|| {
-        let mut plugins = Plugins::only(dry, profile, |n| !answered.contains_key(n));
+        let mut plugins = Plugins::only(dry, profile, |n| {
+            !answered.contains_key(n) && names.iter().any(|m| m.as_str() == n)
+        });
         run_pre_filter(&mut plugins, &profile.pre_filter);
         plugins
     });
