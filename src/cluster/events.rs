@@ -11,14 +11,9 @@ use super::notes::Refused;
 use super::pager::{Decode, Page};
 use super::requests::Request;
 
-/// What the scheduler last said about a pod.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LastEvent {
-    pub message: String,
-    pub last_seen: Option<String>,
-    pub count: Option<i32>,
-    pub reported_by: Option<String>,
-}
+/// What the scheduler last said about a pod, read as a snapshot's events are read.
+pub use crate::state::events::SchedulingEvent as LastEvent;
+use crate::state::events::{event_time, scheduling_event};
 
 /// The outcome of looking for the scheduler's FailedScheduling event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +54,7 @@ impl Live {
                             if latest.as_ref().is_some_and(|(t, _)| Some(*t) > when) {
                                 continue;
                             }
-                            latest = Some((when.unwrap_or_default(), last_event(&e, when)));
+                            latest = Some((when.unwrap_or_default(), scheduling_event(&e, when)));
                         }
                     }
                 }
@@ -118,7 +113,10 @@ impl Live {
                             if latest.get(&pod).is_some_and(|(t, _)| Some(*t) > when) {
                                 continue;
                             }
-                            latest.insert(pod, (when.unwrap_or_default(), last_event(&e, when)));
+                            latest.insert(
+                                pod,
+                                (when.unwrap_or_default(), scheduling_event(&e, when)),
+                            );
                         }
                     }
                 }
@@ -131,32 +129,4 @@ impl Live {
             Err(e) => Err(e),
         }
     }
-}
-
-fn last_event(e: &core::Event, when: Option<k8s_openapi::jiff::Timestamp>) -> LastEvent {
-    LastEvent {
-        message: e.message.clone().unwrap_or_default(),
-        last_seen: when.map(|t| t.to_string()),
-        count: e.series.as_ref().and_then(|s| s.count).or(e.count),
-        reported_by: e
-            .reporting_component
-            .clone()
-            .filter(|c| !c.is_empty())
-            .or_else(|| e.source.as_ref().and_then(|s| s.component.clone())),
-    }
-}
-
-fn event_time(e: &core::Event) -> Option<k8s_openapi::jiff::Timestamp> {
-    [
-        e.series
-            .as_ref()
-            .and_then(|s| s.last_observed_time.as_ref())
-            .map(|t| t.0),
-        e.last_timestamp.as_ref().map(|t| t.0),
-        e.event_time.as_ref().map(|t| t.0),
-        e.metadata.creation_timestamp.as_ref().map(|t| t.0),
-    ]
-    .into_iter()
-    .flatten()
-    .max()
 }

@@ -37,7 +37,16 @@ pub(crate) fn of(
         .or_else(|| e.metadata.namespace.clone())
         .unwrap_or_default();
     let name = e.involved_object.name.clone().unwrap_or_default();
-    let when = [
+    let when = event_time(e);
+    let event = scheduling_event(e, when);
+    Some(((namespace, name), when, event))
+}
+
+/// When an event was last seen: the latest of its series' last observation, its last
+/// timestamp, its event time and its creation (events.k8s.io and core/v1 writers fill
+/// different ones).
+pub fn event_time(e: &core::Event) -> Option<Timestamp> {
+    [
         e.series
             .as_ref()
             .and_then(|s| s.last_observed_time.as_ref())
@@ -48,8 +57,12 @@ pub(crate) fn of(
     ]
     .into_iter()
     .flatten()
-    .max();
-    let event = SchedulingEvent {
+    .max()
+}
+
+/// What an event says, seen last at `when`.
+pub fn scheduling_event(e: &core::Event, when: Option<Timestamp>) -> SchedulingEvent {
+    SchedulingEvent {
         message: e.message.clone().unwrap_or_default(),
         last_seen: when.map(|t| t.to_string()),
         count: e.series.as_ref().and_then(|s| s.count).or(e.count),
@@ -58,8 +71,7 @@ pub(crate) fn of(
             .clone()
             .filter(|c| !c.is_empty())
             .or_else(|| e.source.as_ref().and_then(|s| s.component.clone())),
-    };
-    Some(((namespace, name), when, event))
+    }
 }
 
 impl SchedulingEvents {
