@@ -233,30 +233,12 @@ impl ClusterState {
     /// Forgets every pod, as a pod list that restarted does, and what they added (usage, the
     /// index, the kept copies); the nodes, and what was set beside them, stay.
     pub fn clear_pods(&mut self) {
-        let ClusterState {
-            nodes,
-            namespaces,
-            workloads,
-            volumes,
-            image_names,
-            disruption_budgets,
-            priority_classes,
-            admission,
-            ..
-        } = std::mem::take(self);
-        *self = ClusterState {
-            namespaces,
-            workloads,
-            volumes,
-            image_names,
-            disruption_budgets,
-            priority_classes,
-            admission,
-            ..ClusterState::new(nodes, Vec::new(), None)
-        };
+        let mut state = std::mem::take(self);
+        let nodes = std::mem::take(&mut state.nodes);
+        *self = state.with_nodes_and_pods(nodes, Vec::new());
     }
 
-    /// The same cluster with these nodes and pods, what was set beside them kept: edits to
+    /// The same cluster with these nodes and pods, everything set beside them kept: edits to
     /// try (`state::edits`) rebuild the state through it, so everything derived from nodes
     /// and pods is derived again.
     pub fn with_nodes_and_pods(self, nodes: Vec<Node>, pods: Vec<Pod>) -> ClusterState {
@@ -267,6 +249,8 @@ impl ClusterState {
             image_names,
             disruption_budgets,
             priority_classes,
+            admission,
+            scheduling_events,
             ..
         } = self;
         ClusterState {
@@ -275,6 +259,8 @@ impl ClusterState {
             image_names,
             disruption_budgets,
             priority_classes,
+            admission,
+            scheduling_events,
             ..ClusterState::new(nodes, pods, namespaces)
         }
     }
@@ -595,6 +581,49 @@ mod tests {
         assert!(!Arc::ptr_eq(&controller(a), &controller(c)));
         assert_eq!(controller(c).name, "y-1");
         assert_eq!(controller(b).name, "x-1");
+    }
+
+    /// Rebuilding with other nodes and pods (edits, a restarted pod list) keeps every object
+    /// read beside them: admission's, preemption's, the scheduler's events.
+    #[test]
+    fn rebuilding_keeps_what_was_read_beside_nodes_and_pods() {
+        let text = r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}}
+- apiVersion: v1
+  kind: LimitRange
+  metadata: {name: defaults, namespace: ns}
+  spec: {limits: [{type: Container, defaultRequest: {cpu: 100m}}]}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: db, namespace: ns}
+  spec: {selector: {matchLabels: {app: db}}, maxUnavailable: 0}
+  status: {disruptionsAllowed: 0}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: p.1, namespace: ns}
+  involvedObject: {kind: Pod, name: p, namespace: ns}
+  reason: FailedScheduling
+  message: "0/1 nodes are available"
+  lastTimestamp: "2026-01-01T00:00:00Z"
+"#;
+        let kept = |s: &ClusterState| {
+            (
+                s.admission_objects().limit_ranges.len(),
+                s.disruption_budgets().len(),
+                s.scheduling_event("ns", "p").map(|e| e.message.clone()),
+            )
+        };
+        let want = (1, 1, Some("0/1 nodes are available".to_string()));
+        let mut state = read_snapshot_str(text, "t").expect("read");
+        assert_eq!(kept(&state), want);
+        let nodes = state.nodes().to_vec();
+        let rebuilt = state.clone().with_nodes_and_pods(nodes, Vec::new());
+        assert_eq!(kept(&rebuilt), want);
+        state.clear_pods();
+        assert_eq!(kept(&state), want);
+        assert_eq!(state.nodes().len(), 1);
     }
 
     /// A pod is found by namespace and name among the existing pods (by the index's
