@@ -338,14 +338,7 @@ fn pod_toleration_restriction(
     }
     let mut changes = Vec::new();
     if !extra.is_empty() {
-        let before = spec.tolerations.clone().unwrap_or_default();
-        let merged = merge_tolerations(&before, &extra);
-        let added: Vec<core::Toleration> = merged
-            .iter()
-            .filter(|t| !before.contains(t))
-            .cloned()
-            .collect();
-        spec.tolerations = Some(merged);
+        let added = merge_into(spec, &extra);
         if !added.is_empty() {
             changes.push(Change::PodTolerationRestriction { added });
         }
@@ -386,6 +379,20 @@ fn best_effort(spec: &core::PodSpec) -> bool {
         .chain(spec.init_containers.iter().flatten())
         .all(|c| none(c.resources.as_ref()))
         && none(spec.resources.as_ref())
+}
+
+/// Merges `extra` into the pod's tolerations as [`merge_tolerations`] does; the tolerations
+/// that were not there before.
+fn merge_into(spec: &mut core::PodSpec, extra: &[core::Toleration]) -> Vec<core::Toleration> {
+    let before = spec.tolerations.take().unwrap_or_default();
+    let merged = merge_tolerations(&before, extra);
+    let added = merged
+        .iter()
+        .filter(|t| !before.contains(t))
+        .cloned()
+        .collect();
+    spec.tolerations = Some(merged);
+    added
 }
 
 /// `tolerations.MergeTolerations` (`pkg/util/tolerations/tolerations.go`): both lists, a
@@ -491,14 +498,7 @@ fn runtime_class(spec: &mut core::PodSpec, c: &RuntimeClass) -> Result<Vec<Chang
         });
     }
     if !c.tolerations.is_empty() {
-        let before = spec.tolerations.clone().unwrap_or_default();
-        let merged = merge_tolerations(&before, &c.tolerations);
-        let added: Vec<core::Toleration> = merged
-            .iter()
-            .filter(|t| !before.contains(t))
-            .cloned()
-            .collect();
-        spec.tolerations = Some(merged);
+        let added = merge_into(spec, &c.tolerations);
         if !added.is_empty() {
             changes.push(Change::RuntimeClassTolerations {
                 class: c.name.clone(),
