@@ -435,17 +435,23 @@ fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result
             crate::render::table(out, doc, &opts)?
         }
     }
+    Ok(exit_code(doc, common))
+}
+
+/// `--exit-code`: 3 when no node can take the pod, or a replica (or DaemonSet pod) stays
+/// Pending.
+fn exit_code(doc: &Explanation, common: &CommonArgs) -> u8 {
     let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
     let some_pending = doc.workload.as_ref().is_some_and(|w| w.pending > 0)
         || doc
             .daemon_set
             .as_ref()
             .is_some_and(|d| !d.pending.is_empty());
-    Ok(if common.exit_code && (none_feasible || some_pending) {
+    if common.exit_code && (none_feasible || some_pending) {
         EXIT_NO_FEASIBLE_NODE as u8
     } else {
         0
-    })
+    }
 }
 
 /// [`render`], with what the edits change after it (`--diff`).
@@ -470,12 +476,7 @@ fn render_diffed(
             return Ok(code);
         }
     }
-    let none_feasible = doc.summary.feasible == 0 && doc.summary.unknown == 0;
-    Ok(if common.exit_code && none_feasible {
-        EXIT_NO_FEASIBLE_NODE as u8
-    } else {
-        0
-    })
+    Ok(exit_code(doc, common))
 }
 
 /// The cluster as read, kept beside the edited one for `--diff`.

@@ -457,3 +457,54 @@ fn sampling_over_100_nodes_is_said() {
     let notes = doc["workload"]["notes"].to_string();
     assert!(!notes.contains("stops filtering"), "{notes}");
 }
+
+/// `--diff` with an edit keeps the exit code's rule: with `-o json` too, a replica left
+/// Pending exits 3, also when the replica shown (`--replica 0`) has nodes that fit, and the
+/// document carries the placements before and after.
+#[test]
+fn a_diffed_workload_with_pending_replicas_exits_3() {
+    let files = Files::new();
+    let (m, n) = (
+        files.write("m.yaml", ANTI_AFFINITY),
+        files.write("n.yaml", NODES),
+    );
+    for output in ["json", "table"] {
+        let out = run(&[
+            "whatif",
+            "-f",
+            &m,
+            "--snapshot",
+            &n,
+            "--cordon",
+            "n1",
+            "--diff",
+            "--exit-code",
+            "--replica",
+            "0",
+            "-o",
+            output,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "-o {output}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = run(&[
+        "whatif",
+        "-f",
+        &m,
+        "--snapshot",
+        &n,
+        "--cordon",
+        "n1",
+        "--diff",
+        "-o",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    // Three usable nodes after the cordon: three placed, two Pending.
+    assert_eq!(doc["workload"]["placed"], 3, "{}", doc["workload"]);
+    assert!(doc.get("diff").is_some(), "{doc}");
+}
