@@ -8,7 +8,7 @@ use k8s_openapi::api::node::v1 as node;
 use kube::api::Api;
 
 use super::client::Live;
-use super::error::ClusterError;
+use super::error::{ClusterError, unless_forbidden};
 use super::requests::Request;
 use crate::state::admission::{AdmissionObjects, NamespaceAnnotations};
 use crate::state::limit_range::LimitRange;
@@ -22,51 +22,47 @@ impl Live {
         needs: &Needs,
     ) -> Result<Result<AdmissionObjects, Request>, ClusterError> {
         let client = &self.server.client;
-        let forbidden = |e: &ClusterError| matches!(e, ClusterError::Forbidden(_));
         let mut objects = AdmissionObjects::default();
         for ns in &needs.admission_namespaces {
             let req = Request::new("list", "limitranges", true).namespace(ns);
             let api: Api<core::LimitRange> = Api::namespaced(client.clone(), ns);
-            match self
+            let listed = self
                 .server
                 .collect(api.resource_url(), req.clone(), |o: core::LimitRange| {
                     Some(LimitRange::from_api(&o))
                 })
-                .await
-            {
+                .await;
+            match unless_forbidden(listed, req)? {
                 Ok(l) => objects.limit_ranges.extend(l),
-                Err(e) if forbidden(&e) => return Ok(Err(req)),
-                Err(e) => return Err(e),
+                Err(req) => return Ok(Err(req)),
             }
             let req = Request::new("get", "namespaces", false).name(ns);
             let api: Api<core::Namespace> = Api::all(client.clone());
-            match self
+            let got = self
                 .server
                 .get_slim::<core::Namespace>(api.resource_url(), ns, &req)
-                .await
-            {
+                .await;
+            match unless_forbidden(got, req)? {
                 Ok(got) => {
                     let found =
                         got.and_then(|n| NamespaceAnnotations::of(n.metadata.annotations.as_ref()));
                     objects.namespaces.extend(found.map(|a| (ns.clone(), a)));
                 }
-                Err(e) if forbidden(&e) => return Ok(Err(req)),
-                Err(e) => return Err(e),
+                Err(req) => return Ok(Err(req)),
             }
         }
         if needs.runtime_classes {
             let req = Request::new("list", "runtimeclasses", false);
             let api: Api<node::RuntimeClass> = Api::all(client.clone());
-            match self
+            let listed = self
                 .server
                 .collect(api.resource_url(), req.clone(), |o: node::RuntimeClass| {
                     Some(RuntimeClass::from_api(&o))
                 })
-                .await
-            {
+                .await;
+            match unless_forbidden(listed, req)? {
                 Ok(c) => objects.runtime_classes = c,
-                Err(e) if forbidden(&e) => return Ok(Err(req)),
-                Err(e) => return Err(e),
+                Err(req) => return Ok(Err(req)),
             }
         }
         Ok(Ok(objects))

@@ -131,6 +131,19 @@ pub enum ClusterError {
     Write(#[from] std::io::Error),
 }
 
+/// A forbidden request as an answer the caller does without (and names the request it
+/// lacked, for the note); any other error stays an error.
+pub(super) fn unless_forbidden<T, R>(
+    result: Result<T, ClusterError>,
+    req: R,
+) -> Result<Result<T, R>, ClusterError> {
+    match result {
+        Ok(v) => Ok(Ok(v)),
+        Err(ClusterError::Forbidden(_)) => Ok(Err(req)),
+        Err(e) => Err(e),
+    }
+}
+
 /// A missing permission: the request, the verb and resource to grant, and who lacks it.
 #[derive(Debug, thiserror::Error)]
 #[error(

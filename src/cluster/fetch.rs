@@ -12,7 +12,7 @@ use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
 
 use super::client::Live;
-use super::error::ClusterError;
+use super::error::{ClusterError, unless_forbidden};
 use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
@@ -164,17 +164,6 @@ impl Live {
         &self,
         needs: &Needs,
     ) -> Result<Result<WorkloadSelectors, Request>, ClusterError> {
-        /// A forbidden request is an answer (the request), anything else an error.
-        fn allowed<T>(
-            r: Result<T, ClusterError>,
-            req: Request,
-        ) -> Result<Result<T, Request>, ClusterError> {
-            match r {
-                Ok(v) => Ok(Ok(v)),
-                Err(ClusterError::Forbidden(_)) => Ok(Err(req)),
-                Err(e) => Err(e),
-            }
-        }
         let client = &self.server.client;
         let mut w = WorkloadSelectors::default();
         for ns in &needs.services {
@@ -188,7 +177,7 @@ impl Live {
                     |o: MapSelectorObject| Some(o.spec.and_then(|s| s.selector)),
                 )
                 .await;
-            match allowed(services, req)? {
+            match unless_forbidden(services, req)? {
                 Ok(selectors) => selectors
                     .into_iter()
                     .for_each(|s| w.add_service(ns.to_string(), s)),
@@ -240,7 +229,7 @@ impl Live {
                     })
                 }
             };
-            if let Err(refused) = allowed(got, req)? {
+            if let Err(refused) = unless_forbidden(got, req)? {
                 return Ok(Err(refused));
             }
         }
@@ -269,10 +258,9 @@ impl Live {
                     |o: DisruptionBudgetObject| Some(DisruptionBudget::from(o)),
                 )
                 .await;
-            match listed {
+            match unless_forbidden(listed, req)? {
                 Ok(b) => budgets = b,
-                Err(ClusterError::Forbidden(_)) => omissions.push(refused(&req)),
-                Err(e) => return Err(e),
+                Err(req) => omissions.push(refused(&req)),
             }
         }
         let mut classes = Vec::new();
@@ -285,10 +273,9 @@ impl Live {
                     Some(PriorityClass::from(o))
                 })
                 .await;
-            match listed {
+            match unless_forbidden(listed, req)? {
                 Ok(c) => classes = c,
-                Err(ClusterError::Forbidden(_)) => omissions.push(refused(&req)),
-                Err(e) => return Err(e),
+                Err(req) => omissions.push(refused(&req)),
             }
         }
         Ok((budgets, classes))
@@ -297,104 +284,75 @@ impl Live {
     /// Every PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and CSIDriver,
     /// each decoded to what the volume plugins read; `Err(request)` when a list is forbidden.
     async fn storage(&self) -> Result<Result<Volumes, Request>, ClusterError> {
-        let client = &self.server.client;
         let mut v = Volumes::default();
-        macro_rules! list_into {
-            ($kind:ty, $resource:literal, $namespaced:literal, $from:path, $add:ident) => {{
-                let req = Request::new("list", $resource, $namespaced);
-                let mut items = Vec::new();
-                let listed = self
-                    .server
-                    .list(
-                        Api::<$kind>::all(client.clone()).resource_url(),
-                        &req,
-                        None,
-                        Decode::items(|o: $kind| $from(&o)),
-                        &mut |page| {
-                            match page {
-                                Page::Restart => items.clear(),
-                                Page::Items(i) => items.extend(i),
-                            }
-                            Ok(())
-                        },
-                    )
-                    .await;
-                match listed {
-                    Ok(()) => items.into_iter().for_each(|o| v.$add(o)),
-                    Err(ClusterError::Forbidden(_)) => return Ok(Err(req)),
-                    Err(e) => return Err(e),
-                }
-            }};
-        }
-        list_into!(
-            core::PersistentVolumeClaim,
+        let claims = self.list_all(
             "persistentvolumeclaims",
             true,
-            Claim::from_api,
-            add_claim
+            |o: core::PersistentVolumeClaim| Some(Claim::from_api(&o)),
         );
-        list_into!(
-            core::PersistentVolume,
-            "persistentvolumes",
-            false,
-            Volume::from_api,
-            add_volume
-        );
-        list_into!(
-            storage::StorageClass,
-            "storageclasses",
-            false,
-            StorageClass::from_api,
-            add_class
-        );
-        list_into!(
-            storage::CSINode,
-            "csinodes",
-            false,
-            CsiNode::from_api,
-            add_csi_node
-        );
-        list_into!(
-            storage::CSIDriver,
-            "csidrivers",
-            false,
-            CsiDriver::from_api,
-            add_csi_driver
-        );
+        match claims.await? {
+            Ok(items) => items.into_iter().for_each(|o| v.add_claim(o)),
+            Err(req) => return Ok(Err(req)),
+        }
+        let volumes = self.list_all("persistentvolumes", false, |o: core::PersistentVolume| {
+            Some(Volume::from_api(&o))
+        });
+        match volumes.await? {
+            Ok(items) => items.into_iter().for_each(|o| v.add_volume(o)),
+            Err(req) => return Ok(Err(req)),
+        }
+        let classes = self.list_all("storageclasses", false, |o: storage::StorageClass| {
+            Some(StorageClass::from_api(&o))
+        });
+        match classes.await? {
+            Ok(items) => items.into_iter().for_each(|o| v.add_class(o)),
+            Err(req) => return Ok(Err(req)),
+        }
+        let csi_nodes = self.list_all("csinodes", false, |o: storage::CSINode| {
+            Some(CsiNode::from_api(&o))
+        });
+        match csi_nodes.await? {
+            Ok(items) => items.into_iter().for_each(|o| v.add_csi_node(o)),
+            Err(req) => return Ok(Err(req)),
+        }
+        let drivers = self.list_all("csidrivers", false, |o: storage::CSIDriver| {
+            Some(CsiDriver::from_api(&o))
+        });
+        match drivers.await? {
+            Ok(items) => items.into_iter().for_each(|o| v.add_csi_driver(o)),
+            Err(req) => return Ok(Err(req)),
+        }
         Ok(Ok(v))
+    }
+
+    /// Every object of a kind, each made into what the model keeps; `Err(request)` when the
+    /// list is forbidden.
+    async fn list_all<K, T>(
+        &self,
+        resource: &'static str,
+        namespaced: bool,
+        extract: fn(K) -> Option<T>,
+    ) -> Result<Result<Vec<T>, Request>, ClusterError>
+    where
+        K: kube::Resource<DynamicType = ()> + serde::de::DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+    {
+        let req = Request::new("list", resource, namespaced);
+        let url = Api::<K>::all(self.server.client.clone())
+            .resource_url()
+            .to_string();
+        unless_forbidden(self.server.collect(&url, req.clone(), extract).await, req)
     }
 
     /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.
     async fn namespaces(&self) -> Result<Result<BTreeMap<String, Labels>, Request>, ClusterError> {
-        let api: Api<core::Namespace> = Api::all(self.server.client.clone());
-        let mut all = BTreeMap::new();
-        let req = Request::new("list", "namespaces", false);
-        let result = self
-            .server
-            .list(
-                api.resource_url(),
-                &req,
-                None,
-                Decode::items(|ns: core::Namespace| {
-                    (
-                        ns.metadata.name.unwrap_or_default(),
-                        Labels::from(ns.metadata.labels.unwrap_or_default()),
-                    )
-                }),
-                &mut |page| {
-                    match page {
-                        Page::Restart => all.clear(),
-                        Page::Items(items) => all.extend(items),
-                    }
-                    Ok(())
-                },
-            )
-            .await;
-        match result {
-            Ok(()) => Ok(Ok(all)),
-            Err(ClusterError::Forbidden(_)) => Ok(Err(req)),
-            Err(e) => Err(e),
-        }
+        let listed = self.list_all("namespaces", false, |ns: core::Namespace| {
+            Some((
+                ns.metadata.name.unwrap_or_default(),
+                Labels::from(ns.metadata.labels.unwrap_or_default()),
+            ))
+        });
+        Ok(listed.await?.map(|all| all.into_iter().collect()))
     }
 }
 
