@@ -591,6 +591,27 @@ mod tests {
     use crate::scheduler::{Entries, Evaluation, NodeResult, Verdict};
     use crate::state::PodRef;
 
+    /// The context of a pod `default/p` under the default scheduler, with nothing to note.
+    fn bare_context() -> Context {
+        Context {
+            pod: PodRef {
+                namespace: "default".into(),
+                name: "p".into(),
+            },
+            scheduler: SchedulerInfo {
+                kubernetes_version: "v1.35",
+                scheduler_name: "default-scheduler".to_string(),
+                profile_source: "default".to_string(),
+                feature_gates: Default::default(),
+                percentage_of_nodes_to_score: None,
+            },
+            notes: Vec::new(),
+            current_node: None,
+            daemon_set: false,
+            not_scheduled: Vec::new(),
+        }
+    }
+
     fn node(name: &str, verdict: Verdict, total: Option<i64>, name_rank: u32) -> NodeResult {
         NodeResult {
             name: name.into(),
@@ -628,24 +649,7 @@ mod tests {
             post_filter: Vec::new(),
             topology_spread: None,
         };
-        let ctx = Context {
-            pod: PodRef {
-                namespace: "default".into(),
-                name: "p".into(),
-            },
-            scheduler: SchedulerInfo {
-                kubernetes_version: "v1.32",
-                scheduler_name: "default-scheduler".to_string(),
-                profile_source: "default".to_string(),
-                feature_gates: Default::default(),
-                percentage_of_nodes_to_score: None,
-            },
-            notes: Vec::new(),
-            current_node: None,
-            daemon_set: false,
-            not_scheduled: Vec::new(),
-        };
-        let order: Vec<String> = Explanation::new(eval, ctx)
+        let order: Vec<String> = Explanation::new(eval, bare_context())
             .nodes
             .iter()
             .map(|n| n.name.to_string())
@@ -674,29 +678,12 @@ mod tests {
                     {"weight": 1, "preference": {"matchExpressions": [
                         {"key": "tier", "operator": "Gt", "values": ["-1"]}]}}]}}}});
         let profile = Profile::default_profile(FeatureGates::default());
-        let ctx = || Context {
-            pod: PodRef {
-                namespace: "default".into(),
-                name: "p".into(),
-            },
-            scheduler: SchedulerInfo {
-                kubernetes_version: "v1.35",
-                scheduler_name: "default-scheduler".to_string(),
-                profile_source: "default".to_string(),
-                feature_gates: Default::default(),
-                percentage_of_nodes_to_score: None,
-            },
-            notes: Vec::new(),
-            current_node: None,
-            daemon_set: false,
-            not_scheduled: Vec::new(),
-        };
         let one = evaluate_with(
             json!([node("a", "4"), node("b", "100m")]),
             pod.clone(),
             &profile,
         );
-        let doc = Explanation::new(one, ctx());
+        let doc = Explanation::new(one, bare_context());
         assert_eq!(doc.summary.scoring, Scoring::NotRun);
         assert_eq!(doc.summary.selected, ["a"]);
         assert!(doc.errors.is_empty(), "{:?}", doc.errors);
@@ -704,7 +691,7 @@ mod tests {
         let json = serde_json::to_value(&doc.summary).expect("serialize");
         assert_eq!(json["scoring"], "NotRun");
         let two = evaluate_with(json!([node("a", "4"), node("b", "4")]), pod, &profile);
-        let doc = Explanation::new(two, ctx());
+        let doc = Explanation::new(two, bare_context());
         assert_eq!(doc.summary.scoring, Scoring::StoppedAtPreScore);
         assert!(doc.summary.selected.is_empty());
         assert_eq!(doc.errors.len(), 1);
