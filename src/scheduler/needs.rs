@@ -77,7 +77,10 @@ pub fn storage_gaps(input: Input<'_>, profile: &Profile) -> Vec<(&'static str, G
             gaps.push((name, gap));
         }
     };
-    add("VolumeRestrictions", VolumeRestrictions::new(input).gap());
+    add(
+        "VolumeRestrictions",
+        VolumeRestrictions::new(input, profile.gates.release).gap(),
+    );
     add("NodeVolumeLimits", NodeVolumeLimits::new(input).gap());
     add(
         "VolumeBinding",

@@ -152,7 +152,7 @@ fn instantiate<'a>(
             &profile.pod_topology_spread,
             &profile.gates,
         )),
-        "VolumeRestrictions" => Box::new(VolumeRestrictions::new(input)),
+        "VolumeRestrictions" => Box::new(VolumeRestrictions::new(input, profile.gates.release)),
         "NodeVolumeLimits" => Box::new(NodeVolumeLimits::new(input)),
         "VolumeBinding" => Box::new(VolumeBinding::new(input, &profile.gates)),
         "VolumeZone" => Box::new(VolumeZone::new(input)),

@@ -14,14 +14,17 @@
 //!   default_plugins.go`, gate DynamicResourceAllocation): from 1.34, with its PostFilter
 //!   (`no new claims to deallocate, ` before preemption's message); from 1.35, with a Score
 //!   weight of 2;
+//! - VolumeBinding's node-affinity reason (`pkg/scheduler/framework/plugins/volumebinding/
+//!   binder.go`), older up to 1.32, and VolumeRestrictions' ReadWriteOncePod reason
+//!   (`pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go`), older up to
+//!   1.33;
 //! - the scheduler's feature gates each release knows (`pkg/features/kube_features.go`).
 //!
 //! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
 //! BalancedAllocation scoring BestEffort pods and PodTopologySpread counting per topology key
 //! (1.31, 1.32), existing pods' requests from spec only (1.31, 1.32), pod-level resources
-//! ignored, sidecar host ports ignored and namespaceSelector terms replaced (1.31–1.33), the
-//! older ReadWriteOncePod and VolumeBinding texts, and 1.31's FitError leaving out nodes a
-//! PreFilterResult removed.
+//! ignored, sidecar host ports ignored and namespaceSelector terms replaced (1.31–1.33), and
+//! 1.31's FitError leaving out nodes a PreFilterResult removed.
 
 use std::fmt;
 
@@ -47,6 +50,10 @@ pub struct Facts {
     pub dynamic_resources_default: bool,
     /// DynamicResources scores, with weight 2.
     pub dynamic_resources_scores: bool,
+    /// VolumeBinding's node-affinity reason is the older "had volume node affinity conflict".
+    pub volume_binding_older_node_reason: bool,
+    /// VolumeRestrictions' ReadWriteOncePod reason is the older "node has pod using ...".
+    pub read_write_once_pod_older_reason: bool,
     /// Scheduler feature gates the release does not know yet.
     pub gates_absent: &'static [&'static str],
 }
@@ -142,6 +149,8 @@ const TABLE: [(Release, &str, Facts); 5] = [
             fit_unresolvable_over_allocatable: false,
             dynamic_resources_default: false,
             dynamic_resources_scores: false,
+            volume_binding_older_node_reason: true,
+            read_write_once_pod_older_reason: true,
             gates_absent: ABSENT_IN_1_31,
         },
     ),
@@ -153,6 +162,8 @@ const TABLE: [(Release, &str, Facts); 5] = [
             fit_unresolvable_over_allocatable: false,
             dynamic_resources_default: false,
             dynamic_resources_scores: false,
+            volume_binding_older_node_reason: true,
+            read_write_once_pod_older_reason: true,
             gates_absent: ABSENT_IN_1_32,
         },
     ),
@@ -164,6 +175,8 @@ const TABLE: [(Release, &str, Facts); 5] = [
             fit_unresolvable_over_allocatable: false,
             dynamic_resources_default: false,
             dynamic_resources_scores: false,
+            volume_binding_older_node_reason: false,
+            read_write_once_pod_older_reason: true,
             gates_absent: ABSENT_IN_1_33,
         },
     ),
@@ -175,6 +188,8 @@ const TABLE: [(Release, &str, Facts); 5] = [
             fit_unresolvable_over_allocatable: true,
             dynamic_resources_default: true,
             dynamic_resources_scores: false,
+            volume_binding_older_node_reason: false,
+            read_write_once_pod_older_reason: false,
             gates_absent: NEW_IN_1_35,
         },
     ),
@@ -186,6 +201,8 @@ const TABLE: [(Release, &str, Facts); 5] = [
             fit_unresolvable_over_allocatable: true,
             dynamic_resources_default: true,
             dynamic_resources_scores: true,
+            volume_binding_older_node_reason: false,
+            read_write_once_pod_older_reason: false,
             gates_absent: &[],
         },
     ),
@@ -257,7 +274,6 @@ impl Release {
                 "NodeResourcesBalancedAllocation scoring BestEffort pods",
                 "PodTopologySpread counting constraints that share a topology key together",
                 "existing pods' requests from their spec only (InPlacePodVerticalScaling off)",
-                "VolumeBinding's older node-affinity reason",
             ]);
         }
         if self <= Release::V1_33 {
@@ -265,7 +281,6 @@ impl Release {
                 "pod-level resources ignored (PodLevelResources off)",
                 "sidecar host ports ignored by NodePorts",
                 "namespaceSelector of the pod's affinity terms replaced once resolved",
-                "VolumeRestrictions' older ReadWriteOncePod reason",
             ]);
         }
         if self == Release::V1_31 {

@@ -19,9 +19,10 @@ use crate::state::volumes::{Claim, PodVolume, StorageClass, Volume, VolumeSource
 
 /// Upstream's `ErrReasonBindConflict`.
 pub const REASON_BIND: &str = "node(s) didn't find available persistent volumes to bind";
-/// Upstream's `ErrReasonNodeConflict` since 1.33 (`volumebinding/binder.go`); 1.31 and 1.32 said
-/// "node(s) had volume node affinity conflict" (`--kubernetes-version` names it unmodelled).
+/// Upstream's `ErrReasonNodeConflict` since 1.33 (`volumebinding/binder.go`).
 pub const REASON_NODE: &str = "node(s) didn't match PersistentVolume's node affinity";
+/// `ErrReasonNodeConflict` in 1.31 and 1.32.
+pub const REASON_NODE_BEFORE_1_33: &str = "node(s) had volume node affinity conflict";
 /// Upstream's `ErrReasonPVNotExist`.
 pub const REASON_PV_MISSING: &str =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
@@ -474,7 +475,15 @@ impl Plugin for VolumeBinding<'_> {
         }
         let mut reasons = Vec::new();
         if !bound_ok {
-            reasons.push(REASON_NODE.into());
+            let older = self.gates.release.facts().volume_binding_older_node_reason;
+            reasons.push(
+                if older {
+                    REASON_NODE_BEFORE_1_33
+                } else {
+                    REASON_NODE
+                }
+                .into(),
+            );
         }
         if !unbound_ok {
             reasons.push(REASON_BIND.into());
@@ -498,6 +507,7 @@ impl Plugin for VolumeBinding<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::release::Release;
     use crate::scheduler::testing::{pod_of, state_of};
     use serde_json::{Value, json};
 
@@ -534,11 +544,18 @@ mod tests {
     }
 
     fn run(items: Value) -> (PreFilterOutcome, Vec<Option<Status>>) {
+        run_as(items, Release::V1_35)
+    }
+
+    fn run_as(items: Value, release: Release) -> (PreFilterOutcome, Vec<Option<Status>>) {
         let state = state_of(items);
         let incoming = pod_of(json!({"metadata": {"name": "p", "namespace": "default"},
             "spec": {"containers": [], "volumes": [
                 {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}));
-        let gates = FeatureGates::default();
+        let gates = FeatureGates {
+            release,
+            ..FeatureGates::default()
+        };
         let mut plugin = VolumeBinding::new(
             Input {
                 pod: &incoming,
@@ -566,7 +583,7 @@ mod tests {
     /// A bound volume in zone a: the node in zone b has a volume node affinity conflict.
     #[test]
     fn bound_volume_node_affinity() {
-        let (pre, statuses) = run(json!([
+        let items = json!([
             zone_node("a1", "a"),
             zone_node("b1", "b"),
             claim(
@@ -579,9 +596,16 @@ mod tests {
                 "a",
                 json!({"claimRef": {"name": "data", "namespace": "default"}})
             ),
-        ]));
+        ]);
+        let (pre, statuses) = run(items.clone());
         assert_eq!(pre, PreFilterOutcome::Proceed(None));
         assert_eq!(messages(&statuses), [None, Some(REASON_NODE.to_string())]);
+        // 1.31 and 1.32 said it in other words.
+        let (_, statuses) = run_as(items, Release::V1_32);
+        assert_eq!(
+            messages(&statuses),
+            [None, Some(REASON_NODE_BEFORE_1_33.to_string())]
+        );
     }
 
     /// WaitForFirstConsumer with static volumes only: a node with a matching available volume

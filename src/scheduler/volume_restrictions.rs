@@ -6,6 +6,7 @@
 use std::convert::Infallible;
 
 use super::plugin::{Input, Plugin};
+use super::release::Release;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, claim_not_found};
 use crate::state::PodRef;
@@ -13,10 +14,11 @@ use crate::state::volumes::{InlineDisk, PodVolume};
 
 /// Upstream's `ErrReasonDiskConflict`.
 pub const REASON_DISK: &str = "node(s) had no available disk";
-/// Upstream's `ErrReasonReadWriteOncePodConflict` since 1.34; up to 1.33 it read "node has
-/// pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
-/// (`--kubernetes-version` names it unmodelled).
+/// Upstream's `ErrReasonReadWriteOncePodConflict` since 1.34.
 pub const REASON_RWOP: &str = "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
+/// `ErrReasonReadWriteOncePodConflict` up to 1.33.
+pub const REASON_RWOP_BEFORE_1_34: &str =
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
 
 /// A disk of the pod that a pod on the node already mounts.
 #[derive(Debug, Clone)]
@@ -44,11 +46,14 @@ pub struct VolumeRestrictions<'a> {
     input: Input<'a>,
     disks: Vec<&'a InlineDisk>,
     claims_in_use: Vec<ClaimInUse>,
+    /// The release whose reason text the ReadWriteOncePod conflict takes.
+    release: Release,
 }
 
 impl<'a> VolumeRestrictions<'a> {
-    pub fn new(input: Input<'a>) -> Self {
+    pub fn new(input: Input<'a>, release: Release) -> Self {
         VolumeRestrictions {
+            release,
             input,
             disks: input
                 .pod
@@ -170,7 +175,12 @@ impl Plugin for VolumeRestrictions<'_> {
         let status = if !disk_conflicts.is_empty() {
             Some(Status::new(Code::Unschedulable, REASON_DISK))
         } else if !self.claims_in_use.is_empty() {
-            Some(Status::new(Code::Unschedulable, REASON_RWOP))
+            let reason = if self.release.facts().read_write_once_pod_older_reason {
+                REASON_RWOP_BEFORE_1_34
+            } else {
+                REASON_RWOP
+            };
+            Some(Status::new(Code::Unschedulable, reason))
         } else {
             None
         };
@@ -224,24 +234,37 @@ mod tests {
              "metadata": {"name": "shared", "namespace": "default"},
              "spec": {"accessModes": ["ReadWriteOnce"]}}
         ]));
-        let run = |claim: &str| {
+        let run_on = |claim: &str, release: Release| {
             let incoming = pod_of(claim_pod("p", None, claim));
-            let mut plugin = VolumeRestrictions::new(Input {
+            let input = Input {
                 pod: &incoming,
                 state: &state,
                 exclude: None,
                 removed: &[],
-            });
+            };
+            let mut plugin = VolumeRestrictions::new(input, release);
             let pre = plugin.pre_filter();
             let nodes: Vec<_> = (0..2).map(|n| plugin.filter(n)).collect();
             (pre, nodes)
         };
+        let run = |claim: &str| run_on(claim, Release::V1_35);
         let (pre, nodes) = run("solo");
         assert_eq!(pre, PreFilterOutcome::Proceed(None));
         for (status, details) in nodes {
             assert_eq!(status.map(|s| s.message()), Some(REASON_RWOP.into()));
             let details = details.expect("details");
             assert_eq!(details.claims_in_use[0].pods[0].to_string(), "default/user");
+        }
+        // Up to 1.33 the same conflict read differently.
+        for (release, reason) in [
+            (Release::V1_33, REASON_RWOP_BEFORE_1_34),
+            (Release::V1_34, REASON_RWOP),
+        ] {
+            let (_, nodes) = run_on("solo", release);
+            assert_eq!(
+                nodes[0].0.as_ref().map(|s| s.message()),
+                Some(reason.into())
+            );
         }
         assert_eq!(run("shared").0, PreFilterOutcome::Skip);
         assert_eq!(
@@ -263,12 +286,13 @@ mod tests {
             with_volume("user", Some("n1"), disk.clone()),
         ]));
         let incoming = pod_of(with_volume("p", None, disk));
-        let mut plugin = VolumeRestrictions::new(Input {
+        let input = Input {
             pod: &incoming,
             state: &state,
             exclude: None,
             removed: &[],
-        });
+        };
+        let mut plugin = VolumeRestrictions::new(input, Release::V1_35);
         assert_eq!(plugin.unavailable(), None);
         assert_eq!(plugin.pre_filter(), PreFilterOutcome::Proceed(None));
         assert_eq!(
