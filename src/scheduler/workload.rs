@@ -116,7 +116,8 @@ pub fn pick(eval: &Evaluation, tie: &mut TieBreak) -> Pick {
                 .into_iter()
                 .filter(|&n| eval.nodes[n].total == best)
                 .collect();
-            top.sort_by_key(|&n| (eval.nodes[n].name_rank, eval.nodes[n].name.clone()));
+            let key = |n: usize| (eval.nodes[n].name_rank, &eval.nodes[n].name);
+            top.sort_by(|&a, &b| key(a).cmp(&key(b)));
             let at = match tie {
                 TieBreak::FirstByName => 0,
                 TieBreak::Seeded(rng) if top.len() > 1 => rng.below(top.len()),
