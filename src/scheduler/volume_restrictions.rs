@@ -128,16 +128,20 @@ impl Plugin for VolumeRestrictions<'_> {
                 pods: Vec::new(),
             })
             .collect();
-        for (_, other, _) in self.input.existing_pods() {
-            if other.id.namespace != pod.id.namespace {
-                continue;
-            }
-            for v in &other.template.storage {
-                let Some(name) = v.claim_name(&other.id.name) else {
+        // Only the users of the pod's ReadWriteOncePod claims are looked for: with none, no
+        // pod is walked (upstream asks its snapshot's StorageInfos per claim).
+        if !in_use.is_empty() {
+            for (_, other, _) in self.input.existing_pods() {
+                if other.id.namespace != pod.id.namespace {
                     continue;
-                };
-                if let Some(u) = in_use.iter_mut().find(|u| u.claim == name) {
-                    u.pods.push((*other.id).clone());
+                }
+                for v in &other.template.storage {
+                    let Some(name) = v.claim_name(&other.id.name) else {
+                        continue;
+                    };
+                    if let Some(u) = in_use.iter_mut().find(|u| u.claim == name) {
+                        u.pods.push((*other.id).clone());
+                    }
                 }
             }
         }
