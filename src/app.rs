@@ -641,6 +641,7 @@ fn whatif(
                     scratch = state.clone();
                     &mut scratch
                 };
+                let mut scaled = None;
                 let indices: Vec<u32> = match &existing {
                     Some(e) => {
                         let missing = e.missing(target.pods().iter().chain(target.other_pods()));
@@ -648,6 +649,10 @@ fn whatif(
                             return nothing_to_scale(e, &missing, &default_ns, common, out, warn);
                         }
                         check_scaled_replica(args.replica, &missing)?;
+                        scaled = Some(Note::ScaledBeside {
+                            current: missing.current,
+                            pending: missing.pending,
+                        });
                         missing.indices
                     }
                     None => (0..count).collect(),
@@ -689,10 +694,10 @@ fn whatif(
                     subject,
                 };
                 // `--diff`: the same replicas placed on the cluster as read.
-                let before = original
+                let mut before = original
                     .as_ref()
                     .and_then(|o| simulate(run.clone(), &mut o.clone(), profile));
-                let doc = simulate(run, target, profile).ok_or_else(|| Error::Manifest {
+                let mut doc = simulate(run, target, profile).ok_or_else(|| Error::Manifest {
                     path: file.display().to_string(),
                     message: format!(
                         "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
@@ -700,6 +705,12 @@ fn whatif(
                         m.origin
                     ),
                 })?;
+                // `--scale`: first, what the new replicas are scheduled beside.
+                for w in [&mut doc].into_iter().chain(before.as_mut()) {
+                    if let (Some(note), Some(w)) = (&scaled, w.workload.as_mut()) {
+                        w.notes.insert(0, note.clone());
+                    }
+                }
                 (before, doc)
             }
         };

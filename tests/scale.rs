@@ -103,6 +103,10 @@ fn a_deployment_scales_beside_its_running_pods() {
     );
     assert_eq!(w["pods"][0]["failedSchedulingMessage"], Value::Null);
     assert_eq!(
+        w["notes"][0],
+        "scaled beside the 3 pod(s) the workload has, which stay where they are"
+    );
+    assert_eq!(
         w["pods"][1]["failedSchedulingMessage"],
         ANTI_AFFINITY_MESSAGE
     );

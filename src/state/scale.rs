@@ -160,6 +160,8 @@ pub struct Existing {
 pub struct Missing {
     /// The pods the workload owns now that are not terminal or terminating.
     pub current: u32,
+    /// Those of them not bound to a node, by name.
+    pub pending: Vec<String>,
     pub indices: Vec<u32>,
 }
 
@@ -297,7 +299,17 @@ impl Existing {
                     .collect()
             }
         };
-        Missing { current, indices }
+        let mut pending: Vec<String> = owned
+            .iter()
+            .filter(|p| p.node_name.is_empty())
+            .map(|p| p.id.name.to_string())
+            .collect();
+        pending.sort();
+        Missing {
+            current,
+            pending,
+            indices,
+        }
     }
 }
 
@@ -517,7 +529,7 @@ mod tests {
         );
     }
 
-    fn pod(name: &str, owner: &str, terminating: bool) -> Pod {
+    fn pod(name: &str, owner: &str, node: &str, terminating: bool) -> Pod {
         let mut metadata = json!({"name": name, "namespace": "shop",
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": owner,
                                  "uid": "s", "controller": true}]});
@@ -526,8 +538,8 @@ mod tests {
         }
         let api: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
             "metadata": metadata,
-            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]},
-            "status": {"phase": "Running"}}))
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]},
+            "status": {"phase": if node.is_empty() { "Pending" } else { "Running" }}}))
         .expect("pod");
         Pod::from_snapshot(api.into())
     }
@@ -543,24 +555,37 @@ mod tests {
                      "template": template(json!({"app": "db"}))}}));
         let e = existing(&target("sts/db=5"), "shop", &[sts], "f").expect("found");
         let pods = [
-            pod("db-5", "db", false),
-            pod("db-7", "db", false),
-            pod("db-6", "db", true),
-            pod("db-8", "other", false),
+            pod("db-5", "db", "n1", false),
+            pod("db-7", "db", "", false),
+            pod("db-6", "db", "n1", true),
+            pod("db-8", "other", "n1", false),
         ];
         let missing = e.missing(&pods);
         assert_eq!(missing.current, 2);
+        assert_eq!(missing.pending, ["db-7"], "waits for a node");
         assert_eq!(missing.indices, [1, 3, 4]);
         let names: Vec<String> = missing
             .indices
             .iter()
-            .map(|&k| e.template.as_replica(k).pod.metadata.name.unwrap_or_default())
+            .map(|&k| {
+                e.template
+                    .as_replica(k)
+                    .pod
+                    .metadata
+                    .name
+                    .unwrap_or_default()
+            })
             .collect();
         assert_eq!(names, ["db-6", "db-8", "db-9"]);
-        let e = existing(&target("sts/db=2"), "shop", &[located(json!({
+        let e = existing(
+            &target("sts/db=2"),
+            "shop",
+            &[located(json!({
             "apiVersion": "apps/v1", "kind": "StatefulSet",
             "metadata": {"name": "db", "namespace": "shop"},
-            "spec": {"template": template(json!({"app": "db"}))}}))], "f")
+            "spec": {"template": template(json!({"app": "db"}))}}))],
+            "f",
+        )
         .expect("found");
         // db-5 is beyond the range from 0: ordinals 0 and 1 are created (the controller would
         // delete db-5, which is not simulated).
