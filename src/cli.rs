@@ -212,15 +212,11 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["file", "scale"])))]
 pub struct WhatifArgs {
     /// The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or
     /// PodTemplate ("-" reads standard input).
-    #[arg(
-        short = 'f',
-        long = "filename",
-        value_name = "FILE",
-        required_unless_present = "scale"
-    )]
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// A Deployment, StatefulSet or ReplicaSet that exists (deploy/NAME=N, sts/NAME=N,
     /// rs/NAME=N): schedule the pods scaling it to N would add, beside the pods it runs now
