@@ -291,6 +291,25 @@ fn not_found_and_unsupported_kinds_are_said() {
         "{}",
         stderr(&out)
     );
+    // A Deployment's ReplicaSet would be scaled back by the Deployment's controller.
+    let out = run(&[
+        "whatif",
+        "--scale",
+        "rs/web-7c9d5=5",
+        "-n",
+        "shop",
+        "--snapshot",
+        DEPLOYMENT,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "ReplicaSet web-7c9d5 is managed by Deployment web, whose controller would scale it \
+             back to the Deployment's replicas; pass --scale deploy/web=N"
+        ),
+        "{}",
+        stderr(&out)
+    );
     for (target, said) in [
         (
             "ds/agent=3",
@@ -377,18 +396,33 @@ fn live_scale_gets_the_workload_by_name() {
     assert_eq!(doc["workload"], offline["workload"]);
     let seen = fake.seen();
     assert!(seen.iter().all(|s| s.method == "GET"), "{seen:?}");
-    let workload_paths: Vec<&str> = seen
-        .iter()
-        .map(|s| s.path.as_str())
-        .filter(|p| p.contains("deployments") || p.contains("replicasets"))
-        .collect();
+    let mut paths: Vec<&str> = seen.iter().map(|s| s.path.as_str()).collect();
+    let workload = "/apis/apps/v1/namespaces/shop/deployments/web";
     assert_eq!(
-        workload_paths,
+        paths.iter().filter(|p| **p == workload).count(),
+        1,
+        "{paths:?}"
+    );
+    paths.sort();
+    paths.dedup();
+    assert_eq!(
+        paths,
         [
-            "/apis/apps/v1/namespaces/shop/deployments/web",
+            // The new pods' admission: their namespace and its LimitRanges.
+            "/api/v1/namespaces/shop",
+            "/api/v1/namespaces/shop/limitranges",
+            // Default spreading: the namespace's Services and the pods' ReplicaSet.
+            "/api/v1/namespaces/shop/services",
+            "/api/v1/nodes",
+            "/api/v1/pods",
+            // The Deployment, and its namespace's ReplicaSets to find the one it scales.
+            workload,
             "/apis/apps/v1/namespaces/shop/replicasets",
-            // Default spreading reads the new pods' controller's selector.
             "/apis/apps/v1/namespaces/shop/replicasets/web-7c9d5",
+            // Preemption for the Pending replica, and Priority admission.
+            "/apis/policy/v1/poddisruptionbudgets",
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            "/version",
         ]
     );
 

@@ -129,6 +129,12 @@ pub enum ScaleError {
          is not simulated; retry once the rollout is done (`kubectl rollout status deploy/{name}`)"
     )]
     RollingOut { name: String, replica_sets: String },
+    /// The ReplicaSet is a Deployment's: that controller would scale it back.
+    #[error(
+        "ReplicaSet {name} is managed by Deployment {deployment}, whose controller would scale it \
+         back to the Deployment's replicas; pass --scale deploy/{deployment}=N"
+    )]
+    ManagedReplicaSet { name: String, deployment: String },
     /// No ReplicaSet of the Deployment has its pod template.
     #[error(
         "Deployment {name} has no ReplicaSet with its current pod template in {origin} (a \
@@ -201,7 +207,8 @@ pub fn existing(
                 .iter()
                 .filter(in_namespace)
                 .filter(|o| {
-                    o.kind() == "ReplicaSet" && controlled_by(o, "Deployment", &target.name)
+                    o.kind() == "ReplicaSet"
+                        && controller_of(o) == Some(("Deployment", target.name.as_str()))
                 })
                 .collect();
             let rs = scaled_replica_set(workload, &replica_sets, origin)?;
@@ -212,6 +219,12 @@ pub fn existing(
             (rs, owners)
         }
         ScaleKind::ReplicaSet | ScaleKind::StatefulSet => {
+            if let Some(("Deployment", deployment)) = controller_of(workload) {
+                return Err(ScaleError::ManagedReplicaSet {
+                    name: target.name.clone(),
+                    deployment: deployment.to_string(),
+                });
+            }
             (workload, vec![(kind, target.name.clone())])
         }
     };
@@ -313,18 +326,14 @@ impl Existing {
     }
 }
 
-/// Whether `o`'s controller is the `kind` named `name`.
-fn controlled_by(o: &Located, kind: &str, name: &str) -> bool {
+/// The kind and name of `o`'s controller (`metav1.GetControllerOf`).
+fn controller_of(o: &Located) -> Option<(&str, &str)> {
     o.value
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .is_some_and(|refs| {
-            refs.iter().any(|r| {
-                r.get("controller").and_then(Value::as_bool) == Some(true)
-                    && r.get("kind").and_then(Value::as_str) == Some(kind)
-                    && r.get("name").and_then(Value::as_str) == Some(name)
-            })
-        })
+        .pointer("/metadata/ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .and_then(|r| Some((r.get("kind")?.as_str()?, r.get("name")?.as_str()?)))
 }
 
 /// The ReplicaSet the Deployment controller scales (`FindActiveOrLatest`,
@@ -511,6 +520,8 @@ mod tests {
         );
         let e = existing(&target("deploy/web=5"), "shop", &objects[..1], "f").expect_err("no rs");
         assert!(matches!(e, ScaleError::NoReplicaSet { .. }), "{e}");
+        let e = existing(&target("rs/web-new=5"), "shop", &objects, "f").expect_err("managed");
+        assert!(e.to_string().ends_with("pass --scale deploy/web=N"), "{e}");
     }
 
     #[test]
