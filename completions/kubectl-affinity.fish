@@ -82,6 +82,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -s f -l filename -d 'The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or PodTemplate ("-" reads standard input)' -r -F
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scale -d 'A Deployment, StatefulSet or ReplicaSet that exists (deploy/NAME=N, sts/NAME=N, rs/NAME=N): schedule the pods scaling it to N would add, beside the pods it runs now (read from --snapshot, else got from the cluster). Scale-down is not simulated' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l validate -d 'Check the manifest\'s scheduling fields as the API server does: strict (or true) stops at a field the API server would reject (kubectl apply would fail); warn evaluates such a pod anyway, as the scheduler would read it, with a note per field; ignore (or false) evaluates it without those notes' -r -f -a "strict\t''
 warn\t''
 ignore\t''"

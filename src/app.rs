@@ -22,6 +22,7 @@ use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
+use crate::state::scale::{Existing, Missing, ScaleTarget};
 use crate::state::{
     ClusterState, FoundPod, ManifestPod, Pod, PodRef, SourceError, add_daemon_tolerations,
     merge_match_label_keys, read_objects, read_pod_manifests, read_snapshot, recorded_version,
@@ -37,7 +38,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, warn: &mut dyn Write) -> Result<u8, Er
             Target::Pod(name) => explain(&name, &args.common, &cli.global, out),
             Target::Several(several) => explain_several(&several, &args.common, &cli.global, out),
         },
-        Command::Whatif(args) => whatif(&args, &cli.global, out),
+        Command::Whatif(args) => whatif(&args, &cli.global, out, warn),
         Command::Completion(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "kubectl-affinity", out);
@@ -495,10 +496,18 @@ struct Admitted {
     workload: Option<(ManifestPod, u32)>,
 }
 
-fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    let (file, validate, common) = (args.file.as_path(), args.validate, &args.common);
+fn whatif(
+    args: &WhatifArgs,
+    global: &GlobalArgs,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<u8, Error> {
+    let (validate, common) = (args.validate, &args.common);
     let edits = edits(&common.edits)?;
-    let manifests = read_pod_manifests(file)?;
+    let manifests = match &args.file {
+        Some(file) => read_pod_manifests(file)?,
+        None => Vec::new(),
+    };
     if validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
     {
@@ -508,10 +517,26 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
     if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
         return Err(e.into());
     }
-    check_workload_flags(args, &manifests)?;
+    if args.scale.is_none() {
+        check_workload_flags(args, &manifests)?;
+    }
     let mut scheduler = SchedulerFlags::read(common)?;
     let source = Source::open(common, &global.kube)?;
     let default_ns = source.namespace(global);
+    // `--scale`: the workload's pod template stands for the manifest.
+    let existing = match &args.scale {
+        Some(target) => Some(existing_workload(target, &source, &default_ns)?),
+        None => None,
+    };
+    let manifests = match &existing {
+        Some(e) => vec![e.template.clone()],
+        None => manifests,
+    };
+    let origin = match &args.file {
+        Some(file) => file.clone(),
+        None => PathBuf::from(source.name()),
+    };
+    let file = origin.as_path();
     let evaluated_anyway = validate == Validate::Warn;
     let dry_run = match &source {
         Source::Live(live) if args.server_dry_run => Some(live.as_ref()),
@@ -616,13 +641,33 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                     scratch = state.clone();
                     &mut scratch
                 };
-                let mut replicas = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
-                if count > 0 {
-                    replicas.push(pod);
-                }
+                let mut scaled = None;
+                let indices: Vec<u32> = match &existing {
+                    Some(e) => {
+                        let missing = e.missing(target.pods().iter().chain(target.other_pods()));
+                        if missing.indices.is_empty() {
+                            return nothing_to_scale(e, &missing, &default_ns, common, out, warn);
+                        }
+                        check_scaled_replica(args.replica, &missing)?;
+                        scaled = Some(Note::ScaledBeside {
+                            current: missing.current,
+                            pending: missing.pending,
+                        });
+                        missing.indices
+                    }
+                    None => (0..count).collect(),
+                };
+                let mut replicas = Vec::with_capacity(indices.len());
+                let mut first = Some(pod);
                 // Each replica is a pod of its own to the API server (with --server-dry-run,
                 // one dry-run create each).
-                for k in 1..count {
+                for k in indices {
+                    if k == 0
+                        && let Some(p) = first.take()
+                    {
+                        replicas.push(p);
+                        continue;
+                    }
                     let (p, manifest, api_pod, claims) =
                         admit(m.as_replica(k), &default_ns, evaluated_anyway, dry_run)?;
                     let (p, _) = admitting.admit(p, manifest, api_pod, target)?;
@@ -631,9 +676,13 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                     }
                     replicas.push(p);
                 }
+                let (kind, name) = match &existing {
+                    Some(e) => (e.target.kind.kind().to_string(), e.target.name.clone()),
+                    None => (m.kind.clone(), m.workload_name().to_string()),
+                };
                 let run = WorkloadRun {
-                    kind: m.kind.clone(),
-                    name: m.workload_name().to_string(),
+                    kind,
+                    name,
                     replicas,
                     explain: args.replica,
                     tie: match args.seed {
@@ -645,10 +694,10 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                     subject,
                 };
                 // `--diff`: the same replicas placed on the cluster as read.
-                let before = original
+                let mut before = original
                     .as_ref()
                     .and_then(|o| simulate(run.clone(), &mut o.clone(), profile));
-                let doc = simulate(run, target, profile).ok_or_else(|| Error::Manifest {
+                let mut doc = simulate(run, target, profile).ok_or_else(|| Error::Manifest {
                     path: file.display().to_string(),
                     message: format!(
                         "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
@@ -656,6 +705,12 @@ fn whatif(args: &WhatifArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result
                         m.origin
                     ),
                 })?;
+                // `--scale`: first, what the new replicas are scheduled beside.
+                for w in [&mut doc].into_iter().chain(before.as_mut()) {
+                    if let (Some(note), Some(w)) = (&scaled, w.workload.as_mut()) {
+                        w.notes.insert(0, note.clone());
+                    }
+                }
                 (before, doc)
             }
         };
@@ -719,6 +774,59 @@ impl Admitting<'_> {
             .rejected
             .map(|r| (r.plugin, r.words(&admitted_pod.id.name)));
         Ok((admitted_pod, manifest))
+    }
+}
+
+/// The workload `--scale` names, from the snapshot file or got from the cluster.
+fn existing_workload(
+    target: &ScaleTarget,
+    source: &Source,
+    namespace: &str,
+) -> Result<Existing, Error> {
+    let objects = match source {
+        Source::Snapshot(path) => read_objects(path)?,
+        Source::Live(live) => live.workload_objects(target.kind, namespace, &target.name)?,
+    };
+    Ok(crate::state::scale::existing(
+        target,
+        namespace,
+        &objects,
+        &source.name(),
+    )?)
+}
+
+/// `--scale` to no more pods than the workload has: said plainly (on standard error when
+/// the output is JSON or YAML, which then stays empty), exit 0.
+fn nothing_to_scale(
+    e: &Existing,
+    missing: &Missing,
+    namespace: &str,
+    common: &CommonArgs,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<u8, Error> {
+    let to: &mut dyn Write = match common.output {
+        Output::Json | Output::Yaml => warn,
+        Output::Table | Output::Wide => out,
+    };
+    writeln!(
+        to,
+        "{} in namespace {namespace} has {} pod(s); scaling it to {} adds none: nothing to \
+         schedule (scale-down is not simulated)",
+        e.target, missing.current, e.target.replicas
+    )?;
+    Ok(0)
+}
+
+/// `--replica K` with `--scale`: K numbers the pods scaling adds, from 0.
+fn check_scaled_replica(replica: Option<usize>, missing: &Missing) -> Result<(), Error> {
+    match replica {
+        Some(k) if k >= missing.indices.len() => Err(Error::Usage(format!(
+            "--replica {k}: scaling adds {} pod(s), numbered from 0; pass --replica {} at most",
+            missing.indices.len(),
+            missing.indices.len().saturating_sub(1)
+        ))),
+        _ => Ok(()),
     }
 }
 

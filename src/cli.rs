@@ -112,7 +112,9 @@ pub enum Command {
         # A DaemonSet: on which nodes would its pods run?\n  \
         kubectl affinity whatif -f daemonset.yaml\n\n  \
         # From standard input\n  \
-        kubectl get deploy web -o yaml | kubectl affinity whatif -f -")]
+        kubectl get deploy web -o yaml | kubectl affinity whatif -f -\n\n  \
+        # Where would two more pods of this running Deployment go?\n  \
+        kubectl affinity whatif --scale deploy/web=5 -n shop")]
     Whatif(WhatifArgs),
     /// The cluster at once: Pending pods with the FailedScheduling message the scheduler would
     /// write now, and running pods whose node no longer satisfies their required rules.
@@ -210,11 +212,22 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["file", "scale"])))]
 pub struct WhatifArgs {
     /// The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or
     /// PodTemplate ("-" reads standard input).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
+    /// A Deployment, StatefulSet or ReplicaSet that exists (deploy/NAME=N, sts/NAME=N,
+    /// rs/NAME=N): schedule the pods scaling it to N would add, beside the pods it runs now
+    /// (read from --snapshot, else got from the cluster). Scale-down is not simulated.
+    #[arg(
+        long,
+        value_name = "KIND/NAME=N",
+        conflicts_with_all = ["file", "replicas"],
+        value_parser = clap::value_parser!(crate::state::scale::ScaleTarget)
+    )]
+    pub scale: Option<crate::state::scale::ScaleTarget>,
     /// Check the manifest's scheduling fields as the API server does: strict (or true) stops
     /// at a field the API server would reject (kubectl apply would fail); warn evaluates such a
     /// pod anyway, as the scheduler would read it, with a note per field; ignore (or false)

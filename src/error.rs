@@ -68,6 +68,9 @@ pub enum Error {
     /// A command needs an input it was not given.
     #[error("{0}")]
     Usage(String),
+    /// `whatif --scale`: the workload is not there, or not in a state to scale.
+    #[error(transparent)]
+    Scale(#[from] crate::state::scale::ScaleError),
     /// Writing the output failed (e.g. a closed pipe).
     #[error("writing output: {0}")]
     Output(#[from] std::io::Error),

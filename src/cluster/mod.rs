@@ -13,6 +13,7 @@
 //! - `requests`: one request, its retries, and its failure as a [`ClusterError`];
 //! - `pager`: lists read in pages, in protobuf or JSON;
 //! - `fetch`: the cluster's state; `events`: the scheduler's last event for a pod;
+//! - `workload`: the workload `whatif --scale` scales, by name;
 //! - `snapshot`: the snapshot writer; `notes`: what a read had to do without, as data (the
 //!   report words it).
 
@@ -27,6 +28,7 @@ mod notes;
 mod pager;
 mod requests;
 mod snapshot;
+mod workload;
 
 pub use client::{Live, Names};
 pub use config::{KubeArgs, Timeout, context_namespace, parse_timeout};

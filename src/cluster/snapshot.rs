@@ -29,7 +29,7 @@ use crate::state::{VERSION_COMMENT, to_yaml_string};
 
 impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
-    /// ReplicaSets, StatefulSets, PodDisruptionBudgets, PriorityClasses,
+    /// ReplicaSets, StatefulSets, Deployments, PodDisruptionBudgets, PriorityClasses,
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
     /// LimitRanges and RuntimeClasses as one `v1 List` in YAML, page by page. Returns what was
     /// left out: a list the API server refused.
@@ -98,11 +98,14 @@ impl Live {
         let rcs: Api<core::ReplicationController> = Api::all(self.server.client.clone());
         let rss: Api<apps::ReplicaSet> = Api::all(self.server.client.clone());
         let sss: Api<apps::StatefulSet> = Api::all(self.server.client.clone());
-        let [svc, rc, rs, ss] = [
+        // What `whatif --scale` scales (ReplicaSets and StatefulSets too).
+        let deployments: Api<apps::Deployment> = Api::all(self.server.client.clone());
+        let [svc, rc, rs, ss, deploy] = [
             "services",
             "replicationcontrollers",
             "replicasets",
             "statefulsets",
+            "deployments",
         ]
         .map(|resource| Request::new("list", resource, true));
         let results = [
@@ -118,6 +121,9 @@ impl Live {
             self.snapshot_resource(&sss, ss.clone(), None, out, contents)
                 .await
                 .map_err(|e| (e, ss)),
+            self.snapshot_resource(&deployments, deploy.clone(), None, out, contents)
+                .await
+                .map_err(|e| (e, deploy)),
         ];
         for r in results {
             match r {
@@ -322,10 +328,12 @@ impl Contents {
                 "priority, scheduler name and gates, overhead, resources, volumes and claims),",
                 "their containers' names, images, resources and ports, and the status fields the",
                 "plugins read (phase, start time, nominated node, conditions, container",
-                "resources). ReplicaSets, ReplicationControllers, StatefulSets and Services keep",
-                "their name, namespace, labels and selector. No environment, command, arguments,",
-                "probes or annotations of pods and workloads; no object keeps the copy of itself",
-                "`kubectl apply` annotates it with. `snapshot --full` writes every field.",
+                "resources). ReplicationControllers and Services keep their name, namespace,",
+                "labels and selector; Deployments, ReplicaSets and StatefulSets also their",
+                "creation time, replicas, ordinals, claim templates and pod template, kept as",
+                "pods are. No environment, command, arguments, probes or annotations of pods and",
+                "workloads; no object keeps the copy of itself `kubectl apply` annotates it with.",
+                "`snapshot --full` writes every field.",
             ],
             Contents::Full => &[
                 "Written by `kubectl affinity snapshot --full`: every field of every object,",
@@ -384,11 +392,37 @@ const CONTAINER_STATUS: &[&str] = &["name", "allocatedResources", "resources"];
 
 const CONDITION: &[&str] = &["type", "status", "reason"];
 
+/// The fields of a Deployment's, ReplicaSet's or StatefulSet's metadata `whatif --scale`
+/// reads: with the pods', the creation time (`FindNewReplicaSet` takes the oldest).
+const WORKLOAD_META: &[&str] = &[
+    "name",
+    "namespace",
+    "labels",
+    "ownerReferences",
+    "deletionTimestamp",
+    "creationTimestamp",
+];
+
+/// The spec fields of those workloads `whatif --scale` reads (`state/scale.rs`).
+const WORKLOAD_SPEC: &[&str] = &[
+    "selector",
+    "replicas",
+    "template",
+    "ordinals",
+    "volumeClaimTemplates",
+];
+
+/// A pod template's metadata, as a pod's (it has no namespace or owner of its own).
+const TEMPLATE_META: &[&str] = &["name", "labels"];
+
+/// A claim template's fields: its name and labels, and the spec the volume plugins read.
+const CLAIM_TEMPLATE: &[&str] = &["metadata", "spec"];
+
 /// The annotation `kubectl apply` writes: the whole object as last applied, env included.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
-/// Leaves `object` with what scheduling reads of it: pods and the workloads default spreading
-/// selects by, field by field; of other kinds (nodes, namespaces, storage objects, whose
+/// Leaves `object` with what scheduling reads of it: pods, the workloads default spreading
+/// selects by and those `whatif --scale` scales, field by field; of other kinds (nodes, namespaces, storage objects, whose
 /// annotations the volume plugins read) only `kubectl apply`'s copy of the object goes.
 fn trim(object: &mut serde_json::Value) {
     use serde_json::Value;
@@ -404,15 +438,18 @@ fn trim(object: &mut serde_json::Value) {
             }
         }
     }
+    fn pod_spec(spec: Option<&mut Value>) {
+        if let Some(spec) = spec {
+            keep(Some(&mut *spec), POD_SPEC);
+            each(spec.get_mut("containers"), CONTAINER);
+            each(spec.get_mut("initContainers"), CONTAINER);
+        }
+    }
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
     match kind {
         "Pod" => {
             keep(object.get_mut("metadata"), META);
-            keep(object.get_mut("spec"), POD_SPEC);
-            if let Some(spec) = object.get_mut("spec") {
-                each(spec.get_mut("containers"), CONTAINER);
-                each(spec.get_mut("initContainers"), CONTAINER);
-            }
+            pod_spec(object.get_mut("spec"));
             keep(object.get_mut("status"), POD_STATUS);
             if let Some(status) = object.get_mut("status") {
                 each(status.get_mut("conditions"), CONDITION);
@@ -420,7 +457,24 @@ fn trim(object: &mut serde_json::Value) {
                 each(status.get_mut("initContainerStatuses"), CONTAINER_STATUS);
             }
         }
-        "ReplicaSet" | "ReplicationController" | "StatefulSet" | "Service" => {
+        "Deployment" | "ReplicaSet" | "StatefulSet" => {
+            keep(object.get_mut("metadata"), WORKLOAD_META);
+            keep(object.get_mut("spec"), WORKLOAD_SPEC);
+            if let Some(template) = object.pointer_mut("/spec/template") {
+                keep(template.get_mut("metadata"), TEMPLATE_META);
+                pod_spec(template.get_mut("spec"));
+            }
+            if let Some(Value::Array(claims)) = object.pointer_mut("/spec/volumeClaimTemplates") {
+                for claim in claims {
+                    keep(Some(&mut *claim), CLAIM_TEMPLATE);
+                    keep(claim.get_mut("metadata"), TEMPLATE_META);
+                }
+            }
+            if let Some(map) = object.as_object_mut() {
+                map.remove("status");
+            }
+        }
+        "ReplicationController" | "Service" => {
             keep(object.get_mut("metadata"), META);
             keep(object.get_mut("spec"), &["selector"]);
             if let Some(map) = object.as_object_mut() {

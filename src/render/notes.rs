@@ -285,6 +285,23 @@ impl Display for Note {
                 "the scheduler would not take these pods (see above): no replica is placed; the \
                  explanation shows what it would decide for the first if it tried",
             ),
+            Note::ScaledBeside { current, pending } => {
+                write!(
+                    f,
+                    "scaled beside the {current} pod(s) the workload has, which stay where they are"
+                )?;
+                if !pending.is_empty() {
+                    write!(
+                        f,
+                        "; {} of them ({}) wait for a node and are not scheduled here: the \
+                         scheduler would take them before the new pods, which may then land \
+                         elsewhere",
+                        pending.len(),
+                        pending.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
             Note::DefaultSpreadingWithoutController { kind } => write!(
                 f,
                 "PodTopologySpread's default constraints select a pod by its Services and its \
@@ -928,6 +945,22 @@ mod tests {
                 Note::ReplicasNotScheduled,
                 "the scheduler would not take these pods (see above): no replica is placed; the \
                  explanation shows what it would decide for the first if it tried",
+            ),
+            (
+                Note::ScaledBeside {
+                    current: 3,
+                    pending: Vec::new(),
+                },
+                "scaled beside the 3 pod(s) the workload has, which stay where they are",
+            ),
+            (
+                Note::ScaledBeside {
+                    current: 2,
+                    pending: vec!["web-1".to_string()],
+                },
+                "scaled beside the 2 pod(s) the workload has, which stay where they are; 1 of \
+                 them (web-1) wait for a node and are not scheduled here: the scheduler would \
+                 take them before the new pods, which may then land elsewhere",
             ),
         ];
         for (note, words) in cases {

@@ -126,6 +126,10 @@ pub enum Note {
     DefaultSpreadingWithoutController { kind: String },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),
+    /// `whatif --scale`: the new replicas are scheduled beside the `current` pods the workload
+    /// owns, which stay where they are; `pending` of those wait for a node and are not
+    /// scheduled here.
+    ScaledBeside { current: u32, pending: Vec<String> },
     /// `snapshot`: LimitRanges or RuntimeClasses were left out, their list refused.
     SnapshotWithoutAdmissionObjects(Refusal),
 }

@@ -32,6 +32,7 @@ pub mod quantity;
 mod read;
 pub mod resources;
 pub mod runtime_class;
+pub mod scale;
 pub mod selector;
 mod selector_flag;
 mod strict;

@@ -64,6 +64,7 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("replicationcontrollers", "ReplicationController", true),
     ("replicasets", "ReplicaSet", true),
     ("statefulsets", "StatefulSet", true),
+    ("deployments", "Deployment", true),
     ("poddisruptionbudgets", "PodDisruptionBudget", true),
     ("priorityclasses", "PriorityClass", false),
     ("persistentvolumeclaims", "PersistentVolumeClaim", true),
@@ -90,7 +91,7 @@ fn api_version(plural: &str) -> &'static str {
 /// (/apis/GROUP/v1).
 fn group_of(plural: &str) -> &'static str {
     match plural {
-        "replicasets" | "statefulsets" => "apps",
+        "replicasets" | "statefulsets" | "deployments" => "apps",
         "poddisruptionbudgets" => "policy",
         "priorityclasses" => "scheduling.k8s.io",
         "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
