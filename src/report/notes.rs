@@ -427,3 +427,50 @@ fn node_label(all: &[&FilterDetails]) -> Option<Cause> {
         missing,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::report::Code;
+
+    fn reported(plugin: &'static str, reason: &'static str) -> Reported {
+        Reported {
+            plugin: Some(Cow::Borrowed(plugin)),
+            code: Code::Unschedulable,
+            reason: Cow::Borrowed(reason),
+            uncertain: false,
+        }
+    }
+
+    fn most(statuses: &[&Reported], nodes: usize) -> Option<RejectedMost> {
+        let filters = Entries::default();
+        let rejected: Vec<Rejected> = statuses
+            .iter()
+            .map(|r| Rejected {
+                reported: Some(*r),
+                filters: &filters,
+            })
+            .collect();
+        RejectedMost::of(&rejected, nodes, None)
+    }
+
+    #[test]
+    fn the_rule_that_rejects_most_nodes_is_counted_as_failed_scheduling_counts() {
+        let taint = reported("TaintToleration", "node(s) had untolerated taint(s)");
+        let cordon = reported("NodeUnschedulable", "node(s) were unschedulable");
+        let most_of = most(&[&taint, &taint, &cordon], 3).expect("taints reject most");
+        assert_eq!(most_of.plugin.as_deref(), Some("TaintToleration"));
+        assert_eq!((most_of.nodes, most_of.of), (2, 3));
+        // No details to read: no cause rather than a guessed one.
+        assert_eq!(most_of.cause, None);
+        // Two rules reject as many nodes: neither is "the" rule.
+        assert_eq!(most(&[&taint, &cordon], 2), None);
+        // Two of four nodes can take the pod: not "few".
+        assert_eq!(most(&[&taint, &taint], 4), None);
+        // One of four can: few.
+        assert!(most(&[&taint, &taint, &cordon], 4).is_some());
+        assert_eq!(most(&[], 0), None);
+    }
+}
