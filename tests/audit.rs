@@ -135,7 +135,7 @@ fn the_table_says_each_rule_with_the_nodes_side() {
         "  NodeAffinity: node(s) didn't match Pod's node affinity/selector: nodeSelector \
          disktype=ssd: node has disktype=hdd",
         "  NodeAffinity: node(s) didn't match Pod's node affinity/selector: required node \
-         affinity term[0] disktype In [ssd,nvme] (node: hdd)",
+         affinity term[0] disktype In [ssd,nvme] (node has disktype=hdd)",
         "Cordoned: n-cordoned (1 pod(s)).",
     ] {
         assert!(

@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use super::table::{label_on_node, values};
+use super::node_value::node_has;
+use super::table::values;
 use crate::report::audit::{Audit, PendingPod, Rule};
 use crate::scheduler::FilterDetails;
 use crate::state::selector::SelectorCheck;
@@ -182,10 +183,10 @@ fn detail(r: &Rule) -> String {
             }
             parts.extend(d.node_selector.iter().filter(|c| !c.matched).map(|c| {
                 format!(
-                    "nodeSelector {}={}: node has {}",
+                    "nodeSelector {}={}: {}",
                     c.key,
                     c.value,
-                    label_on_node(&c.key, c.node_value.as_deref())
+                    node_has(&c.key, c.node_value.as_deref())
                 )
             }));
             if let Some(r) = d.required.as_ref().filter(|r| !r.matched) {
@@ -233,9 +234,9 @@ fn failing_terms(sel: &SelectorCheck) -> String {
                 .filter(|r| !r.matched)
                 .map(|r| {
                     format!(
-                        "{} (node: {})",
+                        "{} ({})",
                         values(r),
-                        r.node_value.as_deref().unwrap_or("no such label")
+                        node_has(&r.written.key, r.node_value.as_deref())
                     )
                 })
                 .collect();

@@ -19,6 +19,7 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
 
 mod audit;
 mod diff;
+mod node_value;
 mod notes;
 mod pods;
 mod resources;

@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::{KUBERNETES_VERSION, Note, Refusal, Unplaced};
+use crate::report::{Cause, KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
 use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
 
@@ -15,6 +15,89 @@ fn list(items: &[usize]) -> String {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `a, b, c and 4 more`: a few names, the count of the rest (the JSON has them all).
+fn few(names: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown = names[..names.len().min(SHOWN)].join(", ");
+    match names.len().saturating_sub(SHOWN) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
+}
+
+/// The line after "Feasible: 0 of 7 nodes": "Most rejected: 3 of 7 nodes by InterPodAffinity
+/// (node(s) didn't match pod anti-affinity rules): ...".
+impl Display for RejectedMost {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Most rejected: {} of {} nodes by {} ({})",
+            self.nodes,
+            self.of,
+            self.plugin.as_deref().unwrap_or("PreFilter"),
+            self.reason
+        )?;
+        match &self.cause {
+            Some(cause) => write!(f, ": {cause}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for Cause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::AntiAffinityPods { topology_key, pods } => {
+                let place = if topology_key == "kubernetes.io/hostname" {
+                    "on them".to_string()
+                } else {
+                    format!("in their {topology_key} domains")
+                };
+                write!(
+                    f,
+                    "the pod's required anti-affinity matches pods already {place}: {}",
+                    few(pods)
+                )
+            }
+            Cause::RepelledBy { pods } => write!(
+                f,
+                "the required anti-affinity of pods already there matches this pod: {}",
+                few(pods)
+            ),
+            Cause::NoAffinityPod { topology_key } => write!(
+                f,
+                "no pod its required affinity matches runs in their {topology_key} domain"
+            ),
+            Cause::Taints { keys } => write!(f, "untolerated taints {}", few(keys)),
+            Cause::NodeLabel {
+                key,
+                values,
+                missing,
+            } => {
+                let mut parts = Vec::new();
+                if !values.is_empty() {
+                    parts.push(format!("nodes have {key}={}", values.join(" or ")));
+                }
+                if *missing > 0 {
+                    parts.push(format!(
+                        "{missing} node{} no {key}",
+                        if *missing == 1 { " has" } else { "s have" }
+                    ));
+                }
+                f.write_str(&parts.join("; "))
+            }
+            Cause::Skew {
+                topology_key,
+                max_skew,
+            } => write!(
+                f,
+                "placing the pod there makes the skew across {topology_key} domains exceed \
+                 maxSkew {max_skew}"
+            ),
+        }
+    }
 }
 
 impl Display for Note {

@@ -6,6 +6,7 @@ use std::io::Write;
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
+use super::node_value::{node_has, short_key};
 use crate::report::{Code, Verdict};
 use crate::report::{Explanation, NodeReport, Reported, Scoring};
 use crate::scheduler::FilterResult;
@@ -95,11 +96,6 @@ fn styled(text: String, color: bool) -> comfy_table::Cell {
     }
 }
 
-/// A label key as a table cell shows it: well-known prefixes dropped.
-fn short_key(key: &str) -> &str {
-    key.rsplit_once('/').map(|(_, k)| k).unwrap_or(key)
-}
-
 /// A topology domain on this node: "this node" when the key is the hostname.
 fn short_domain(key: &str, value: Option<&str>) -> String {
     if key == "kubernetes.io/hostname" {
@@ -139,16 +135,8 @@ fn first_failing(sel: &SelectorCheck) -> String {
         .iter()
         .chain(&t.match_fields)
         .find(|r| !r.matched)
-        .map(|r| label_on_node(&r.written.key, r.node_value.as_deref()))
+        .map(|r| node_has(short_key(&r.written.key), r.node_value.as_deref()))
         .unwrap_or_else(|| "term".to_string())
-}
-
-/// The node's side of a failed requirement: "zone=eu-west-1c", or "no gpu" without the label.
-pub(super) fn label_on_node(key: &str, value: Option<&str>) -> String {
-    match value {
-        Some(v) => format!("{}={v}", short_key(key)),
-        None => format!("no {}", short_key(key)),
-    }
 }
 
 /// The short cell for one rule kind.
@@ -164,7 +152,7 @@ fn node_affinity_cell(n: &NodeReport) -> String {
             if let Some(a) = d.added_affinity.as_ref().filter(|a| !a.matched) {
                 format!("✗ enforced: {}", first_failing(a))
             } else if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
-                format!("✗ {}", label_on_node(&c.key, c.node_value.as_deref()))
+                format!("✗ {}", node_has(short_key(&c.key), c.node_value.as_deref()))
             } else if let Some(r) = &d.required {
                 format!("✗ {}", first_failing(r))
             } else {
@@ -247,7 +235,7 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
     let aff = if d.affinity.is_empty() {
         "-".to_string()
     } else if let Some(t) = d.affinity.iter().find(|t| t.domain.is_none()) {
-        format!("✗ no {} label", short_key(&t.topology_key))
+        format!("✗ {}", node_has(short_key(&t.topology_key), None))
     } else if d.first_pod_exception == Some(true) {
         "✓ first of its group".to_string()
     } else if let Some(t) = d.affinity.iter().find(|t| !t.satisfied) {
@@ -308,14 +296,14 @@ fn other_cell(n: &NodeReport) -> String {
         "NodeUnschedulable",
         "TaintToleration",
         "InterPodAffinity",
+        "PodTopologySpread",
     ];
     let mut parts = Vec::new();
     let mut unevaluated = 0;
     for f in n.filters.iter().filter(|f| !known.contains(&f.plugin)) {
         match f.pass {
             Some(false) => parts.push(
-                super::topology_spread::cell(&f)
-                    .or_else(|| short_fit_cell(&f))
+                short_fit_cell(&f)
                     .unwrap_or_else(|| format!("✗ {}", f.reason().unwrap_or_default())),
             ),
             None => unevaluated += 1,
@@ -413,6 +401,9 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
             ));
         }
         writeln!(out, "{line}")?;
+        if let Some(most) = &s.rejected_most {
+            writeln!(out, "{most}")?;
+        }
         let complete = doc
             .nodes
             .iter()
@@ -687,6 +678,26 @@ impl NodeNames {
     }
 }
 
+/// How many lines a cell takes in a column this wide (its padding included), words kept whole
+/// as the table wraps them.
+fn lines_at(cell: &str, width: usize) -> usize {
+    let room = width.saturating_sub(2).max(1);
+    let mut lines = 1;
+    let mut used = 0;
+    for word in cell.split_whitespace() {
+        let n = word.chars().count();
+        if used == 0 {
+            used = n;
+        } else if used + 1 + n <= room {
+            used += 1 + n;
+        } else {
+            lines += 1;
+            used = n;
+        }
+    }
+    lines
+}
+
 /// The width of a table whose terminal reports none.
 const FALLBACK_WIDTH: u16 = 80;
 
@@ -723,7 +734,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     // A DaemonSet pod is pinned to its node: there is nothing to rank.
     let daemon = doc.daemon_set.is_some();
     let mut head: Vec<&str> = vec![
-        "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "OTHER",
+        "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "SPREAD", "OTHER",
     ];
     if !daemon {
         head.push("SCORE");
@@ -755,6 +766,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
             taints_cell(n),
             aff,
             anti,
+            super::topology_spread::cell(n),
             other_cell(n),
         ];
         if !daemon {
@@ -782,7 +794,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     // everywhere) make room for the others; -o wide keeps them all.
     let mut dropped: Vec<&str> = Vec::new();
     if !opts.wide && !rows.is_empty() {
-        for col in (2..=5).rev() {
+        for col in (2..=6).rev() {
             if rows.iter().all(|r| r[col] == "-") {
                 dropped.push(head[col]);
                 head.remove(col);
@@ -824,14 +836,14 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         })
         .collect();
     // Then columns are kept on one line while the table fits, those that save most lines
-    // (then need least width) first.
+    // (then need least width) first: a cell in three lines costs more than one in two.
     let width = usize::from(t.width().unwrap_or(u16::MAX));
     let mut room = width.saturating_sub(bounds.iter().sum());
     let saved = |i: usize| {
         rows.iter()
             .filter_map(|r| r.get(i))
-            .filter(|cell| cell.chars().count() + 2 > bounds[i])
-            .count()
+            .map(|cell| lines_at(cell, bounds[i]) - 1)
+            .sum::<usize>()
     };
     let mut by_need: Vec<(usize, usize)> = (0..head.len()).map(|i| (i, saved(i))).collect();
     by_need.sort_by_key(|&(i, saved)| (std::cmp::Reverse(saved), whole[i] - bounds[i]));
@@ -1055,11 +1067,11 @@ fn drill_down(
                 for c in &d.node_selector {
                     writeln!(
                         out,
-                        "      {} nodeSelector {}={}  node: {}",
+                        "      {} nodeSelector {}={}  {}",
                         mark(p, Some(c.matched)),
                         c.key,
                         c.value,
-                        c.node_value.as_deref().unwrap_or("<none>")
+                        node_has(&c.key, c.node_value.as_deref())
                     )?;
                 }
                 if let Some(r) = &d.required {
@@ -1240,21 +1252,38 @@ fn selector_lines(
         for r in t.match_expressions.iter() {
             writeln!(
                 out,
-                "{indent}  {} {}  node: {}",
+                "{indent}  {} {}  {}",
                 mark(p, Some(r.matched)),
                 values(r),
-                r.node_value.as_deref().unwrap_or("<none>")
+                node_has(&r.written.key, r.node_value.as_deref())
             )?;
         }
         for r in t.match_fields.iter() {
             writeln!(
                 out,
-                "{indent}  {} field {}  node: {}",
+                "{indent}  {} field {}  {}",
                 mark(p, Some(r.matched)),
                 values(r),
-                r.node_value.as_deref().unwrap_or("<none>")
+                node_has(&r.written.key, r.node_value.as_deref())
             )?;
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_count_words_kept_whole() {
+        // 6 characters of content in a column 8 wide, as the table wraps it: `✗ 1`, `pod`,
+        // `here`.
+        assert_eq!(lines_at("✗ 1 pod here", 8), 3);
+        assert_eq!(lines_at("✗ 1 pod here", 10), 2);
+        assert_eq!(lines_at("✗ 1 pod here", 14), 1);
+        // A word longer than the column takes a line of its own.
+        assert_eq!(lines_at("✗ control-plane", 8), 2);
+        assert_eq!(lines_at("", 8), 1);
+    }
 }

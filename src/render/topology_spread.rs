@@ -1,12 +1,12 @@
-//! PodTopologySpread in the table: the short OTHER cell and the `--node` drill-down section.
+//! PodTopologySpread in the table: the SPREAD cell and the `--node` drill-down section.
 //! Words only; every number comes from the typed details.
 
 use std::io::Write;
 
 use owo_colors::OwoColorize;
 
+use super::node_value::{node_has, short_key};
 use crate::report::{Explanation, NodeReport};
-use crate::scheduler::FilterResult;
 use crate::scheduler::pod_topology_spread::{ConstraintTable, FilterDetails, ScoreDetails};
 use crate::scheduler::{FilterDetails as AnyFilter, ScoreDetails as AnyScore};
 
@@ -21,33 +21,91 @@ fn mark(ok: bool, color: bool) -> String {
     }
 }
 
-fn short_key(key: &str) -> &str {
-    key.rsplit_once('/').map(|(_, k)| k).unwrap_or(key)
-}
-
 fn table(doc: &Explanation, i: usize) -> Option<&ConstraintTable> {
     doc.topology_spread.as_ref()?.constraints.get(i)
 }
 
-/// The OTHER cell for a failed PodTopologySpread filter: which key, which domain, which skew.
-/// `None` when the entry is not this plugin's or has no details.
-pub(super) fn cell(f: &FilterResult) -> Option<String> {
-    if f.plugin != PLUGIN || f.pass != Some(false) {
-        return None;
+/// A topology domain in a cell: "here" when the key is the hostname, else "in zone=eu-west-1a"
+/// (the node's own domain, as the inter-pod affinity cells say it).
+fn domain_words(key: &str, domain: &str) -> String {
+    if key == "kubernetes.io/hostname" {
+        "here".to_string()
+    } else {
+        format!("in {}={domain}", short_key(key))
     }
-    let Some(AnyFilter::PodTopologySpread(d)) = &f.details else {
-        return None;
+}
+
+/// The SPREAD cell. Hard (DoNotSchedule) constraints: the worst skew on the node
+/// ("✗ skew 2>1 in zone=eu-west-1a", "✓ skew 1≤1"). Only soft ones (the pod's ScheduleAnyway
+/// constraints, or the default constraints): the matching pods in the node's domain, without
+/// a mark, since they move the score and never reject ("soft: 1 here", "soft: 2 in zone").
+/// "-" when the plugin has nothing to say for the pod on this node, "" when the profile does
+/// not run it.
+pub(super) fn cell(n: &NodeReport) -> String {
+    let filter = n.filters.iter().find(|f| f.plugin == PLUGIN);
+    let score = n.scores.iter().find(|s| s.plugin == PLUGIN);
+    if let Some(f) = &filter {
+        match (f.pass, f.details) {
+            (None, _) => return "?".into(),
+            (Some(pass), Some(AnyFilter::PodTopologySpread(d))) => {
+                return hard_cell(pass, d).unwrap_or_else(|| mark(pass, false));
+            }
+            (Some(false), _) => return "✗".into(),
+            (Some(true), _) if !f.skipped => return "✓".into(),
+            (Some(true), _) => {}
+        }
+    }
+    match score {
+        Some(s) if !s.evaluated() => "?".into(),
+        Some(s) if s.skipped => "-".into(),
+        Some(s) => match s.details {
+            Some(AnyScore::PodTopologySpread(d)) => soft_cell(d),
+            _ => "-".into(),
+        },
+        None if filter.is_some() => "-".into(),
+        None => "".into(),
+    }
+}
+
+fn hard_cell(pass: bool, d: &FilterDetails) -> Option<String> {
+    if let Some(c) = d.constraints.iter().find(|c| !c.satisfied) {
+        return Some(match (&c.domain, c.skew) {
+            (Some(domain), Some(skew)) => format!(
+                "✗ skew {skew}>{} {}",
+                c.max_skew,
+                domain_words(&c.topology_key, domain)
+            ),
+            _ => format!("✗ {}", node_has(short_key(&c.topology_key), None)),
+        });
+    }
+    let worst = d
+        .constraints
+        .iter()
+        .filter_map(|c| c.skew.map(|s| (s, c.max_skew)))
+        .max_by_key(|&(s, max)| (s - i64::from(max), s))?;
+    pass.then(|| format!("✓ skew {}≤{}", worst.0, worst.1))
+}
+
+/// The first soft constraint only: the table has little room, and the drill-down shows each.
+fn soft_cell(d: &ScoreDetails) -> String {
+    if d.ignored {
+        return "soft: scores 0".into();
+    }
+    let Some(c) = d.constraints.first() else {
+        return "-".into();
     };
-    let c = d.constraints.iter().find(|c| !c.satisfied)?;
-    Some(match (&c.domain, c.skew) {
-        (Some(domain), Some(skew)) => format!(
-            "✗ spread {}={} skew {skew}>{}",
-            short_key(&c.topology_key),
-            domain,
-            c.max_skew
+    match &c.domain {
+        // The domain's value is the drill-down's: the cell stays narrow.
+        Some(_) if c.topology_key == "kubernetes.io/hostname" => {
+            format!("soft: {} here", c.matching_pods)
+        }
+        Some(_) => format!(
+            "soft: {} in {}",
+            c.matching_pods,
+            short_key(&c.topology_key)
         ),
-        _ => format!("✗ spread: no {} label", short_key(&c.topology_key)),
-    })
+        None => format!("soft: {}", node_has(short_key(&c.topology_key), None)),
+    }
 }
 
 /// The drill-down section for one node: each hard constraint's arithmetic, then each soft

@@ -8,6 +8,7 @@ use std::io::Write;
 
 use owo_colors::OwoColorize;
 
+use super::node_value::node_has;
 use crate::report::NodeReport;
 use crate::scheduler::FilterDetails;
 use crate::scheduler::volume_binding::ClaimCheck;
@@ -52,13 +53,13 @@ pub fn drill_down(out: &mut dyn Write, n: &NodeReport, color: bool) -> std::io::
                 for c in &d.checks {
                     writeln!(
                         out,
-                        "      {} volume {} (claim {}) {} in [{}]; node: {}",
+                        "      {} volume {} (claim {}) {} in [{}]; {}",
                         mark(color, c.matched || d.node_unzoned),
                         c.topology.volume,
                         c.topology.claim,
                         c.topology.key,
                         c.topology.values.join(", "),
-                        c.node_value.as_deref().unwrap_or("(none)")
+                        node_has(c.topology.key, c.node_value.as_deref())
                     )?;
                 }
             }
@@ -180,12 +181,12 @@ fn affinity_lines(out: &mut dyn Write, a: &SelectorCheck, color: bool) -> std::i
         for r in t.match_expressions.iter().chain(&t.match_fields) {
             writeln!(
                 out,
-                "          {} {} {} [{}]; node: {}",
+                "          {} {} {} [{}]; {}",
                 mark(color, r.matched),
                 r.written.key,
                 r.written.operator,
                 r.written.values.join(", "),
-                r.node_value.as_deref().unwrap_or("(none)")
+                node_has(&r.written.key, r.node_value.as_deref())
             )?;
         }
     }

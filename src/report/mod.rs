@@ -35,7 +35,7 @@ pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject}
 pub use entries::{
     Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
 };
-pub use notes::{DaemonTolerations, Note, Refusal, Unplaced};
+pub use notes::{Cause, DaemonTolerations, Note, Refusal, RejectedMost, Unplaced};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
@@ -153,6 +153,10 @@ pub struct Summary {
     /// rules), by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub closest: Vec<String>,
+    /// When no node or only a few can take the pod: the rule that rejects the most nodes
+    /// and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected_most: Option<RejectedMost>,
 }
 
 /// A running pod's node. Scheduling rules are IgnoredDuringExecution: a pod keeps running
@@ -480,6 +484,20 @@ impl Explanation {
             }
         });
         let daemon_set = ctx.daemon_set.then(|| daemon_set_placement(&nodes));
+        // A DaemonSet's pods are each pinned to one node: no rule "rejects most nodes".
+        let rejected_most = if ctx.daemon_set {
+            None
+        } else {
+            let rejected: Vec<notes::Rejected> = nodes
+                .iter()
+                .filter(|n| n.verdict == Verdict::Infeasible)
+                .map(|n| notes::Rejected {
+                    reported: n.reported.as_ref(),
+                    filters: &n.filters,
+                })
+                .collect();
+            RejectedMost::of(&rejected, nodes.len(), eval.pod_terms.as_ref())
+        };
         let scoring = Scoring::from(eval.scoring);
         let mut notes = ctx.notes;
         let scored = nodes.iter().any(|n| n.score.is_some());
@@ -513,6 +531,7 @@ impl Explanation {
                 selected,
                 failed_scheduling_message_complete: failed.as_ref().map(|(_, c)| *c),
                 closest: Vec::new(),
+                rejected_most,
                 failed_scheduling_message: failed.map(|(m, _)| m),
             },
             pre_filter: eval

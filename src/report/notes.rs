@@ -1,10 +1,14 @@
 //! The notes a reader needs to read a result right, as data. Their words are chosen in
 //! `render/` (`impl Display for Note`); the document carries each note as those words.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::{Serialize, Serializer};
 
-use crate::scheduler::inter_pod_affinity::NamespacesUnread;
+use super::entries::Reported;
+use crate::scheduler::inter_pod_affinity::{self, NamespacesUnread, TermKind, TermTables};
 use crate::scheduler::storage::Gap;
+use crate::scheduler::{Entries, FilterCell, FilterDetails};
 use crate::state::admission::Change;
 use crate::state::validate::Finding;
 use crate::state::{Defaulted, PodRef};
@@ -179,5 +183,298 @@ pub struct DaemonTolerations {
 impl Serialize for Note {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+/// When no node, or only a few, can take the pod: the rule that rejects the most nodes,
+/// counted as the FailedScheduling message counts them (each node once, under the status the
+/// scheduler records for it), and what in the cluster makes it reject them. The message gives
+/// the counts; this says which one decides and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RejectedMost {
+    /// The plugin that records the status; `None` for a status the framework made itself
+    /// (nodes a PreFilter result left out).
+    pub plugin: Option<String>,
+    /// Upstream's words, as in the FailedScheduling message.
+    pub reason: String,
+    /// How many nodes it rejects, of how many.
+    pub nodes: usize,
+    pub of: usize,
+    /// What makes it reject them, when the rule's details say (the same for every such node).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+}
+
+/// What a rule rejects the nodes for, from the plugins' details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// Pods that match the pod's required anti-affinity run in the nodes' domains of this key.
+    AntiAffinityPods {
+        topology_key: String,
+        pods: Vec<String>,
+    },
+    /// Existing pods whose required anti-affinity matches the pod run in the nodes' domains.
+    RepelledBy { pods: Vec<String> },
+    /// No pod matching the pod's required affinity runs in the nodes' domains of this key.
+    NoAffinityPod { topology_key: String },
+    /// The taints the pod does not tolerate (each node's first, as upstream logs it), by key.
+    Taints { keys: Vec<String> },
+    /// The label of the pod's node selector or affinity the nodes fail: their values, and how
+    /// many lack it.
+    NodeLabel {
+        key: String,
+        values: Vec<String>,
+        missing: usize,
+    },
+    /// A DoNotSchedule spread constraint: placing the pod makes the skew exceed maxSkew.
+    Skew { topology_key: String, max_skew: i32 },
+}
+
+/// A node no Filter lets through, as [`RejectedMost`] reads it.
+pub(super) struct Rejected<'a> {
+    pub reported: Option<&'a Reported>,
+    pub filters: &'a Entries<FilterCell>,
+}
+
+impl RejectedMost {
+    /// `None` unless no node, or at most a quarter of them, can take the pod (or may: their
+    /// verdict is unknown), and when two rules reject the same most nodes (the message gives
+    /// both counts).
+    pub(super) fn of(
+        rejected: &[Rejected],
+        nodes: usize,
+        terms: Option<&TermTables>,
+    ) -> Option<RejectedMost> {
+        if nodes == 0 || rejected.len() * 4 < nodes * 3 {
+            return None;
+        }
+        let mut groups: BTreeMap<(Option<&str>, &str), Vec<&Rejected>> = BTreeMap::new();
+        for n in rejected {
+            if let Some(r) = n.reported {
+                groups
+                    .entry((r.plugin.as_deref(), &r.reason))
+                    .or_default()
+                    .push(n);
+            }
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by_key(|(_, g)| std::cmp::Reverse(g.len()));
+        let ((plugin, reason), top) = groups.first()?;
+        if groups.get(1).is_some_and(|(_, g)| g.len() == top.len()) {
+            return None;
+        }
+        Some(RejectedMost {
+            plugin: plugin.map(str::to_string),
+            reason: reason.to_string(),
+            nodes: top.len(),
+            of: nodes,
+            cause: plugin.and_then(|p| Cause::of(p, reason, top, terms)),
+        })
+    }
+}
+
+impl Cause {
+    fn of(
+        plugin: &str,
+        reason: &str,
+        nodes: &[&Rejected],
+        terms: Option<&TermTables>,
+    ) -> Option<Cause> {
+        let all: Vec<&FilterDetails> = nodes
+            .iter()
+            .filter_map(|n| {
+                n.filters
+                    .iter()
+                    .find(|f| f.plugin == plugin)
+                    .and_then(|f| f.details)
+            })
+            .collect();
+        if all.len() != nodes.len() {
+            return None;
+        }
+        match all.first()? {
+            FilterDetails::InterPodAffinity(_) => inter_pod(&all, reason, terms?),
+            FilterDetails::TaintToleration(_) => {
+                let keys: Option<BTreeSet<String>> = all
+                    .iter()
+                    .map(|d| match d {
+                        FilterDetails::TaintToleration(d) => {
+                            d.first_untolerated().map(|t| t.key.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                Some(Cause::Taints {
+                    keys: keys?.into_iter().collect(),
+                })
+            }
+            FilterDetails::NodeAffinity(_) => node_label(&all),
+            FilterDetails::PodTopologySpread(first) => {
+                let c = first.constraints.iter().find(|c| !c.satisfied)?;
+                // Only when every node fails the same constraint.
+                all.iter()
+                    .all(|d| match d {
+                        FilterDetails::PodTopologySpread(d) => d
+                            .constraints
+                            .iter()
+                            .find(|x| !x.satisfied)
+                            .is_some_and(|x| x.constraint == c.constraint && x.domain.is_some()),
+                        _ => false,
+                    })
+                    .then(|| Cause::Skew {
+                        topology_key: c.topology_key.clone(),
+                        max_skew: c.max_skew,
+                    })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The pods behind an InterPodAffinity rejection, by the reason every node of the group
+/// reports (the pod's affinity, its anti-affinity, then existing pods' anti-affinity, in the
+/// order of upstream's `interpodaffinity/filtering.go` Filter).
+fn inter_pod(all: &[&FilterDetails], reason: &str, terms: &TermTables) -> Option<Cause> {
+    let ipa: Vec<&inter_pod_affinity::FilterDetails> = all
+        .iter()
+        .filter_map(|d| match d {
+            FilterDetails::InterPodAffinity(d) => Some(d.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let first = ipa.first()?;
+    match reason {
+        inter_pod_affinity::REASON_AFFINITY => {
+            let t = first.affinity.iter().find(|t| !t.satisfied)?;
+            Some(Cause::NoAffinityPod {
+                topology_key: t.topology_key.to_string(),
+            })
+        }
+        inter_pod_affinity::REASON_ANTI_AFFINITY => {
+            let term = first.anti_affinity.iter().find(|t| !t.satisfied)?;
+            let table = terms
+                .terms
+                .iter()
+                .find(|t| t.kind == TermKind::RequiredAntiAffinity && t.index == term.index)?;
+            let mut pods = BTreeSet::new();
+            for t in ipa.iter().flat_map(|d| &d.anti_affinity) {
+                let in_domain = t.domain.as_deref().and_then(|v| table.domains.get(v));
+                if t.index == term.index
+                    && !t.satisfied
+                    && let Some(list) = in_domain
+                {
+                    pods.extend(list.iter().map(|p| p.to_string()));
+                }
+            }
+            Some(Cause::AntiAffinityPods {
+                topology_key: term.topology_key.to_string(),
+                pods: pods.into_iter().collect(),
+            })
+        }
+        inter_pod_affinity::REASON_EXISTING_ANTI_AFFINITY => {
+            let pods: BTreeSet<String> = ipa
+                .iter()
+                .flat_map(|d| &d.existing_anti_affinity)
+                .filter_map(|&i| terms.existing_anti_affinity.get(i))
+                .map(|h| h.pod.to_string())
+                .collect();
+            Some(Cause::RepelledBy {
+                pods: pods.into_iter().collect(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The label each node fails first (its node selector's, then its single required term's),
+/// when that is the same label on every node.
+fn node_label(all: &[&FilterDetails]) -> Option<Cause> {
+    let mut key: Option<&str> = None;
+    let mut values = BTreeSet::new();
+    let mut missing = 0;
+    for d in all {
+        let FilterDetails::NodeAffinity(d) = d else {
+            return None;
+        };
+        if d.added_affinity.as_ref().is_some_and(|a| !a.matched) {
+            return None;
+        }
+        let (k, v) = if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
+            (&*c.key, c.node_value.as_deref())
+        } else {
+            let r = d.required.as_ref()?;
+            let [term] = r.terms.as_slice() else {
+                return None;
+            };
+            let r = term
+                .match_expressions
+                .iter()
+                .chain(&term.match_fields)
+                .find(|r| !r.matched)?;
+            (&*r.written.key, r.node_value.as_deref())
+        };
+        if *key.get_or_insert(k) != k {
+            return None;
+        }
+        match v {
+            Some(v) => {
+                values.insert(v.to_string());
+            }
+            None => missing += 1,
+        }
+    }
+    Some(Cause::NodeLabel {
+        key: key?.to_string(),
+        values: values.into_iter().collect(),
+        missing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::report::Code;
+
+    fn reported(plugin: &'static str, reason: &'static str) -> Reported {
+        Reported {
+            plugin: Some(Cow::Borrowed(plugin)),
+            code: Code::Unschedulable,
+            reason: Cow::Borrowed(reason),
+            uncertain: false,
+        }
+    }
+
+    fn most(statuses: &[&Reported], nodes: usize) -> Option<RejectedMost> {
+        let filters = Entries::default();
+        let rejected: Vec<Rejected> = statuses
+            .iter()
+            .map(|r| Rejected {
+                reported: Some(*r),
+                filters: &filters,
+            })
+            .collect();
+        RejectedMost::of(&rejected, nodes, None)
+    }
+
+    #[test]
+    fn the_rule_that_rejects_most_nodes_is_counted_as_failed_scheduling_counts() {
+        let taint = reported("TaintToleration", "node(s) had untolerated taint(s)");
+        let cordon = reported("NodeUnschedulable", "node(s) were unschedulable");
+        let most_of = most(&[&taint, &taint, &cordon], 3).expect("taints reject most");
+        assert_eq!(most_of.plugin.as_deref(), Some("TaintToleration"));
+        assert_eq!((most_of.nodes, most_of.of), (2, 3));
+        // No details to read: no cause rather than a guessed one.
+        assert_eq!(most_of.cause, None);
+        // Two rules reject as many nodes: neither is "the" rule.
+        assert_eq!(most(&[&taint, &cordon], 2), None);
+        // Two of four nodes can take the pod: not "few".
+        assert_eq!(most(&[&taint, &taint], 4), None);
+        // One of four can: few.
+        assert!(most(&[&taint, &taint, &cordon], 4).is_some());
+        assert_eq!(most(&[], 0), None);
     }
 }
