@@ -34,6 +34,7 @@ pub mod resources;
 pub mod runtime_class;
 pub mod selector;
 mod selector_flag;
+pub mod spec;
 mod strict;
 mod taints;
 pub mod validate;
