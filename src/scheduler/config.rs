@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
 use serde::Deserialize;
 
 use super::release::Release;
 use crate::state::SpreadConstraint;
 use crate::state::resources::{CPU, MEMORY};
 use crate::state::selector::{NodeSelector, PreferredTerms, label_key_errors};
+use crate::state::spec;
 
 /// `NodeAffinityArgs`, parsed. `addedAffinity` must be valid (upstream refuses to start).
 #[derive(Debug, Clone, Default)]
@@ -90,7 +90,7 @@ fn system_default_constraints() -> Vec<SpreadConstraint> {
 /// each from the args' root.
 pub(crate) fn validate_pod_topology_spread_args(
     defaulting_type: &str,
-    constraints: &[core::TopologySpreadConstraint],
+    constraints: &[spec::TopologySpreadConstraint],
 ) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     if defaulting_type != "System" && defaulting_type != "List" {

@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use k8s_openapi::api::core::v1 as core;
 use serde::Deserialize;
 
 use super::config::{
@@ -15,6 +14,7 @@ use super::config::{
 };
 use crate::state::SpreadConstraint;
 use crate::state::selector::{NodeSelector, PreferredTerms, aggregate};
+use crate::state::spec;
 
 /// The plugins of the upstream default profile, in order, with their MultiPoint weights
 /// (kube-scheduler 1.35, `DynamicResourceAllocation` on as it is by default).
@@ -183,7 +183,7 @@ struct SchedulerConfig {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct NodeAffinityArgsConfig {
     #[serde(default)]
-    added_affinity: Option<core::NodeAffinity>,
+    added_affinity: Option<spec::NodeAffinity>,
     // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.
     #[serde(default, rename = "apiVersion")]
     _api_version: Option<String>,
@@ -209,7 +209,7 @@ struct InterPodAffinityArgsConfig {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct PodTopologySpreadArgsConfig {
     #[serde(default)]
-    default_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    default_constraints: Option<Vec<spec::TopologySpreadConstraint>>,
     #[serde(default)]
     defaulting_type: Option<String>,
     // Accepted (and ignored) so that `deny_unknown_fields` takes typed args documents.

@@ -11,6 +11,10 @@
 //! without the plugins the annotations do nothing), and the note says so. Their cluster-wide
 //! defaults and whitelists live in the API server's admission configuration, which no API
 //! request can read: they are left out.
+//!
+//! The plugins act on the pod as written, `k8s-openapi`'s whole Pod, as the API server's act on
+//! its own, before the pod becomes the model's parts (`decode/api.rs`): why this module names
+//! the API's types.
 
 use std::collections::BTreeMap;
 

@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
-
-use crate::state::defaults::{self, Defaulted};
+use crate::state::defaults;
 use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::pod::{
@@ -15,6 +13,7 @@ use crate::state::pod::{
 };
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
+use crate::state::spec::{self, Time};
 use crate::state::taints::Toleration;
 use crate::state::volumes::{InlineDisk, PodVolume};
 
@@ -31,14 +30,8 @@ impl Node {
     }
 }
 
-impl From<core::Node> for Node {
-    fn from(n: core::Node) -> Self {
-        Node::from_parts(NodeParts::from(n))
-    }
-}
-
-impl From<&core::TopologySpreadConstraint> for SpreadConstraint {
-    fn from(c: &core::TopologySpreadConstraint) -> Self {
+impl From<&spec::TopologySpreadConstraint> for SpreadConstraint {
+    fn from(c: &spec::TopologySpreadConstraint) -> Self {
         SpreadConstraint {
             max_skew: c.max_skew,
             topology_key: c.topology_key.clone(),
@@ -129,27 +122,9 @@ fn known(value: String, known: &[&'static str]) -> Cow<'static, str> {
 }
 
 impl Pod {
-    pub fn from_api(p: &core::Pod) -> Pod {
-        Pod::from_owned(p.clone())
-    }
-
-    /// As [`Pod::from_api`], moving the strings, labels and node affinity out of the API
-    /// object instead of copying them.
-    pub fn from_owned(p: core::Pod) -> Pod {
-        Pod::from_parts(PodParts::from(p))
-    }
-
     /// The compact pod from the parts it is made of, its derived parts computed.
     pub(crate) fn from_parts(p: PodParts) -> Pod {
         Pod::build(p, Derived::Computed)
-    }
-
-    /// The pod a manifest would create: as the API server stores it (its defaults applied),
-    /// with what the defaulting set.
-    pub fn from_manifest(p: core::Pod) -> (Pod, Vec<Defaulted>) {
-        let mut parts = PodParts::from(p);
-        let defaulted = defaults::apply(&mut parts);
-        (Pod::from_parts(parts), defaulted)
     }
 
     /// A snapshot's pod, as the API server stores it: a file written by hand or generated
@@ -210,7 +185,7 @@ impl Pod {
             start_time: status
                 .as_ref()
                 .and_then(|s| s.start_time.as_ref())
-                .map(parts::unix_nanos),
+                .map(Time::unix_nanos),
             controller,
             template: Arc::new(PodTemplate {
                 nominated_node_name: status
@@ -310,7 +285,7 @@ pub(crate) fn controller_of(owners: impl IntoIterator<Item = Owner>) -> Option<A
 /// `what` names the term in an error; it is only formatted when there is one (150,000 pods'
 /// terms parse without error).
 fn parse_term(
-    t: &core::PodAffinityTerm,
+    t: &spec::PodAffinityTerm,
     weight: i32,
     owner_ns: &str,
     what: impl Fn() -> String,
@@ -343,13 +318,13 @@ fn parse_term(
     }
 }
 
-fn parse_pod_affinity(a: &core::Affinity, ns: &str) -> PodAffinity {
+fn parse_pod_affinity(a: &spec::Affinity, ns: &str) -> PodAffinity {
     let mut errors = Vec::new();
     // Each list's first error, as upstream's `PodInfo` keeps it: `getAffinityTerms` stops at
     // the first term whose label selector (then namespace selector) does not parse.
     let mut firsts: [Option<String>; 4] = Default::default();
     let [req_aff, req_anti, pref_aff, pref_anti] = &mut firsts;
-    let req = |terms: Option<&Vec<core::PodAffinityTerm>>,
+    let req = |terms: Option<&Vec<spec::PodAffinityTerm>>,
                what: &str,
                errors: &mut Vec<String>,
                first: &mut Option<String>| {
@@ -360,7 +335,7 @@ fn parse_pod_affinity(a: &core::Affinity, ns: &str) -> PodAffinity {
             .map(|(i, t)| parse_term(t, 0, ns, || format!("{what}[{i}]"), errors, first))
             .collect::<Vec<_>>()
     };
-    let pref = |terms: Option<&Vec<core::WeightedPodAffinityTerm>>,
+    let pref = |terms: Option<&Vec<spec::WeightedPodAffinityTerm>>,
                 what: &str,
                 errors: &mut Vec<String>,
                 first: &mut Option<String>| {

@@ -23,11 +23,10 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
-
 use super::parts::{Container, PodParts};
 use super::quantity::Quantity;
 use super::resources::{CPU, MEMORY, aggregate_container_requests, is_hugepages};
+use super::spec::Quantity as ApiQuantity;
 
 /// A container of the pod, as the output names it.
 #[derive(Debug, Clone, PartialEq, Eq)]

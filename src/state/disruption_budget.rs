@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
 use super::labels::Labels;
 use super::selector::LabelSelector;
+use super::spec;
 use super::workloads::ObjectName;
 
 /// A PodDisruptionBudget: its namespace, selector and status.
@@ -51,7 +51,7 @@ pub struct DisruptionBudgetObject {
 #[derive(Debug, Deserialize)]
 pub struct DisruptionBudgetSpec {
     #[serde(default)]
-    pub selector: Option<meta::LabelSelector>,
+    pub selector: Option<spec::LabelSelector>,
 }
 
 #[derive(Debug, Deserialize)]

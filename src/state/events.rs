@@ -1,6 +1,8 @@
 //! The scheduler's FailedScheduling events a snapshot holds (`kubectl get events -A -o yaml`
 //! saved with the rest): the latest per pod, chosen as the live read chooses it
 //! (`cluster/events.rs`), so that a snapshot shows the scheduler's own message as live does.
+//!
+//! Events are read as the API's whole Event type (`k8s-openapi`) and reduced here.
 
 use std::collections::BTreeMap;
 

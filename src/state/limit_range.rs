@@ -3,6 +3,9 @@
 //! namespace's default limits and requests (`PodMutateLimitFunc`), and the pod is refused when
 //! a container or the pod as a whole is outside a min, max or limit/request ratio
 //! (`PodValidateLimitFunc`), in the plugin's words.
+//!
+//! LimitRanges are whole API objects, and LimitRanger changes the pod as written (`k8s-openapi`'s
+//! Pod) before it becomes the model's parts: why this module names the API's types.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,9 @@
 //! Pod manifests for `whatif`: a Pod, or the pod template of a workload, turned into the pod
 //! the API server would create.
+//!
+//! Manifests are whole API objects (`k8s-openapi`'s types): what they hold beyond a pod's
+//! scheduling fields (templates, claim templates, what admission reads) is read here, and the
+//! pod becomes the model's parts once, in `decode/api.rs`.
 
 use std::path::Path;
 

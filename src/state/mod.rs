@@ -35,6 +35,7 @@ pub mod runtime_class;
 pub mod scale;
 pub mod selector;
 mod selector_flag;
+pub mod spec;
 mod strict;
 mod taints;
 pub mod validate;

@@ -6,18 +6,18 @@
 //! The parts are decoded straight from an API server's JSON by the serde derives below (the
 //! JSON front-end is these derives): the parts of a pod no plugin looks at (`managedFields`,
 //! annotations, env, probes, most of the status) are stepped over, which halves the bytes
-//! decoded into typed values. Fields are optional as in `k8s-openapi` (a missing required
-//! field reads as its default there too).
+//! decoded into typed values. Fields are optional as in the API (a missing required field
+//! reads as its default, as Go's decode gives it), and the subtrees are the model's own types
+//! ([`crate::state::spec`]), so the model names no `k8s-openapi` type.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::state::decode::checked::EphemeralVolumeSource;
 use crate::state::labels::Labels;
+use crate::state::spec::{self, Quantity, Time};
 use crate::state::taints::{Taint, Toleration};
 
 /// A pod, the fields the model is built from.
@@ -42,7 +42,7 @@ pub(crate) struct Meta {
     #[serde(default)]
     pub(crate) labels: Option<BTreeMap<String, String>>,
     #[serde(default)]
-    pub(crate) deletion_timestamp: Option<Checked<meta::Time>>,
+    pub(crate) deletion_timestamp: Option<Checked<Time>>,
     #[serde(default)]
     pub(crate) owner_references: Option<Vec<Owner>>,
 }
@@ -55,7 +55,7 @@ pub(crate) struct Status {
     pub(crate) phase: Option<String>,
     /// Preemption orders victims of equal priority, and picks between nodes, by it.
     #[serde(default)]
-    pub(crate) start_time: Option<meta::Time>,
+    pub(crate) start_time: Option<Time>,
     /// Set by preemption: the node the pod waits on while its victims go.
     #[serde(default)]
     pub(crate) nominated_node_name: Option<String>,
@@ -83,18 +83,18 @@ pub(crate) struct ContainerStatus {
     #[serde(default)]
     pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
     #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<spec::ResourceRequirements>,
 }
 
-/// `spec`, the fields `Pod::from_api` and `PodResources::from_api` read. Containers carry
-/// env, probes and mounts, and every pod has a projected token volume: building those as
-/// `k8s-openapi` values, only to drop them, was most of the decode. Fields are optional as in
-/// `k8s-openapi` (a missing required field reads as its default there too).
+/// `spec`, the fields the model is built from. Containers carry env, probes and mounts, and
+/// every pod has a projected token volume: building those as `k8s-openapi` values, only to
+/// drop them, was most of the decode. Fields are optional as in the API (a missing required
+/// field reads as its default, as in Go's decode).
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Spec {
     #[serde(default)]
-    pub(crate) affinity: Option<core::Affinity>,
+    pub(crate) affinity: Option<spec::Affinity>,
     #[serde(default)]
     pub(crate) containers: Option<Vec<Container>>,
     /// Read only for the API server's defaulting (`defaults.rs`): pods from a live API server
@@ -114,17 +114,17 @@ pub(crate) struct Spec {
     #[serde(default)]
     pub(crate) priority: Option<i32>,
     #[serde(default)]
-    pub(crate) resource_claims: Option<Vec<Checked<core::PodResourceClaim>>>,
+    pub(crate) resource_claims: Option<Vec<Checked<spec::PodResourceClaim>>>,
     #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<spec::ResourceRequirements>,
     #[serde(default)]
     pub(crate) scheduler_name: Option<String>,
     #[serde(default)]
-    pub(crate) scheduling_gates: Option<Vec<core::PodSchedulingGate>>,
+    pub(crate) scheduling_gates: Option<Vec<spec::PodSchedulingGate>>,
     #[serde(default)]
     pub(crate) tolerations: Option<Vec<Toleration>>,
     #[serde(default)]
-    pub(crate) topology_spread_constraints: Option<Vec<core::TopologySpreadConstraint>>,
+    pub(crate) topology_spread_constraints: Option<Vec<spec::TopologySpreadConstraint>>,
     #[serde(default)]
     pub(crate) volumes: Option<Vec<Volume>>,
 }
@@ -139,9 +139,9 @@ pub(crate) struct Container {
     #[serde(default)]
     pub(crate) image: Option<String>,
     #[serde(default)]
-    pub(crate) ports: Option<Vec<core::ContainerPort>>,
+    pub(crate) ports: Option<Vec<spec::ContainerPort>>,
     #[serde(default)]
-    pub(crate) resources: Option<core::ResourceRequirements>,
+    pub(crate) resources: Option<spec::ResourceRequirements>,
     #[serde(default)]
     pub(crate) restart_policy: Option<String>,
 }
@@ -155,27 +155,27 @@ pub(crate) struct Volume {
     #[serde(default)]
     pub(crate) name: String,
     #[serde(default)]
-    pub(crate) persistent_volume_claim: Option<core::PersistentVolumeClaimVolumeSource>,
+    pub(crate) persistent_volume_claim: Option<spec::PersistentVolumeClaimVolumeSource>,
     #[serde(default)]
-    pub(crate) ephemeral: Option<Checked<core::EphemeralVolumeSource>>,
+    pub(crate) ephemeral: Option<Checked<EphemeralVolumeSource>>,
     #[serde(default)]
-    pub(crate) gce_persistent_disk: Option<core::GCEPersistentDiskVolumeSource>,
+    pub(crate) gce_persistent_disk: Option<spec::GCEPersistentDiskVolumeSource>,
     #[serde(default)]
-    pub(crate) aws_elastic_block_store: Option<core::AWSElasticBlockStoreVolumeSource>,
+    pub(crate) aws_elastic_block_store: Option<spec::AWSElasticBlockStoreVolumeSource>,
     #[serde(default)]
-    pub(crate) rbd: Option<core::RBDVolumeSource>,
+    pub(crate) rbd: Option<spec::RBDVolumeSource>,
     #[serde(default)]
-    pub(crate) iscsi: Option<core::ISCSIVolumeSource>,
+    pub(crate) iscsi: Option<spec::ISCSIVolumeSource>,
     #[serde(default)]
-    pub(crate) azure_disk: Option<Checked<core::AzureDiskVolumeSource>>,
+    pub(crate) azure_disk: Option<Checked<spec::AzureDiskVolumeSource>>,
     #[serde(default)]
-    pub(crate) azure_file: Option<Checked<core::AzureFileVolumeSource>>,
+    pub(crate) azure_file: Option<Checked<spec::AzureFileVolumeSource>>,
     #[serde(default)]
-    pub(crate) cinder: Option<Checked<core::CinderVolumeSource>>,
+    pub(crate) cinder: Option<Checked<spec::CinderVolumeSource>>,
     #[serde(default)]
-    pub(crate) vsphere_volume: Option<Checked<core::VsphereVirtualDiskVolumeSource>>,
+    pub(crate) vsphere_volume: Option<Checked<spec::VsphereVirtualDiskVolumeSource>>,
     #[serde(default)]
-    pub(crate) portworx_volume: Option<Checked<core::PortworxVolumeSource>>,
+    pub(crate) portworx_volume: Option<Checked<spec::PortworxVolumeSource>>,
 }
 
 /// A node, the fields the model is built from.
@@ -197,8 +197,9 @@ pub struct NodeImage {
     pub size_bytes: i64,
 }
 
-/// A field the model reads only the presence of: decoded as the API's own type, so that what
-/// the API's decode refuses is refused here too, and then dropped.
+/// A field the model reads only the presence of: decoded as the API's type (the model's own
+/// in `spec.rs`, or `k8s-openapi`'s in `decode/checked.rs`), so that what the API's decode
+/// refuses is refused here too, and then dropped.
 pub(crate) struct Checked<T>(PhantomData<fn() -> T>);
 
 impl<T> Checked<T> {
@@ -280,14 +281,11 @@ impl<'de> Deserialize<'de> for Toleration {
     }
 }
 
-/// A time as nanoseconds since the epoch (saturating), the way preemption compares start
-/// times.
-pub(crate) fn unix_nanos(t: &meta::Time) -> i64 {
-    i64::try_from(t.0.as_nanosecond()).unwrap_or(i64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::core::v1 as core;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+
     use super::*;
 
     /// Fields read only for their type refuse what `k8s-openapi` refuses, and null or missing

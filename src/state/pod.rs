@@ -4,12 +4,12 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
 use super::labels::Labels;
 use super::resources::PodResources;
 use super::selector::LabelSelector;
+use super::spec;
 use super::taints::Toleration;
 use super::volumes::PodVolume;
 
@@ -190,7 +190,7 @@ pub struct PodTemplate {
     /// `spec.schedulingGates` by name: while any is left, the pod waits at PreEnqueue.
     pub scheduling_gates: Vec<String>,
     pub node_selector: Option<Arc<Labels>>,
-    pub node_affinity: Option<Arc<core::NodeAffinity>>,
+    pub node_affinity: Option<Arc<spec::NodeAffinity>>,
     /// Shared between templates: most pods carry the same default tolerations.
     pub tolerations: Arc<[Toleration]>,
     /// `Some` when the pod has a `podAffinity` or `podAntiAffinity` stanza; shared with the

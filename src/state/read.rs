@@ -1,5 +1,8 @@
 //! Reading objects from files: `kubectl get -o yaml|json` output (a `v1 List` or single
 //! objects), several YAML documents, or JSON.
+//!
+//! Objects other than pods and nodes are decoded as their whole API types (`k8s-openapi`), and
+//! each kind's module reduces its object to what the model keeps.
 
 mod stream;
 

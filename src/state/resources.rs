@@ -13,14 +13,13 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use serde::Serialize;
 use smallvec::SmallVec;
 
 pub use super::parts::NodeImage;
 use super::parts::{self, PodParts};
 use super::quantity::Quantity;
+use super::spec::Quantity as ApiQuantity;
 
 pub const CPU: &str = "cpu";
 pub const MEMORY: &str = "memory";
@@ -239,25 +238,6 @@ impl ImageNames {
         match self {
             ImageNames::All => true,
             ImageNames::Only(names) => names.contains(name),
-        }
-    }
-
-    /// `images` with only the names kept, and without the images left with none (as
-    /// [`ImageNames::Only`] says).
-    pub fn retain(&self, images: &mut Option<Vec<core::ContainerImage>>) {
-        let ImageNames::Only(_) = self else {
-            return;
-        };
-        if let Some(list) = images {
-            list.retain_mut(|i| {
-                if let Some(names) = &mut i.names {
-                    names.retain(|n| self.keeps(n));
-                }
-                i.names.as_ref().is_some_and(|n| !n.is_empty())
-            });
-            if list.is_empty() {
-                *images = None;
-            }
         }
     }
 }
@@ -752,12 +732,6 @@ pub struct PodResources {
 }
 
 impl PodResources {
-    /// From a full API pod (a manifest's, or a test's): copied into the parts every pod
-    /// is built from.
-    pub fn from_api(p: &core::Pod) -> PodResources {
-        PodResources::from_parts(&PodParts::from(p.clone()))
-    }
-
     pub(crate) fn from_parts(p: &PodParts) -> PodResources {
         let mut problems = Vec::new();
         let parsed = PodSpecRequests::parse(p, &mut problems);
@@ -918,8 +892,10 @@ impl NodeResources {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use k8s_openapi::api::core::v1 as core;
     use serde_json::json;
+
+    use super::*;
 
     fn pod(spec: serde_json::Value) -> PodResources {
         let p: core::Pod = serde_json::from_value(json!({

@@ -1,6 +1,8 @@
 //! RuntimeClasses (node.k8s.io/v1), the fields the API server's RuntimeClass admission plugin
 //! reads when a pod names one (`plugin/pkg/admission/runtimeclass/admission.go`): the pod's
 //! overhead, and the nodeSelector and tolerations its scheduling adds.
+//!
+//! Read from the whole API object (`k8s-openapi`'s); admission applies it to the pod as written.
 
 use std::collections::BTreeMap;
 

@@ -9,11 +9,10 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Serialize;
 
 use super::labels::Labels;
+use super::spec;
 
 /// A label requirement operator after parsing. `Gt`/`Lt` carry their parsed bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -89,7 +88,7 @@ impl LabelSelector {
 
     /// `metav1.LabelSelectorAsSelector`: nil => nothing, `{}` => everything, otherwise
     /// matchLabels (as equality) AND matchExpressions (In/NotIn/Exists/DoesNotExist only).
-    pub fn from_api(sel: Option<&meta::LabelSelector>) -> Result<Self, String> {
+    pub fn from_api(sel: Option<&spec::LabelSelector>) -> Result<Self, String> {
         let Some(sel) = sel else {
             return Ok(LabelSelector::Nothing);
         };
@@ -433,7 +432,7 @@ impl Serialize for RequirementCheck {
 #[derive(Debug, Clone)]
 pub struct NodeSelectorTerm {
     /// The term as written, for explanations.
-    pub source: core::NodeSelectorTerm,
+    pub source: spec::NodeSelectorTerm,
     labels: Option<Vec<Requirement>>,
     /// `metadata.name` equality (`true`) or inequality (`false`) requirements; any other field
     /// key reads as the empty string, as `fields.Set` does.
@@ -468,7 +467,7 @@ pub struct ParsedTerm {
 #[derive(Debug, Clone)]
 enum TermState {
     Ok(NodeSelectorTerm),
-    Problem(core::NodeSelectorTerm, TermProblem),
+    Problem(spec::NodeSelectorTerm, TermProblem),
 }
 
 /// A requirement as written, and parsed by its literal meaning (`None` when it does not
@@ -503,15 +502,15 @@ impl ExprSpec {
     }
 }
 
-pub fn is_empty_term(t: &core::NodeSelectorTerm) -> bool {
+pub fn is_empty_term(t: &spec::NodeSelectorTerm) -> bool {
     t.match_expressions.as_ref().is_none_or(|v| v.is_empty())
         && t.match_fields.as_ref().is_none_or(|v| v.is_empty())
 }
 
 impl ParsedTerm {
     /// `newNodeSelectorTerm`; empty terms are reported as such.
-    pub fn parse(term: &core::NodeSelectorTerm) -> ParsedTerm {
-        let specs = |list: Option<&Vec<core::NodeSelectorRequirement>>, label: bool| {
+    pub fn parse(term: &spec::NodeSelectorTerm) -> ParsedTerm {
+        let specs = |list: Option<&Vec<spec::NodeSelectorRequirement>>, label: bool| {
             list.into_iter()
                 .flatten()
                 .map(|e| ExprSpec::of(&e.key, &e.operator, e.values.as_ref(), label))
@@ -524,7 +523,7 @@ impl ParsedTerm {
         }
     }
 
-    pub fn source(&self) -> &core::NodeSelectorTerm {
+    pub fn source(&self) -> &spec::NodeSelectorTerm {
         match &self.state {
             TermState::Ok(t) => &t.source,
             TermState::Problem(s, _) => s,
@@ -605,7 +604,7 @@ impl ParsedTerm {
 }
 
 impl TermState {
-    fn parse(term: &core::NodeSelectorTerm) -> TermState {
+    fn parse(term: &spec::NodeSelectorTerm) -> TermState {
         if is_empty_term(term) {
             return TermState::Problem(term.clone(), TermProblem::Empty);
         }
@@ -705,7 +704,7 @@ pub struct NodeSelector {
 }
 
 impl NodeSelector {
-    pub fn parse(sel: &core::NodeSelector) -> NodeSelector {
+    pub fn parse(sel: &spec::NodeSelector) -> NodeSelector {
         NodeSelector {
             terms: sel
                 .node_selector_terms
@@ -775,7 +774,7 @@ pub struct PreferredTerms {
 impl PreferredTerms {
     /// The terms, or every field error of the invalid ones, each path from the term's index
     /// on (`[i].matchExpressions[j]...`; see [`aggregate`] to join them).
-    pub fn parse(terms: &[core::PreferredSchedulingTerm]) -> Result<PreferredTerms, Vec<String>> {
+    pub fn parse(terms: &[spec::PreferredSchedulingTerm]) -> Result<PreferredTerms, Vec<String>> {
         let mut out = Vec::new();
         let mut errs = Vec::new();
         for (i, t) in terms.iter().enumerate() {
@@ -878,10 +877,10 @@ pub(crate) mod tests {
     fn label_selector_nil_empty_and_operators() {
         let l = labels(&[("app", "web")]);
         assert!(!LabelSelector::from_api(None).unwrap().matches(&l));
-        let empty = meta::LabelSelector::default();
+        let empty = spec::LabelSelector::default();
         assert!(LabelSelector::from_api(Some(&empty)).unwrap().matches(&l));
-        let gt = meta::LabelSelector {
-            match_expressions: Some(vec![meta::LabelSelectorRequirement {
+        let gt = spec::LabelSelector {
+            match_expressions: Some(vec![spec::LabelSelectorRequirement {
                 key: "app".into(),
                 operator: "Gt".into(),
                 values: Some(vec!["1".into()]),
@@ -889,7 +888,7 @@ pub(crate) mod tests {
             ..Default::default()
         };
         assert!(LabelSelector::from_api(Some(&gt)).is_err());
-        let ml = meta::LabelSelector {
+        let ml = spec::LabelSelector {
             match_labels: Some([("app".to_string(), "web".to_string())].into()),
             ..Default::default()
         };
@@ -904,17 +903,17 @@ pub(crate) mod tests {
     fn term(
         exprs: &[(&str, &str, &[&str])],
         fields: &[(&str, &str, &[&str])],
-    ) -> core::NodeSelectorTerm {
+    ) -> spec::NodeSelectorTerm {
         let mk = |v: &[(&str, &str, &[&str])]| {
             v.iter()
-                .map(|(k, o, vals)| core::NodeSelectorRequirement {
+                .map(|(k, o, vals)| spec::NodeSelectorRequirement {
                     key: k.to_string(),
                     operator: o.to_string(),
                     values: Some(vals.iter().map(|s| s.to_string()).collect()),
                 })
                 .collect::<Vec<_>>()
         };
-        core::NodeSelectorTerm {
+        spec::NodeSelectorTerm {
             match_expressions: Some(mk(exprs)),
             match_fields: Some(mk(fields)),
         }
@@ -956,11 +955,11 @@ pub(crate) mod tests {
         let bad_notin = term(&[("foo", "NotIn", &["___@#$%^"])], &[]);
         assert!(!ParsedTerm::parse(&bad_notin).matches("n1", &l));
         // Selector: ORed terms, no usable term matches nothing.
-        let sel = NodeSelector::parse(&core::NodeSelector {
+        let sel = NodeSelector::parse(&spec::NodeSelector {
             node_selector_terms: vec![bad_notin.clone(), term(&[("foo", "Exists", &[])], &[])],
         });
         assert!(sel.matches("n1", &l));
-        let none = NodeSelector::parse(&core::NodeSelector {
+        let none = NodeSelector::parse(&spec::NodeSelector {
             node_selector_terms: vec![],
         });
         assert!(!none.matches("n1", &l));
@@ -969,15 +968,15 @@ pub(crate) mod tests {
 
     #[test]
     fn preferred_terms_skip_zero_weight_and_empty_and_reject_invalid() {
-        let good = core::PreferredSchedulingTerm {
+        let good = spec::PreferredSchedulingTerm {
             weight: 5,
             preference: term(&[("foo", "In", &["bar"])], &[]),
         };
-        let zero_invalid = core::PreferredSchedulingTerm {
+        let zero_invalid = spec::PreferredSchedulingTerm {
             weight: 0,
             preference: term(&[("foo", "Bogus", &[])], &[]),
         };
-        let empty = core::PreferredSchedulingTerm {
+        let empty = spec::PreferredSchedulingTerm {
             weight: 7,
             preference: term(&[], &[]),
         };
@@ -985,7 +984,7 @@ pub(crate) mod tests {
         assert_eq!(p.terms.len(), 1);
         assert_eq!(p.terms[0].0, 5);
         assert!(p.terms[0].1.matches("n", &labels(&[("foo", "bar")])));
-        let invalid = core::PreferredSchedulingTerm {
+        let invalid = spec::PreferredSchedulingTerm {
             weight: 3,
             preference: term(&[("bad key!", "Exists", &[])], &[]),
         };
@@ -1018,7 +1017,7 @@ pub(crate) mod tests {
     /// starts at the term's index, not at `preference`).
     #[test]
     fn a_broken_preferred_term_fails_with_upstreams_message() {
-        let broken = core::PreferredSchedulingTerm {
+        let broken = spec::PreferredSchedulingTerm {
             weight: 2,
             preference: term(&[("invalid key", "In", &["bar"])], &[]),
         };
@@ -1029,11 +1028,11 @@ pub(crate) mod tests {
         // Several errors, over terms and kinds, flattened into one aggregate: in brackets,
         // joined by ", ", in upstream's order; Go's `%#v` for value lists.
         let many = [
-            core::PreferredSchedulingTerm {
+            spec::PreferredSchedulingTerm {
                 weight: 1,
                 preference: term(&[("a", "Bogus", &[]), ("b", "In", &[])], &[]),
             },
-            core::PreferredSchedulingTerm {
+            spec::PreferredSchedulingTerm {
                 weight: 1,
                 preference: term(&[], &[("metadata.name", "In", &["x", "y"])]),
             },

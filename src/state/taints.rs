@@ -1,6 +1,5 @@
 //! Node taints and pod tolerations, as the model holds them.
 
-use k8s_openapi::api::core::v1 as core;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -19,15 +18,4 @@ pub struct Toleration {
     pub operator: String,
     pub value: String,
     pub effect: String,
-}
-
-impl From<&core::Toleration> for Toleration {
-    fn from(t: &core::Toleration) -> Self {
-        Toleration {
-            key: t.key.clone().unwrap_or_default(),
-            operator: t.operator.clone().unwrap_or_default(),
-            value: t.value.clone().unwrap_or_default(),
-            effect: t.effect.clone().unwrap_or_default(),
-        }
-    }
 }

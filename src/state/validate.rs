@@ -15,6 +15,9 @@
 //! Invalid label values in pod (anti-)affinity selectors are noted by
 //! [`super::Pod::from_api`] (the scheduler's PreFilter fails on them); here they only count as
 //! rejected.
+//!
+//! It validates the pod as written (`k8s-openapi`'s PodSpec), before it becomes the model's
+//! parts: why this module names the API's types.
 
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;

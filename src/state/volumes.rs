@@ -4,6 +4,9 @@
 //!
 //! Upstream readers: pkg/scheduler/framework/plugins/{volumebinding,volumezone,
 //! volumerestrictions,nodevolumelimits} and component-helpers/storage/volume.
+//!
+//! Each object is read as its whole API type (`k8s-openapi`) and reduced here to the model's;
+//! a PersistentVolume's node affinity becomes the model's own selector (`decode/api.rs`).
 
 use std::collections::BTreeMap;
 
@@ -193,7 +196,7 @@ impl Claim {
                 .map(|q| Quantity::parse(&q.0).unwrap_or_default()),
             selector: spec
                 .and_then(|s| s.selector.as_ref())
-                .map(|s| LabelSelector::from_api(Some(s))),
+                .map(|s| LabelSelector::from_api(Some(&s.clone().into()))),
             volume_mode: spec
                 .and_then(|s| s.volume_mode.clone())
                 .unwrap_or_else(|| "Filesystem".to_string()),
@@ -278,8 +281,8 @@ impl Volume {
             node_affinity: spec
                 .node_affinity
                 .as_ref()
-                .and_then(|a| a.required.as_ref())
-                .map(NodeSelector::parse),
+                .and_then(|a| a.required.clone())
+                .map(|r| NodeSelector::parse(&r.into())),
             capacity: spec
                 .capacity
                 .as_ref()

@@ -1,5 +1,7 @@
 //! The objects default topology spreading reads a pod's selector from (Services,
 //! ReplicationControllers, ReplicaSets, StatefulSets), decoded to their selectors only.
+//!
+//! The selectors come from whole API objects (`k8s-openapi`'s) and become the model's here.
 
 use std::collections::HashMap;
 
@@ -89,7 +91,7 @@ impl WorkloadSelectors {
         key: (String, String),
         selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) {
-        let reqs = match LabelSelector::from_api(selector) {
+        let reqs = match LabelSelector::from_api(selector.cloned().map(Into::into).as_ref()) {
             Ok(LabelSelector::Requirements(r)) => r,
             _ => Vec::new(),
         };

@@ -7,11 +7,22 @@
 
 use std::borrow::Cow;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
 
 use crate::state::parts::{Meta, PodParts, Spec, Status};
 use crate::state::pod::Pod;
+use crate::state::spec::wire;
+
+wire! {
+    /// A list's `metadata`: the continue token, the other fields checked for their type as
+    /// the API's decode checks them.
+    struct ListMeta as "ListMeta" {
+        continue_: Option<String> = "continue",
+        _remaining_item_count: Option<i64> = "remainingItemCount",
+        _resource_version: Option<String> = "resourceVersion",
+        _self_link: Option<String> = "selfLink",
+    }
+}
 
 /// One page of a pod list, decoded into compact pods. `on_continue` gets the page's continue
 /// token as soon as the list's `metadata` is read (API servers write it before `items`), so
@@ -71,7 +82,7 @@ where
                             return Err(de::Error::duplicate_field("metadata"));
                         }
                         seen_metadata = true;
-                        let m: Option<meta::ListMeta> = map.next_value()?;
+                        let m: Option<ListMeta> = map.next_value()?;
                         if let Some(f) = self.0.take() {
                             f(m.and_then(|m| m.continue_));
                         }

@@ -5,12 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use prost::Message;
 
 use crate::state::parts::{self, Checked, Owner, PodParts};
+use crate::state::spec::{self, Quantity, Time};
 use crate::state::taints::Toleration;
 
 /// An empty string of a non-pointer field is the field left out.
@@ -147,10 +145,9 @@ pub(super) struct PbTime {
 
 impl PbTime {
     /// The time, when its seconds and nanos are in range.
-    pub(super) fn to_time(&self) -> Option<meta::Time> {
-        let ts =
-            k8s_openapi::jiff::Timestamp::new(self.seconds.unwrap_or(0), self.nanos.unwrap_or(0));
-        ts.ok().map(meta::Time)
+    pub(super) fn to_time(&self) -> Option<Time> {
+        let ts = jiff::Timestamp::new(self.seconds.unwrap_or(0), self.nanos.unwrap_or(0));
+        ts.ok().map(Time)
     }
 }
 
@@ -562,7 +559,7 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
         resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
-        scheduling_gates: some_vec(s.scheduling_gates, |g| core::PodSchedulingGate {
+        scheduling_gates: some_vec(s.scheduling_gates, |g| spec::PodSchedulingGate {
             name: g.name.unwrap_or_default(),
         }),
         tolerations: some_vec(s.tolerations, |t| Toleration {
@@ -572,7 +569,7 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
             effect: t.effect.unwrap_or_default(),
         }),
         topology_spread_constraints: some_vec(s.topology_spread_constraints, |c| {
-            core::TopologySpreadConstraint {
+            spec::TopologySpreadConstraint {
                 label_selector: c.label_selector.map(label_selector),
                 match_label_keys: some_strings(c.match_label_keys),
                 max_skew: c.max_skew.unwrap_or_default(),
@@ -589,34 +586,34 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
             parts::Volume {
                 name,
                 persistent_volume_claim: v.persistent_volume_claim.map(|c| {
-                    core::PersistentVolumeClaimVolumeSource {
+                    spec::PersistentVolumeClaimVolumeSource {
                         claim_name: c.claim_name.unwrap_or_default(),
                         read_only: c.read_only,
                     }
                 }),
                 ephemeral: set(v.ephemeral),
                 gce_persistent_disk: v.gce_persistent_disk.map(|d| {
-                    core::GCEPersistentDiskVolumeSource {
+                    spec::GCEPersistentDiskVolumeSource {
                         pd_name: d.name.unwrap_or_default(),
                         read_only: d.read_only,
                         ..Default::default()
                     }
                 }),
                 aws_elastic_block_store: v.aws_elastic_block_store.map(|d| {
-                    core::AWSElasticBlockStoreVolumeSource {
+                    spec::AWSElasticBlockStoreVolumeSource {
                         volume_id: d.name.unwrap_or_default(),
                         read_only: d.read_only,
                         ..Default::default()
                     }
                 }),
-                rbd: v.rbd.map(|d| core::RBDVolumeSource {
+                rbd: v.rbd.map(|d| spec::RBDVolumeSource {
                     monitors: d.monitors,
                     image: d.image.unwrap_or_default(),
                     pool: d.pool,
                     read_only: d.read_only,
                     ..Default::default()
                 }),
-                iscsi: v.iscsi.map(|d| core::ISCSIVolumeSource {
+                iscsi: v.iscsi.map(|d| spec::ISCSIVolumeSource {
                     iqn: d.iqn.unwrap_or_default(),
                     read_only: d.read_only,
                     ..Default::default()
@@ -640,7 +637,7 @@ pub(super) fn container(c: PbContainer) -> parts::Container {
     parts::Container {
         name: Some(c.name.unwrap_or_default()),
         image: non_empty(c.image),
-        ports: some_vec(c.ports, |p| core::ContainerPort {
+        ports: some_vec(c.ports, |p| spec::ContainerPort {
             container_port: p.container_port.unwrap_or_default(),
             host_ip: non_empty(p.host_ip),
             host_port: p.host_port.filter(|p| *p != 0),
@@ -660,9 +657,9 @@ pub(super) fn container_status(c: PbContainerStatus) -> parts::ContainerStatus {
     }
 }
 
-pub(super) fn requirements(r: PbResourceRequirements) -> core::ResourceRequirements {
-    core::ResourceRequirements {
-        claims: some_vec(r.claims, |c| core::ResourceClaim {
+pub(super) fn requirements(r: PbResourceRequirements) -> spec::ResourceRequirements {
+    spec::ResourceRequirements {
+        claims: some_vec(r.claims, |c| spec::ResourceClaim {
             name: c.name.unwrap_or_default(),
             request: non_empty(c.request),
         }),
@@ -671,16 +668,16 @@ pub(super) fn requirements(r: PbResourceRequirements) -> core::ResourceRequireme
     }
 }
 
-pub(super) fn affinity(a: PbAffinity) -> core::Affinity {
-    core::Affinity {
-        node_affinity: a.node_affinity.map(|n| core::NodeAffinity {
+pub(super) fn affinity(a: PbAffinity) -> spec::Affinity {
+    spec::Affinity {
+        node_affinity: a.node_affinity.map(|n| spec::NodeAffinity {
             required_during_scheduling_ignored_during_execution: n.required.map(|s| {
-                core::NodeSelector {
+                spec::NodeSelector {
                     node_selector_terms: s.terms.into_iter().map(node_selector_term).collect(),
                 }
             }),
             preferred_during_scheduling_ignored_during_execution: some_vec(n.preferred, |p| {
-                core::PreferredSchedulingTerm {
+                spec::PreferredSchedulingTerm {
                     preference: node_selector_term(p.preference.unwrap_or_default()),
                     weight: p.weight.unwrap_or_default(),
                 }
@@ -688,14 +685,14 @@ pub(super) fn affinity(a: PbAffinity) -> core::Affinity {
         }),
         pod_affinity: a.pod_affinity.map(|p| {
             let (required, preferred) = pod_affinity(p);
-            core::PodAffinity {
+            spec::PodAffinity {
                 required_during_scheduling_ignored_during_execution: required,
                 preferred_during_scheduling_ignored_during_execution: preferred,
             }
         }),
         pod_anti_affinity: a.pod_anti_affinity.map(|p| {
             let (required, preferred) = pod_affinity(p);
-            core::PodAntiAffinity {
+            spec::PodAntiAffinity {
                 required_during_scheduling_ignored_during_execution: required,
                 preferred_during_scheduling_ignored_during_execution: preferred,
             }
@@ -704,22 +701,22 @@ pub(super) fn affinity(a: PbAffinity) -> core::Affinity {
 }
 
 pub(super) type PodAffinityTerms = (
-    Option<Vec<core::PodAffinityTerm>>,
-    Option<Vec<core::WeightedPodAffinityTerm>>,
+    Option<Vec<spec::PodAffinityTerm>>,
+    Option<Vec<spec::WeightedPodAffinityTerm>>,
 );
 
 fn pod_affinity(p: PbPodAffinity) -> PodAffinityTerms {
     (
         some_vec(p.required, pod_affinity_term),
-        some_vec(p.preferred, |w| core::WeightedPodAffinityTerm {
+        some_vec(p.preferred, |w| spec::WeightedPodAffinityTerm {
             pod_affinity_term: pod_affinity_term(w.term.unwrap_or_default()),
             weight: w.weight.unwrap_or_default(),
         }),
     )
 }
 
-pub(super) fn pod_affinity_term(t: PbPodAffinityTerm) -> core::PodAffinityTerm {
-    core::PodAffinityTerm {
+pub(super) fn pod_affinity_term(t: PbPodAffinityTerm) -> spec::PodAffinityTerm {
+    spec::PodAffinityTerm {
         label_selector: t.label_selector.map(label_selector),
         match_label_keys: some_strings(t.match_label_keys),
         mismatch_label_keys: some_strings(t.mismatch_label_keys),
@@ -729,21 +726,21 @@ pub(super) fn pod_affinity_term(t: PbPodAffinityTerm) -> core::PodAffinityTerm {
     }
 }
 
-pub(super) fn node_selector_term(t: PbNodeSelectorTerm) -> core::NodeSelectorTerm {
-    let requirement = |r: PbRequirement| core::NodeSelectorRequirement {
+pub(super) fn node_selector_term(t: PbNodeSelectorTerm) -> spec::NodeSelectorTerm {
+    let requirement = |r: PbRequirement| spec::NodeSelectorRequirement {
         key: r.key.unwrap_or_default(),
         operator: r.operator.unwrap_or_default(),
         values: some_strings(r.values),
     };
-    core::NodeSelectorTerm {
+    spec::NodeSelectorTerm {
         match_expressions: some_vec(t.match_expressions, requirement),
         match_fields: some_vec(t.match_fields, requirement),
     }
 }
 
-pub(super) fn label_selector(s: PbLabelSelector) -> meta::LabelSelector {
-    meta::LabelSelector {
-        match_expressions: some_vec(s.match_expressions, |r| meta::LabelSelectorRequirement {
+pub(super) fn label_selector(s: PbLabelSelector) -> spec::LabelSelector {
+    spec::LabelSelector {
+        match_expressions: some_vec(s.match_expressions, |r| spec::LabelSelectorRequirement {
             key: r.key.unwrap_or_default(),
             operator: r.operator.unwrap_or_default(),
             values: some_strings(r.values),

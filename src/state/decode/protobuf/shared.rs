@@ -44,9 +44,10 @@ use super::messages::{PbMeta, PbPod, PbPodBody, PbPodStatus, PbSpec, PbTime, own
 use super::wire::{LD_BYTE, field, string_entry};
 use crate::state::build::{Derived, TemplateParts, controller_of};
 use crate::state::labels::Labels;
-use crate::state::parts::{PodParts, unix_nanos};
+use crate::state::parts::PodParts;
 use crate::state::pod::{ControllerRef, Pod, PodRef};
 use crate::state::resources::PodResources;
+use crate::state::spec::Time;
 use crate::state::taints::Toleration;
 use crate::state::volumes::PodVolume;
 
@@ -1140,7 +1141,7 @@ fn start_time(status: Option<&[u8]>) -> Option<Option<i64>> {
             time = Some(PbTime::decode(body).ok()?.to_time()?);
         }
     }
-    Some(time.as_ref().map(unix_nanos))
+    Some(time.as_ref().map(Time::unix_nanos))
 }
 
 /// A pod of template `t` with its own name, node, deletion, start, labels and controller.
