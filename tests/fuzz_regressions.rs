@@ -42,3 +42,44 @@ fn protobuf_envelope_with_two_objects_is_refused() {
     assert!(protobuf::pod_page(&one, |t| token = Some(t)).is_ok());
     assert_eq!(token, Some(Some("next".to_string())));
 }
+
+/// A kubeconfig file that starts with a UTF-16 byte-order mark and has an odd number of
+/// bytes: kube's reader panicked on it (it indexes past the last, short pair of bytes). It is
+/// refused, naming the file. Found by `kubeconfig`.
+#[test]
+fn kubeconfig_in_utf16_with_an_odd_byte_count_is_refused() {
+    use kubectl_affinity::cluster::{ClusterError, KubeArgs, Live, Timeout, context_namespace};
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for bom in [[0xFE, 0xFF], [0xFF, 0xFE]] {
+        let path = dir.path().join("kubeconfig");
+        let mut bytes = bom.to_vec();
+        bytes.extend_from_slice(b"{\"kind\":\"Config\"}");
+        std::fs::write(&path, &bytes).expect("write kubeconfig");
+        let args = KubeArgs {
+            kubeconfig: Some(path.clone()),
+            context: None,
+            cluster: None,
+            user: None,
+            as_user: None,
+            as_group: Vec::new(),
+            request_timeout: Timeout {
+                text: "0".to_string(),
+                duration: None,
+            },
+            insecure_skip_tls_verify: false,
+            tls_server_name: None,
+            chunk_size: 500,
+        };
+        assert_eq!(context_namespace(&args), None);
+        match Live::connect(&args) {
+            Err(ClusterError::Kubeconfig { origin, message }) => {
+                assert_eq!(origin, path.display().to_string());
+                assert_eq!(
+                    message,
+                    "not a valid kubeconfig (UTF-16 text with an odd number of bytes)"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
