@@ -29,6 +29,8 @@ pub mod cli;
 pub mod cluster;
 pub mod complete;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod render;
 pub mod report;
 pub mod scheduler;

@@ -112,8 +112,16 @@ pub struct Target {
 /// The kubeconfig that applies, and where it came from (for messages).
 fn read_kubeconfig(args: &KubeArgs) -> Result<Option<(Kubeconfig, String)>, ClusterError> {
     let read = |path: &Path| {
+        let origin = path.display().to_string();
+        if odd_utf16(path) {
+            return Err(ClusterError::Kubeconfig {
+                origin,
+                message: "not a valid kubeconfig (UTF-16 text with an odd number of bytes)"
+                    .to_string(),
+            });
+        }
         Kubeconfig::read_from(path).map_err(|e| ClusterError::Kubeconfig {
-            origin: path.display().to_string(),
+            origin,
             message: kubeconfig_message(&e),
         })
     };
@@ -148,6 +156,23 @@ fn read_kubeconfig(args: &KubeArgs) -> Result<Option<(Kubeconfig, String)>, Clus
         Some(path) if path.exists() => read(&path).map(|k| Some((k, path.display().to_string()))),
         _ => Ok(None),
     }
+}
+
+/// A regular file that starts with a UTF-16 byte-order mark and has an odd number of bytes,
+/// which `Kubeconfig::read_from` would panic on: it reads such a file two bytes at a time
+/// and indexes past the end of the last, short pair (kube-client 5.0.0,
+/// `src/config/file_config.rs`, `read_path`). Other files (a pipe) are not read here, which
+/// would leave nothing for kube to read.
+fn odd_utf16(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut bom = [0u8; 2];
+    file.metadata()
+        .is_ok_and(|m| m.is_file() && m.len() % 2 == 1)
+        && file.read_exact(&mut bom).is_ok()
+        && matches!(bom, [0xFF, 0xFE] | [0xFE, 0xFF])
 }
 
 fn default_path() -> Option<PathBuf> {

@@ -376,15 +376,22 @@ fn node_pages(images: ImageNames) -> Decode<Node> {
         move |frames: &[_], on_continue| {
             crate::state::decode::protobuf::node_frames(frames, on_continue, &images)
         },
-        move |text: &str, on_continue| {
-            crate::state::decode::json::list_page(text, on_continue, |mut n: core::Node| {
-                if let Some(status) = &mut n.status {
-                    json_images.retain(&mut status.images);
-                }
-                Node::from(n)
-            })
-        },
+        move |text: &str, on_continue| json_node_page(text, on_continue, &json_images),
     )
+}
+
+/// A node page served as JSON, each node built with the image names `images` keeps.
+pub(crate) fn json_node_page(
+    text: &str,
+    on_continue: impl FnOnce(Option<String>),
+    images: &ImageNames,
+) -> Result<Vec<Node>, serde_json::Error> {
+    crate::state::decode::json::list_page(text, on_continue, |mut n: core::Node| {
+        if let Some(status) = &mut n.status {
+            images.retain(&mut status.images);
+        }
+        Node::from(n)
+    })
 }
 
 /// Whether a term of an existing pod has a namespaceSelector. The existing pods' terms are

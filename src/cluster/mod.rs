@@ -37,3 +37,6 @@ pub use events::{EventLookup, LastEvent, PodEvents};
 pub use fetch::Fetched;
 pub use notes::{Omission, Refused};
 pub use snapshot::Contents;
+// For `crate::fuzz_entry`, which hands the binary's own paths to the fuzz targets.
+pub(crate) use config::{client, load};
+pub(crate) use fetch::json_node_page;

@@ -59,6 +59,9 @@ fn unwrap_envelope<'a, B: AsRef<[u8]>>(
                 let meta = TypeMeta::decode(buf.nested(scratch)?.contiguous(scratch))?;
                 kind = meta.kind.unwrap_or_default();
             }
+            (2, WireType::LengthDelimited) if raw.is_some() => {
+                return Err(ProtobufError::SeveralObjects);
+            }
             (2, WireType::LengthDelimited) => raw = Some(buf.nested(scratch)?),
             (3, WireType::LengthDelimited) => {
                 encoding =

@@ -19,6 +19,11 @@ pub enum ProtobufError {
     /// The envelope holds no object at all.
     #[error("the body holds no object")]
     NoObject,
+    /// The envelope holds more than one object. API servers write one; Go's decoder would
+    /// keep the last, while the continue token is read early from the first
+    /// ([`super::list_start`]), so the two could name different pages.
+    #[error("the body holds more than one object")]
+    SeveralObjects,
     /// The envelope says its object is compressed or otherwise encoded (API servers never do).
     #[error("the body's object is in content encoding {0:?}, which is not supported")]
     ContentEncoding(String),
