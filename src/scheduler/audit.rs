@@ -95,7 +95,7 @@ pub fn check_bound(state: &ClusterState, pod: usize, profile: &Profile) -> Stand
                 })
             }
             "NodeAffinity" => run(
-                NodeAffinity::new(input, &profile.node_affinity),
+                NodeAffinity::alone(input, &profile.node_affinity),
                 pre_filter,
                 node,
             )

@@ -158,6 +158,25 @@ fn value_on(
 
 impl<'a> NodeAffinity<'a> {
     pub fn new(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
+        let mut plugin = Self::alone(input, args);
+        let selectors = || plugin.args.added_required.iter().chain(&plugin.required);
+        let filters = !plugin.node_selector.is_empty() || selectors().next().is_some();
+        if filters && !reads_fields(selectors().flat_map(|s| &s.terms)) {
+            let p = &plugin;
+            let selector = p.node_selector.iter().map(|(_, _, d)| *d);
+            let terms = p.domains[0].iter().chain(&p.domains[1]).flatten().copied();
+            let keys: Vec<_> = selector.chain(terms).collect();
+            let nodes = input.state.nodes().len();
+            plugin.filter_shared = Shared::new(nodes, 0..nodes, &keys, |ni| {
+                p.filter_details(ni, &input.node(ni).name)
+            });
+        }
+        plugin
+    }
+
+    /// The plugin for Filter on one node (the audit of a bound pod): Filter's details are
+    /// made for that node alone, not shared out over every node first.
+    pub fn alone(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
         let na = input.pod.template.node_affinity.as_deref();
         let required = na
             .and_then(|a| {
@@ -202,7 +221,7 @@ impl<'a> NodeAffinity<'a> {
                 (Arc::from(k), Arc::from(v), domains)
             })
             .collect();
-        let mut plugin = NodeAffinity {
+        NodeAffinity {
             input,
             args,
             required,
@@ -211,20 +230,7 @@ impl<'a> NodeAffinity<'a> {
             node_selector,
             filter_shared: None,
             score_shared: None,
-        };
-        let selectors = || plugin.args.added_required.iter().chain(&plugin.required);
-        let filters = !plugin.node_selector.is_empty() || selectors().next().is_some();
-        if filters && !reads_fields(selectors().flat_map(|s| &s.terms)) {
-            let p = &plugin;
-            let selector = p.node_selector.iter().map(|(_, _, d)| *d);
-            let terms = p.domains[0].iter().chain(&p.domains[1]).flatten().copied();
-            let keys: Vec<_> = selector.chain(terms).collect();
-            let nodes = input.state.nodes().len();
-            plugin.filter_shared = Shared::new(nodes, 0..nodes, &keys, |ni| {
-                p.filter_details(ni, &input.node(ni).name)
-            });
         }
-        plugin
     }
 
     /// Every preferred term (the profile's, then the pod's) explained on node `ni`.
