@@ -12,7 +12,9 @@
 # rounds of their own, first, each round the two back to back (in turns, which goes
 # first): their ratio is the one target that sits near its bound, and with three rounds
 # interleaved with the offline runs its median moved by a third from one run to the next.
-# The other runs (all-JSON download, kubectl, jq, offline `whatif`) follow in REPEATS rounds.
+# `audit -A` and the download of its own pages are measured the same way, in rounds of their
+# own after explain's. The other runs (all-JSON download, kubectl, jq, offline `whatif`)
+# follow in REPEATS rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHICH=${1:-all}
@@ -53,22 +55,25 @@ median() {
 
 # download NAME DIR: one run of what explain downloads: node and pod pages in protobuf, the
 # rest in JSON, each over one kept-alive connection, bodies discarded.
+# download NAME DIR [LABEL PREFIX]: the same for the pages in $DIR/PREFIX.txt and
+# $DIR/PREFIX-protobuf.txt (default: explain's, `urls`), measured as NAME:LABEL.
 download() {
-  local name=$1 dir=$2
-  measure "$name:download" sh -c "curl -s --fail \$(cat '$dir/urls.txt') > /dev/null &&
-    curl -s --fail -H '$PROTOBUF' \$(cat '$dir/urls-protobuf.txt') > /dev/null"
+  local name=$1 dir=$2 label=${3:-download} prefix=${4:-urls}
+  measure "$name:$label" sh -c "curl -s --fail \$(cat '$dir/$prefix.txt') > /dev/null &&
+    curl -s --fail -H '$PROTOBUF' \$(cat '$dir/$prefix-protobuf.txt') > /dev/null"
 }
 
-# ratios NAME: the live explain's wall over the download's, round by round (the two runs of a
-# round were back to back): the median, the range, and how many rounds were at or under the 2.0x bound.
+# ratios NAME [RUN DOWNLOAD]: a live run's wall over its download's (default: explain-live over
+# download), round by round (the two runs of a round were back to back): the median, the
+# range, and how many rounds were at or under the 2.0x bound.
 ratios() {
-  local label=$1
-  paste <(awk -v l="$label:download" '$1==l {print $2}' "$OUT/runs.txt") \
-    <(awk -v l="$label:explain-live" '$1==l {print $2}' "$OUT/runs.txt") |
+  local label=$1 run=${2:-explain-live} down=${3:-download}
+  paste <(awk -v l="$label:$down" '$1==l {print $2}' "$OUT/runs.txt") \
+    <(awk -v l="$label:$run" '$1==l {print $2}' "$OUT/runs.txt") |
     awk '$1 > 0 {print $2 / $1}' | sort -g |
-    awk -v l="$label" '{a[NR]=$1; if ($1 <= 2.0) u++}
+    awk -v l="$label:$run/$down" '{a[NR]=$1; if ($1 <= 2.0) u++}
       END {if (NR) printf "%-28s by round: median %.2fx (%.2f-%.2fx), %d of %d rounds <= 2.0x\n",
-        l ":explain-live/download", a[int((NR+1)/2)], a[1], a[NR], u, NR}' | tee -a "$RESULTS"
+        l, a[int((NR+1)/2)], a[1], a[NR], u, NR}' | tee -a "$RESULTS"
 }
 
 # download_urls PORT NODES PODS json|protobuf: every page kubectl-affinity's explain of
@@ -91,6 +96,26 @@ download_urls() {
   echo "$base/api/v1/namespaces/bench/events?limit=500"
 }
 
+# audit_urls PORT NODES PODS json|protobuf: every page `audit -A` reads: the server's version
+# (the release it emulates), nodes and pods as explain reads them, and in JSON the objects
+# the Pending pods' cycles read (PodDisruptionBudgets, the storage kinds) and the
+# scheduler's FailedScheduling events of every namespace.
+audit_urls() {
+  local port=$1 nodes=$2 pods=$3 which=$4
+  local base=http://127.0.0.1:$port
+  if [ "$which" = protobuf ]; then
+    download_urls "$@"
+    return
+  fi
+  echo "$base/version"
+  echo "$base/apis/policy/v1/poddisruptionbudgets?limit=500"
+  for r in api/v1/persistentvolumeclaims api/v1/persistentvolumes apis/storage.k8s.io/v1/storageclasses \
+    apis/storage.k8s.io/v1/csinodes apis/storage.k8s.io/v1/csidrivers; do
+    echo "$base/$r?limit=500"
+  done
+  echo "$base/api/v1/events?fieldSelector=involvedObject.kind%3DPod%2Creason%3DFailedScheduling&limit=500"
+}
+
 # The Accept header kubectl-affinity sends for pod and node lists (and kube-scheduler's client
 # too).
 PROTOBUF='Accept: application/vnd.kubernetes.protobuf, application/json'
@@ -106,6 +131,8 @@ run_size() {
   write_kubeconfig "$dir/kubeconfig" "$port"
   download_urls "$port" "$nodes" "$pods" json > "$dir/urls.txt"
   download_urls "$port" "$nodes" "$pods" protobuf > "$dir/urls-protobuf.txt"
+  audit_urls "$port" "$nodes" "$pods" json > "$dir/audit.txt"
+  audit_urls "$port" "$nodes" "$pods" protobuf > "$dir/audit-protobuf.txt"
   : > "$OUT/runs.txt"
   local r
   for ((r = 0; r < LIVE_REPEATS; r++)); do
@@ -115,6 +142,15 @@ run_size() {
     else
       measure "$name:explain-live" "$BIN" explain probe -n bench --kubeconfig "$dir/kubeconfig"
       download "$name" "$dir"
+    fi
+  done
+  for ((r = 0; r < LIVE_REPEATS; r++)); do
+    if ((r % 2 == 0)); then
+      download "$name" "$dir" download-audit audit
+      measure "$name:audit-live" "$BIN" audit -A --kubeconfig "$dir/kubeconfig"
+    else
+      measure "$name:audit-live" "$BIN" audit -A --kubeconfig "$dir/kubeconfig"
+      download "$name" "$dir" download-audit audit
     fi
   done
   for ((r = 0; r < REPEATS; r++)); do
@@ -127,10 +163,11 @@ run_size() {
     measure "$name:whatif-offline" "$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.json"
   done
   echo "== $name: $nodes nodes, $pods pods, medians of $LIVE_REPEATS (download, explain-live) and $REPEATS (the others)" | tee -a "$RESULTS"
-  for l in download download-json explain-live kubectl-get-pods jq-length whatif-offline; do
+  for l in download download-json explain-live download-audit audit-live kubectl-get-pods jq-length whatif-offline; do
     grep -q "^$name:$l " "$OUT/runs.txt" && median "$name:$l"
   done
   ratios "$name"
+  ratios "$name" audit-live download-audit
   cat "$OUT/runs.txt" >> "$OUT/all-runs.txt"
 }
 
