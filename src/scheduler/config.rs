@@ -242,11 +242,7 @@ impl FeatureGates {
     /// The gates for `release`: a gate given that the release does not have is refused, as
     /// that kube-scheduler refuses it.
     pub fn for_release(mut self, release: Release) -> Result<FeatureGates, ProfileError> {
-        if let Some(name) = self
-            .given
-            .keys()
-            .find(|g| release.facts().gates_absent.contains(&g.as_str()))
-        {
+        if let Some(name) = self.given.keys().find(|g| !release.has_gate(g)) {
             return Err(ProfileError(format!(
                 "--feature-gates: unrecognized feature gate: {name} (kube-scheduler {release} does not have it)"
             )));

@@ -54,8 +54,8 @@ pub struct Facts {
     pub volume_binding_older_node_reason: bool,
     /// VolumeRestrictions' ReadWriteOncePod reason is the older "node has pod using ...".
     pub read_write_once_pod_older_reason: bool,
-    /// Scheduler feature gates the release does not know yet.
-    pub gates_absent: &'static [&'static str],
+    /// Scheduler feature gates new in this release (of those the table tracks).
+    pub gates_new: &'static [&'static str],
 }
 
 /// Gates new in 1.35.
@@ -70,16 +70,8 @@ const NEW_IN_1_35: &[&str] = &[
     "VolumeLimitScaling",
 ];
 
-/// Gates absent before 1.34 (those new in 1.35 and in 1.34).
-const ABSENT_IN_1_33: &[&str] = &[
-    "DRADeviceTaintRules",
-    "GangScheduling",
-    "GenericWorkload",
-    "InPlacePodLevelResourcesVerticalScaling",
-    "NodeDeclaredFeatures",
-    "OpportunisticBatching",
-    "TaintTolerationComparisonOperators",
-    "VolumeLimitScaling",
+/// Gates new in 1.34.
+const NEW_IN_1_34: &[&str] = &[
     "DRAConsumableCapacity",
     "DRADeviceBindingConditions",
     "DRAExtendedResource",
@@ -89,23 +81,8 @@ const ABSENT_IN_1_33: &[&str] = &[
     "SchedulerAsyncAPICalls",
 ];
 
-/// Gates absent before 1.33.
-const ABSENT_IN_1_32: &[&str] = &[
-    "DRADeviceTaintRules",
-    "GangScheduling",
-    "GenericWorkload",
-    "InPlacePodLevelResourcesVerticalScaling",
-    "NodeDeclaredFeatures",
-    "OpportunisticBatching",
-    "TaintTolerationComparisonOperators",
-    "VolumeLimitScaling",
-    "DRAConsumableCapacity",
-    "DRADeviceBindingConditions",
-    "DRAExtendedResource",
-    "DRAResourceClaimDeviceStatus",
-    "DRASchedulerFilterTimeout",
-    "NominatedNodeNameForExpectation",
-    "SchedulerAsyncAPICalls",
+/// Gates new in 1.33.
+const NEW_IN_1_33: &[&str] = &[
     "SchedulerPopFromBackoffQ",
     "StorageCapacityScoring",
     "DRADeviceTaints",
@@ -113,31 +90,8 @@ const ABSENT_IN_1_32: &[&str] = &[
     "DRAPrioritizedList",
 ];
 
-/// Gates absent in 1.31 (`SchedulerAsyncPreemption` and `PodLevelResources` came in 1.32).
-const ABSENT_IN_1_31: &[&str] = &[
-    "DRADeviceTaintRules",
-    "GangScheduling",
-    "GenericWorkload",
-    "InPlacePodLevelResourcesVerticalScaling",
-    "NodeDeclaredFeatures",
-    "OpportunisticBatching",
-    "TaintTolerationComparisonOperators",
-    "VolumeLimitScaling",
-    "DRAConsumableCapacity",
-    "DRADeviceBindingConditions",
-    "DRAExtendedResource",
-    "DRAResourceClaimDeviceStatus",
-    "DRASchedulerFilterTimeout",
-    "NominatedNodeNameForExpectation",
-    "SchedulerAsyncAPICalls",
-    "SchedulerPopFromBackoffQ",
-    "StorageCapacityScoring",
-    "DRADeviceTaints",
-    "DRAPartitionableDevices",
-    "DRAPrioritizedList",
-    "SchedulerAsyncPreemption",
-    "PodLevelResources",
-];
+/// Gates new in 1.32.
+const NEW_IN_1_32: &[&str] = &["SchedulerAsyncPreemption", "PodLevelResources"];
 
 /// Every release, oldest first, with its facts.
 const TABLE: [(Release, &str, Facts); 5] = [
@@ -151,7 +105,7 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
-            gates_absent: ABSENT_IN_1_31,
+            gates_new: &[],
         },
     ),
     (
@@ -164,7 +118,7 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
-            gates_absent: ABSENT_IN_1_32,
+            gates_new: NEW_IN_1_32,
         },
     ),
     (
@@ -177,7 +131,7 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: true,
-            gates_absent: ABSENT_IN_1_33,
+            gates_new: NEW_IN_1_33,
         },
     ),
     (
@@ -190,7 +144,7 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
-            gates_absent: NEW_IN_1_35,
+            gates_new: NEW_IN_1_34,
         },
     ),
     (
@@ -203,7 +157,7 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: true,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
-            gates_absent: &[],
+            gates_new: NEW_IN_1_35,
         },
     ),
 ];
@@ -221,6 +175,14 @@ impl Release {
 
     pub fn facts(self) -> &'static Facts {
         &self.row().2
+    }
+
+    /// Whether this release's kube-scheduler has feature gate `gate`: no later release
+    /// brought it.
+    pub fn has_gate(self, gate: &str) -> bool {
+        TABLE[self as usize + 1..]
+            .iter()
+            .all(|(_, _, f)| !f.gates_new.contains(&gate))
     }
 
     /// `1.33`.
@@ -314,11 +276,18 @@ mod tests {
         assert_eq!(Release::parse("1.32+"), Some(Release::V1_32));
         assert_eq!(Release::parse("1.30"), None);
         assert_eq!(Release::parse("2.35"), None);
-        // Every gate absent in a release is absent in the older ones too.
-        for w in TABLE.windows(2) {
-            for g in w[1].2.gates_absent {
-                assert!(w[0].2.gates_absent.contains(g), "{g}");
-            }
+        // A gate is there from the release that brought it on.
+        for (release, gate, has) in [
+            (Release::V1_35, "TaintTolerationComparisonOperators", true),
+            (Release::V1_34, "TaintTolerationComparisonOperators", false),
+            (Release::V1_34, "DRAConsumableCapacity", true),
+            (Release::V1_33, "DRAConsumableCapacity", false),
+            (Release::V1_31, "TaintTolerationComparisonOperators", false),
+            (Release::V1_32, "PodLevelResources", true),
+            (Release::V1_31, "PodLevelResources", false),
+            (Release::V1_31, "SchedulerQueueingHints", true),
+        ] {
+            assert_eq!(release.has_gate(gate), has, "{release} {gate}");
         }
     }
 }
