@@ -139,6 +139,44 @@ fn a_deployment_scales_beside_its_running_pods() {
 /// each with its own claim: data-db-2 exists, bound to a volume in zone b, so db-2 goes to b2
 /// (a1 and b1 hold a db pod); data-db-3 does not exist and is provisioned where db-3 goes, the
 /// only node left (a2).
+/// A snapshot on standard input is read once: the workload and the state come from the
+/// same text, as from a file.
+#[test]
+fn a_snapshot_on_standard_input_scales_as_the_file_does() {
+    use std::io::Write;
+    let args = [
+        "whatif",
+        "--scale",
+        "deploy/web=5",
+        "-n",
+        "shop",
+        "-o",
+        "json",
+    ];
+    let from_file = run(&[&args[..], &["--snapshot", DEPLOYMENT]].concat());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .args(["--snapshot", "-"])
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(DEPLOYMENT)).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    let (file, stdin) = (json(&from_file), json(&from_stdin));
+    assert_eq!(placements(&stdin), placements(&file));
+    assert_eq!(
+        stdin["workload"]["pods"][1]["failedSchedulingMessage"],
+        ANTI_AFFINITY_MESSAGE
+    );
+}
+
 #[test]
 fn a_stateful_set_adds_its_missing_ordinals_with_their_claims() {
     let out = run(&[

@@ -179,6 +179,11 @@ fn human_size(bytes: u64) -> String {
     format!("{bytes} bytes")
 }
 
+/// Standard input as [`read_text`] read it: it can be read only once, and a second reader of
+/// the same input (the snapshot `whatif --scale` finds its workload in, then the state) gets
+/// the same text.
+static STDIN_TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 /// Reads a whole input file (`-`: standard input) as UTF-8 text, at most [`input_limit`]
 /// bytes: a regular file that is larger is refused from its size alone, and a stream (a pipe,
 /// a device) is read until one byte past the limit, so memory stays bounded either way.
@@ -201,6 +206,9 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
     };
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
+        if let Some(text) = STDIN_TEXT.get() {
+            return Ok(text.clone());
+        }
         std::io::stdin()
             .lock()
             .take(limit.saturating_add(1))
@@ -228,13 +236,17 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
     if bytes.len() as u64 > limit {
         return Err(too_large("reading stopped at".to_string()));
     }
-    String::from_utf8(bytes).map_err(|e| SourceError::Content {
+    let text = String::from_utf8(bytes).map_err(|e| SourceError::Content {
         path: name.clone(),
         message: format!(
             "not UTF-8 text (invalid byte at offset {}); give the YAML or JSON that kubectl prints",
             e.utf8_error().valid_up_to()
         ),
-    })
+    })?;
+    if path.as_os_str() == "-" {
+        let _ = STDIN_TEXT.set(text.clone());
+    }
+    Ok(text)
 }
 
 pub(crate) fn objects_from_str(text: &str, path: &str) -> Result<Vec<Located>, SourceError> {
