@@ -16,14 +16,7 @@ use support::fake_api::FakeApi;
 const CLUSTER: &str = "tests/audit/cluster.yaml";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .output()
-        .unwrap()
+    support::kubectl_affinity().args(args).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {

@@ -9,17 +9,11 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use support::fake_api::FakeApi;
 
-fn bin() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
-        .env("KUBECONFIG", "/nonexistent/kubeconfig");
-    cmd
-}
-
 fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run binary")
+    support::kubectl_affinity()
+        .args(args)
+        .output()
+        .expect("run binary")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -120,7 +114,7 @@ fn live() -> (FakeApi, tempfile::TempDir, PathBuf) {
 #[test]
 fn a_snapshot_to_a_closed_pipe_ends_quietly() {
     let (_fake, _dir, kubeconfig) = live();
-    let mut child = bin()
+    let mut child = support::kubectl_affinity()
         .args(["snapshot", "--kubeconfig"])
         .arg(&kubeconfig)
         .stdout(Stdio::piped())
@@ -141,7 +135,7 @@ fn a_refused_list_is_said_on_standard_error() {
     let (fake, dir, kubeconfig) = live();
     fake.forbid("replicasets");
     let file = dir.path().join("saved.yaml");
-    let out = bin()
+    let out = support::kubectl_affinity()
         .args(["snapshot", "-o"])
         .arg(&file)
         .arg("--kubeconfig")
@@ -192,7 +186,7 @@ fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
     );
     let save = |name: &str, extra: &[&str]| {
         let file = dir.path().join(name);
-        let out = bin()
+        let out = support::kubectl_affinity()
             .arg("snapshot")
             .args(extra)
             .arg("-o")
@@ -252,7 +246,7 @@ fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
     ];
     for question in questions {
         let answer = |snapshot: &Path| {
-            let out = bin()
+            let out = support::kubectl_affinity()
                 .args(*question)
                 .args(["-o", "json", "--snapshot"])
                 .arg(snapshot)
@@ -352,7 +346,7 @@ fn long_node_names_keep_the_table_readable() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (snapshot, pod) = eks_cluster(&dir);
     for extra in [&[][..], &["--all-nodes"][..]] {
-        let out = bin()
+        let out = support::kubectl_affinity()
             .args(["whatif", "-f"])
             .arg(&pod)
             .arg("--snapshot")
@@ -551,7 +545,7 @@ fn the_drill_down_and_the_cells_read_plainly() {
     let page = text(&out.stdout);
     assert!(page.contains("Node worker-a-1: ✓ yes"), "{page}");
     assert!(!page.contains("✓ fits"), "{page}");
-    let out = bin()
+    let out = support::kubectl_affinity()
         .env_remove("NO_COLOR")
         .args([
             "whatif",

@@ -24,14 +24,7 @@ const ANTI_AFFINITY_MESSAGE: &str = "0/5 nodes are available: 1 node(s) had unto
     preemption victims found for incoming pod.";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .output()
-        .unwrap()
+    support::kubectl_affinity().args(args).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {
@@ -154,13 +147,9 @@ fn a_snapshot_on_standard_input_scales_as_the_file_does() {
         "json",
     ];
     let from_file = run(&[&args[..], &["--snapshot", DEPLOYMENT]].concat());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let mut child = support::kubectl_affinity()
         .args(args)
         .args(["--snapshot", "-"])
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env_remove("KUBERNETES_SERVICE_HOST")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
