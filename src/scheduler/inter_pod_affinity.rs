@@ -5,6 +5,7 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -149,13 +150,13 @@ pub struct ScoreDetails {
 /// An incoming term with its namespace selector resolved into names, as PreFilter/PreScore's
 /// `mergeAffinityTermNamespacesIfNotEmpty` does once per cycle.
 #[derive(Debug, Clone)]
-struct Resolved {
-    term: AffinityTerm,
+struct Resolved<'a> {
+    term: Cow<'a, AffinityTerm>,
     /// The namespaces as the state numbers them; `None` for every namespace.
     namespace_ids: Option<Vec<u32>>,
 }
 
-impl Resolved {
+impl Resolved<'_> {
     fn matches(&self, namespace: &str, labels: &Labels) -> bool {
         self.term.matches(namespace, labels, &Labels::new())
     }
@@ -198,7 +199,8 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
     if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
         return Some(NamespacesUnread::PodTerm);
     }
-    let mut groups = input.state.index().affinity_groups_for(&pod.id.namespace);
+    // A term that needs namespace labels has a namespaceSelector: only those groups can.
+    let mut groups = input.state.index().affinity_groups_selecting();
     let existing = groups.any(|g| {
         g.pods.iter().any(|&p| !input.is_excluded(p as usize))
             && g.terms.all().any(|t| {
@@ -288,35 +290,46 @@ impl TermPods<'_> {
     }
 }
 
-/// `(topologyKey, value) -> count` for one key, as a vector over the key's domains.
+/// `(topologyKey, value) -> count` for one key: the domain of every pod counted, sorted once
+/// counting is done. A vector over the key's domains would be as fast to read, but the audit
+/// builds one per bound pod, and a hostname key has as many domains as the cluster has nodes.
 #[derive(Debug)]
 struct KeyCounts<'a> {
     key: Arc<str>,
     domains: Option<&'a Domains>,
-    counts: Vec<i64>,
+    counted: Vec<u32>,
 }
 
 impl<'a> KeyCounts<'a> {
     fn new(input: Input<'a>, key: &str) -> Self {
-        let domains = input.state.topology().domains(key);
         KeyCounts {
             key: key.into(),
-            domains,
-            counts: vec![0; domains.map_or(0, |d| d.values.len())],
+            domains: input.state.topology().domains(key),
+            counted: Vec::new(),
         }
     }
 
     /// Counts a pod on `node`; its domain, `None` when the node lacks the key.
     fn add(&mut self, node: usize) -> Option<u32> {
         let d = self.domains?.of(node)?;
-        self.counts[d as usize] += 1;
+        self.counted.push(d);
         Some(d)
+    }
+
+    /// Ends counting: [`KeyCounts::on`] reads the counts from here on.
+    fn finish(&mut self) {
+        self.counted.sort_unstable();
     }
 
     /// The node's domain value and the count there.
     fn on(&self, node: usize) -> (Option<&'a Arc<str>>, i64) {
         match self.domains.and_then(|d| d.of(node).map(|i| (d, i))) {
-            Some((d, i)) => (Some(&d.values[i as usize]), self.counts[i as usize]),
+            Some((d, i)) => {
+                let from = self.counted.partition_point(|&c| c < i);
+                let to = self.counted.partition_point(|&c| c <= i);
+                let n = i64::try_from(to - from).unwrap_or(i64::MAX);
+                (Some(&d.values[i as usize]), n)
+            }
             None => (None, 0),
         }
     }
@@ -350,10 +363,10 @@ pub struct InterPodAffinity<'a> {
     args: InterPodAffinityArgs,
     terms: Option<&'a PodAffinity>,
     ns_labels: Labels,
-    required_affinity: Vec<Resolved>,
-    required_anti_affinity: Vec<Resolved>,
-    preferred_affinity: Vec<Resolved>,
-    preferred_anti_affinity: Vec<Resolved>,
+    required_affinity: Vec<Resolved<'a>>,
+    required_anti_affinity: Vec<Resolved<'a>>,
+    preferred_affinity: Vec<Resolved<'a>>,
+    preferred_anti_affinity: Vec<Resolved<'a>>,
     pre_filtered: bool,
     pre_scored: bool,
     /// One shared count per distinct key of the required affinity terms (upstream's
@@ -367,12 +380,15 @@ pub struct InterPodAffinity<'a> {
     /// The first-pod exception's second half: the pod matches all its required terms.
     incoming_matches_required: bool,
     anti_affinity_counts: Vec<KeyCounts<'a>>,
-    /// Existing pods' anti-affinity hits per key and domain (indexes into the table).
-    existing_anti: Vec<(&'a Domains, Vec<Vec<usize>>)>,
-    /// The existing pod of each hit, as `existing_anti` indexes them.
-    existing_anti_pods: Vec<usize>,
-    /// Names of the score sources (incoming preferred terms, then the three existing kinds)
-    /// and their order by name, as the report lists them.
+    /// Existing pods' anti-affinity hits per key: `(domain, index into the table)`, sorted
+    /// (a vector per domain would be one per node for a hostname key, for every audited pod).
+    existing_anti: Vec<(&'a Domains, Vec<(u32, usize)>)>,
+    /// The existing pod of each hit and the index of its term, as `existing_anti` indexes
+    /// them; the report's table of them is made when asked for.
+    existing_anti_pods: Vec<(usize, usize)>,
+    tables_made: bool,
+    /// Names of the score sources and their order by name, as the report lists them; named
+    /// by PreScore.
     source_names: Vec<Arc<str>>,
     source_order: Vec<usize>,
     topology_score: Vec<KeyScores<'a>>,
@@ -399,29 +415,34 @@ impl<'a> InterPodAffinity<'a> {
         let terms = input.pod.template.pod_affinity.as_deref();
         let ns_labels = input.state.namespace_labels(&input.pod.id.namespace);
         let mut warnings = Vec::new();
-        let mut resolve = |list: Option<&Vec<AffinityTerm>>| -> Vec<Resolved> {
+        let mut resolve = |list: Option<&'a Vec<AffinityTerm>>| -> Vec<Resolved<'a>> {
             list.into_iter()
                 .flatten()
                 .map(|t| {
-                    let mut term = t.clone();
-                    if !term.namespace_selector.is_everything() {
-                        if !matches!(term.namespace_selector, LabelSelector::Nothing) {
-                            match input.state.namespaces() {
-                                Some(all) => {
-                                    for (name, labels) in all {
-                                        if term.namespace_selector.matches(labels) && !term.namespaces.contains(name) {
-                                            term.namespaces.push(name.clone());
-                                        }
+                    // Most terms name their namespaces (or their pod's) in order: they are
+                    // borrowed, not copied, for every pod the audit checks.
+                    let resolved = matches!(t.namespace_selector, LabelSelector::Nothing)
+                        || t.namespace_selector.is_everything();
+                    let mut term = Cow::Borrowed(t);
+                    if !resolved {
+                        let term = term.to_mut();
+                        match input.state.namespaces() {
+                            Some(all) => {
+                                for (name, labels) in all {
+                                    if term.namespace_selector.matches(labels) && !term.namespaces.contains(name) {
+                                        term.namespaces.push(name.clone());
                                     }
                                 }
-                                None => warnings.push(
-                                    "namespaces were not read, so namespaceSelector terms of the incoming pod select no namespace; the result may be wrong".to_string(),
-                                ),
                             }
+                            None => warnings.push(
+                                "namespaces were not read, so namespaceSelector terms of the incoming pod select no namespace; the result may be wrong".to_string(),
+                            ),
                         }
                         term.namespace_selector = LabelSelector::Nothing;
                     }
-                    term.namespaces.sort();
+                    if !term.namespaces.is_sorted() {
+                        term.to_mut().namespaces.sort();
+                    }
                     let namespace_ids = (!term.namespace_selector.is_everything()).then(|| {
                         term.namespaces
                             .iter()
@@ -437,54 +458,23 @@ impl<'a> InterPodAffinity<'a> {
         let preferred_affinity = resolve(terms.map(|t| &t.preferred_affinity));
         let preferred_anti_affinity = resolve(terms.map(|t| &t.preferred_anti_affinity));
         warnings.dedup();
-        let mut tables = TermTables {
+        let tables = TermTables {
             warnings,
             ..Default::default()
         };
-        let pod = input.pod;
-        let mut term_pods = Vec::new();
-        for (kind, list) in [
-            (TermKind::RequiredAffinity, &required_affinity),
-            (TermKind::RequiredAntiAffinity, &required_anti_affinity),
-            (TermKind::PreferredAffinity, &preferred_affinity),
-            (TermKind::PreferredAntiAffinity, &preferred_anti_affinity),
-        ] {
-            for (index, r) in list.iter().enumerate() {
-                tables.terms.push(TermTable {
-                    kind,
-                    index,
-                    topology_key: r.term.topology_key.clone(),
-                    weight: r.term.weight,
-                    selector: r.term.selector.to_string(),
-                    namespaces: r.term.namespaces.clone(),
-                    all_namespaces: r.term.namespace_selector.is_everything(),
-                    domains: DomainPods::default(),
-                    pods_without_domain: PodList::default(),
-                    incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
-                });
-                term_pods.push(TermPods {
-                    domains: input.state.topology().domains(&r.term.topology_key),
-                    ..Default::default()
-                });
-            }
-        }
-        let mut source_names: Vec<Arc<str>> = Vec::new();
-        for (kind, list) in [
-            (TermKind::PreferredAffinity, &preferred_affinity),
-            (TermKind::PreferredAntiAffinity, &preferred_anti_affinity),
-        ] {
-            source_names
-                .extend((0..list.len()).map(|i| Arc::from(format!("{}[{i}]", kind_name(kind)))));
-        }
-        for kind in [
-            TermKind::RequiredAffinity,
-            TermKind::PreferredAffinity,
-            TermKind::PreferredAntiAffinity,
-        ] {
-            source_names.push(Arc::from(format!("existing:{}", kind_name(kind))));
-        }
-        let mut source_order: Vec<usize> = (0..source_names.len()).collect();
-        source_order.sort_by(|&a, &b| source_names[a].cmp(&source_names[b]));
+        let term_pods = [
+            &required_affinity,
+            &required_anti_affinity,
+            &preferred_affinity,
+            &preferred_anti_affinity,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|r| TermPods {
+            domains: input.state.topology().domains(&r.term.topology_key),
+            ..Default::default()
+        })
+        .collect();
         InterPodAffinity {
             input,
             args,
@@ -503,8 +493,9 @@ impl<'a> InterPodAffinity<'a> {
             anti_affinity_counts: Vec::new(),
             existing_anti: Vec::new(),
             existing_anti_pods: Vec::new(),
-            source_names,
-            source_order,
+            tables_made: false,
+            source_names: Vec::new(),
+            source_order: Vec::new(),
             topology_score: Vec::new(),
             score_order: Vec::new(),
             any_score: false,
@@ -531,24 +522,101 @@ impl<'a> InterPodAffinity<'a> {
     }
 
     /// Turns the recorded pod indexes into the report's per-domain pod lists.
+    /// Made only when asked for: the audit checks every bound pod and reads the tables of
+    /// the few that break a rule.
     fn finish_tables(&mut self) {
-        let index = self.input.state.index();
-        for (table, rec) in self.tables.terms.iter_mut().zip(&mut self.term_pods) {
-            let rec = std::mem::take(rec);
+        let input = self.input;
+        let state = input.state;
+        for &(p, ti) in &self.existing_anti_pods {
+            let n = state.pod_node(p);
+            let pod = &state.pods()[p];
+            let Some(t) = pod
+                .template
+                .pod_affinity
+                .as_deref()
+                .and_then(|pa| pa.required_anti_affinity.get(ti))
+            else {
+                continue;
+            };
+            let domains = state.topology().domains(&t.topology_key);
+            self.tables.existing_anti_affinity.push(ExistingTermHit {
+                pod: pod.id.clone(),
+                node: input.node(n).name.clone(),
+                kind: TermKind::RequiredAntiAffinity,
+                index: ti,
+                topology_key: t.topology_key.clone(),
+                domain: domains.and_then(|ds| ds.of(n).map(|d| ds.values[d as usize].to_string())),
+                score: 0,
+            });
+        }
+        let index = state.index();
+        let pod = input.pod;
+        let terms = [
+            (TermKind::RequiredAffinity, &self.required_affinity),
+            (TermKind::RequiredAntiAffinity, &self.required_anti_affinity),
+            (TermKind::PreferredAffinity, &self.preferred_affinity),
+            (
+                TermKind::PreferredAntiAffinity,
+                &self.preferred_anti_affinity,
+            ),
+        ]
+        .into_iter()
+        .flat_map(|(kind, list)| list.iter().enumerate().map(move |(i, r)| (kind, i, r)));
+        for ((kind, index_in_kind, r), rec) in terms.zip(std::mem::take(&mut self.term_pods)) {
             let domains = rec.domains;
             let (grouped, parts, without_domain) = rec.grouped();
-            if let Some(domains) = domains {
-                let lists = index.pod_lists(grouped, parts.iter().map(|p| p.1));
-                table.domains = DomainPods(
-                    parts
-                        .iter()
-                        .zip(lists)
-                        .map(|(&(d, _), list)| (domains.values[d as usize].clone(), list))
-                        .collect(),
-                );
-            }
-            table.pods_without_domain = index.pod_list(without_domain);
+            let domains = match domains {
+                Some(domains) => {
+                    let lists = index.pod_lists(grouped, parts.iter().map(|p| p.1));
+                    DomainPods(
+                        parts
+                            .iter()
+                            .zip(lists)
+                            .map(|(&(d, _), list)| (domains.values[d as usize].clone(), list))
+                            .collect(),
+                    )
+                }
+                None => DomainPods::default(),
+            };
+            self.tables.terms.push(TermTable {
+                kind,
+                index: index_in_kind,
+                topology_key: r.term.topology_key.clone(),
+                weight: r.term.weight,
+                selector: r.term.selector.to_string(),
+                namespaces: r.term.namespaces.clone(),
+                all_namespaces: r.term.namespace_selector.is_everything(),
+                domains,
+                pods_without_domain: index.pod_list(without_domain),
+                incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
+            });
         }
+    }
+
+    /// Names of the score sources (incoming preferred terms, then the three existing kinds)
+    /// and their order by name.
+    fn name_sources(&mut self) {
+        let mut names: Vec<Arc<str>> = Vec::new();
+        for (kind, list) in [
+            (TermKind::PreferredAffinity, &self.preferred_affinity),
+            (
+                TermKind::PreferredAntiAffinity,
+                &self.preferred_anti_affinity,
+            ),
+        ] {
+            names.extend((0..list.len()).map(|i| Arc::from(format!("{}[{i}]", kind_name(kind)))));
+        }
+        for kind in [
+            TermKind::RequiredAffinity,
+            TermKind::PreferredAffinity,
+            TermKind::PreferredAntiAffinity,
+        ] {
+            names.push(Arc::from(format!("existing:{}", kind_name(kind))));
+        }
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_by(|&a, &b| names[a].cmp(&names[b]));
+        self.source_names = names;
+        self.source_order = order;
     }
 
     /// Why the incoming pod's terms do not parse, as upstream's `PodInfo` says it (PreFilter
@@ -565,7 +633,7 @@ impl<'a> InterPodAffinity<'a> {
 
     /// The existing pods an incoming term matches (`Resolved::matches`), ascending, the
     /// pods left out. Pods are read only when the label index cannot decide alone.
-    fn matching(&self, r: &Resolved) -> Vec<u32> {
+    fn matching(&self, r: &Resolved<'_>) -> Vec<u32> {
         let input = self.input;
         let state = input.state;
         let leaves_out = input.exclude.is_some() || !input.removed.is_empty();
@@ -658,7 +726,7 @@ impl InterPodAffinity<'_> {
             );
         }
         let pods = self.input.state.pods();
-        let removed_matching = |terms: &[&Resolved]| -> i64 {
+        let removed_matching = |terms: &[&Resolved<'_>]| -> i64 {
             let n = removed
                 .iter()
                 .filter(|&&p| {
@@ -749,11 +817,13 @@ impl InterPodAffinity<'_> {
         let anti_ok = anti_affinity.iter().all(|t| t.satisfied);
         // 3. Existing pods' anti-affinity: the node's domain of any key with a hit.
         let mut existing: Vec<usize> = Vec::new();
-        for (domains, by_domain) in &self.existing_anti {
+        for (domains, hits) in &self.existing_anti {
             if let Some(d) = domains.of(node) {
-                existing.extend(by_domain[d as usize].iter().copied().filter(|&hit| {
+                let from = hits.partition_point(|h| h.0 < d);
+                let to = hits.partition_point(|h| h.0 <= d);
+                existing.extend(hits[from..to].iter().map(|h| h.1).filter(|&hit| {
                     removed
-                        .binary_search(&self.existing_anti_pods[hit])
+                        .binary_search(&self.existing_anti_pods[hit].0)
                         .is_err()
                 }));
             }
@@ -835,7 +905,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             };
             let domains = state.topology().domains(&t.topology_key);
             let d = domains.and_then(|ds| ds.of(n).map(|d| (ds, d)));
-            let hit = self.tables.existing_anti_affinity.len();
+            let hit = self.existing_anti_pods.len();
             if let Some((ds, d)) = d {
                 let k = match self
                     .existing_anti
@@ -844,23 +914,13 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 {
                     Some(k) => k,
                     None => {
-                        self.existing_anti
-                            .push((ds, vec![Vec::new(); ds.values.len()]));
+                        self.existing_anti.push((ds, Vec::new()));
                         self.existing_anti.len() - 1
                     }
                 };
-                self.existing_anti[k].1[d as usize].push(hit);
+                self.existing_anti[k].1.push((d, hit));
             }
-            self.existing_anti_pods.push(p as usize);
-            self.tables.existing_anti_affinity.push(ExistingTermHit {
-                pod: pod.id.clone(),
-                node: input.node(n).name.clone(),
-                kind: TermKind::RequiredAntiAffinity,
-                index: ti,
-                topology_key: t.topology_key.clone(),
-                domain: d.map(|(ds, d)| ds.values[d as usize].to_string()),
-                score: 0,
-            });
+            self.existing_anti_pods.push((p as usize, ti));
         }
         // The incoming pod's required affinity: a pod counts when it matches every term.
         if !self.required_affinity.is_empty() {
@@ -915,6 +975,16 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             }
             self.anti_affinity_counts.push(counts);
         }
+        for (_, hits) in &mut self.existing_anti {
+            hits.sort_unstable();
+        }
+        for c in self
+            .affinity_counts
+            .iter_mut()
+            .chain(&mut self.anti_affinity_counts)
+        {
+            c.finish();
+        }
         if self.existing_anti.is_empty()
             && self.required_affinity.is_empty()
             && self.required_anti_affinity.is_empty()
@@ -934,6 +1004,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
 
     fn pre_score(&mut self, candidates: &[usize]) -> PreScoreOutcome {
         self.pre_scored = true;
+        self.name_sources();
         if candidates.is_empty() {
             return PreScoreOutcome::Skip;
         }
@@ -1153,6 +1224,9 @@ impl<'a> Plugin for InterPodAffinity<'a> {
     }
 
     fn tables(&mut self) -> Option<TermTables> {
+        if std::mem::replace(&mut self.tables_made, true) {
+            return None;
+        }
         self.finish_tables();
         let t = &self.tables;
         let empty = t.terms.is_empty()

@@ -198,14 +198,26 @@ impl PodIndex {
             .groups_naming
             .get(namespace)
             .map_or(&[][..], Vec::as_slice);
-        let mut ids: Vec<u32> = naming
+        // One of the two lists is usually empty: then the other is the answer as it is (the
+        // audit asks once per bound pod).
+        let ids: std::borrow::Cow<'_, [u32]> = match (naming, &self.groups_selecting[..]) {
+            (ids, []) | ([], ids) => ids.into(),
+            (naming, selecting) => {
+                let mut ids = [naming, selecting].concat();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.into()
+            }
+        };
+        (0..ids.len()).map(move |i| &self.groups[ids[i] as usize])
+    }
+
+    /// The groups with a term that has a namespaceSelector (such a term may select any
+    /// namespace), in the order of [`affinity_groups`](Self::affinity_groups).
+    pub fn affinity_groups_selecting(&self) -> impl Iterator<Item = &AffinityGroup> {
+        self.groups_selecting
             .iter()
-            .chain(&self.groups_selecting)
-            .copied()
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids.into_iter().map(|g| &self.groups[g as usize])
+            .map(|&g| &self.groups[g as usize])
     }
 
     fn index_namespaces(&mut self, g: usize, terms: &PodAffinity) {
@@ -631,8 +643,11 @@ mod tests {
                 Some(&Arc::new(g)),
             );
         }
-        let reached = |ns: &str| -> Vec<usize> {
-            ix.affinity_groups_for(ns)
+        fn positions<'a>(
+            ix: &PodIndex,
+            groups: impl Iterator<Item = &'a AffinityGroup>,
+        ) -> Vec<usize> {
+            groups
                 .map(|g| {
                     ix.affinity_groups()
                         .iter()
@@ -640,10 +655,32 @@ mod tests {
                         .expect("a group of the index")
                 })
                 .collect()
-        };
+        }
+        let reached = |ns: &str| positions(&ix, ix.affinity_groups_for(ns));
         assert_eq!(reached("a"), [0, 1, 3]);
         assert_eq!(reached("b"), [0, 1, 2, 3]);
         assert_eq!(reached("c"), [1, 3]);
+        assert_eq!(positions(&ix, ix.affinity_groups_selecting()), [1, 3]);
+        // Without a namespaceSelector anywhere, a namespace reaches the groups naming it.
+        let mut naming = PodIndex::default();
+        for (i, ns) in [["a", "b"], ["b", "c"], ["a", "a"]].into_iter().enumerate() {
+            let g = PodAffinity {
+                required_affinity: vec![term(&ns, LabelSelector::Nothing)],
+                ..PodAffinity::default()
+            };
+            naming.add(
+                i,
+                &id("x", &format!("p{i}")),
+                &Arc::default(),
+                Some(&Arc::new(g)),
+            );
+        }
+        let reached = |ns: &str| positions(&naming, naming.affinity_groups_for(ns));
+        assert_eq!(reached("a"), [0, 2]);
+        assert_eq!(reached("b"), [0, 1]);
+        assert_eq!(reached("c"), [1]);
+        assert!(reached("d").is_empty());
+        assert_eq!(naming.affinity_groups_selecting().count(), 0);
     }
 
     use proptest::prelude::*;
