@@ -15,7 +15,7 @@ use serde::{Serialize, Serializer};
 use super::entries::Code;
 use super::pods::PodRow;
 use super::{API_VERSION, Context, Explanation, Note, SchedulerEvent, Subject};
-use crate::scheduler::audit::{Broken, check_bound};
+use crate::scheduler::audit::{Broken, check_all};
 use crate::scheduler::profile::Profile;
 use crate::scheduler::{FilterDetails, Input, evaluate};
 use crate::state::{ClusterState, Pod, PodRef, Taint};
@@ -229,8 +229,7 @@ impl Audit {
                 .collect::<Vec<_>>()
         });
         let mut on_cordoned: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut violating = Vec::new();
-        let mut unchecked = Vec::new();
+        let mut to_check = Vec::new();
         let mut static_pods = 0;
         for (i, pod) in state.pods().iter().enumerate() {
             if !in_scope(pod) {
@@ -252,10 +251,15 @@ impl Audit {
             }
             // A pod no profile serves was never placed by these rules' scheduler; the
             // default profile's rules are still the ones a user means.
-            let Some(profile) = profiles.get(&*pod.template.scheduler_name) else {
-                continue;
-            };
-            let standing = check_bound(state, i, profile);
+            if let Some(profile) = profiles.get(&*pod.template.scheduler_name) {
+                to_check.push((i, profile));
+            }
+        }
+        let mut violating = Vec::new();
+        let mut unchecked = Vec::new();
+        for (i, standing) in check_all(state, &to_check) {
+            let pod = &state.pods()[i];
+            let node = &state.nodes()[state.pod_node(i)];
             unchecked.extend(
                 standing
                     .not_evaluated

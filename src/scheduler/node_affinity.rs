@@ -8,10 +8,10 @@ use std::sync::Arc;
 use super::config::NodeAffinityArgs;
 use super::plugin::{Input, Plugin, default_normalize};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
-use crate::state::Domains;
 use crate::state::selector::{
     NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
 };
+use crate::state::{Domains, Pod, spec};
 
 pub const REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
@@ -56,7 +56,7 @@ pub struct ScoreDetails {
 pub struct NodeAffinity<'a> {
     input: Input<'a>,
     args: &'a NodeAffinityArgs,
-    required: Option<NodeSelector>,
+    required: Option<Arc<NodeSelector>>,
     /// `Ok(None)` when the pod has no preferred list; `Err` when a preferred term is invalid.
     preferred: Result<Option<PreferredTerms>, String>,
     /// Per selector (added required, required, added preferred, pod preferred), per term, per
@@ -156,10 +156,46 @@ fn value_on(
     d.of(node).map(|i| d.values[i as usize].clone())
 }
 
+/// The pod's required node affinity, parsed.
+fn required_of(pod: &Pod) -> Option<Arc<NodeSelector>> {
+    let na = pod.template.node_affinity.as_deref()?;
+    let required = na
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?;
+    Some(Arc::new(NodeSelector::parse(required)))
+}
+
+/// The required node affinity of the pod checked last, parsed. The audit checks every bound
+/// pod; the replicas of a workload share one copy of their terms and are listed one after the
+/// other, so their terms are parsed once rather than once per pod.
+#[derive(Debug, Default)]
+pub struct LastRequired(Option<(Arc<spec::NodeAffinity>, Option<Arc<NodeSelector>>)>);
+
+impl LastRequired {
+    fn of(&mut self, pod: &Pod) -> Option<Arc<NodeSelector>> {
+        let na = pod.template.node_affinity.as_ref()?;
+        if let Some((last, parsed)) = &self.0
+            && Arc::ptr_eq(last, na)
+        {
+            return parsed.clone();
+        }
+        let parsed = required_of(pod);
+        self.0 = Some((na.clone(), parsed.clone()));
+        parsed
+    }
+}
+
 impl<'a> NodeAffinity<'a> {
     pub fn new(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
-        let mut plugin = Self::alone(input, args);
-        let selectors = || plugin.args.added_required.iter().chain(&plugin.required);
+        let required = required_of(input.pod);
+        let mut plugin = Self::parse(input, args, required, true);
+        let selectors = || {
+            plugin
+                .args
+                .added_required
+                .iter()
+                .chain(plugin.required.as_deref())
+        };
         let filters = !plugin.node_selector.is_empty() || selectors().next().is_some();
         if filters && !reads_fields(selectors().flat_map(|s| &s.terms)) {
             let p = &plugin;
@@ -174,17 +210,25 @@ impl<'a> NodeAffinity<'a> {
         plugin
     }
 
-    /// The plugin for Filter on one node (the audit of a bound pod): Filter's details are
-    /// made for that node alone, not shared out over every node first.
-    pub fn alone(input: Input<'a>, args: &'a NodeAffinityArgs) -> Self {
+    /// The plugin for PreFilter and Filter on one node (the audit of a bound pod): Filter's
+    /// details are made for that node alone, not shared out over every node first. The
+    /// preferred terms are Score's: they are left unparsed, and the plugin scores nothing.
+    /// `last` is the required node affinity of the pod checked before, parsed.
+    pub fn alone(input: Input<'a>, args: &'a NodeAffinityArgs, last: &mut LastRequired) -> Self {
+        let required = last.of(input.pod);
+        Self::parse(input, args, required, false)
+    }
+
+    /// The plugin with the pod's required node affinity parsed, and its preferred terms when
+    /// `preferred`; nothing made per node.
+    fn parse(
+        input: Input<'a>,
+        args: &'a NodeAffinityArgs,
+        required: Option<Arc<NodeSelector>>,
+        preferred: bool,
+    ) -> Self {
         let na = input.pod.template.node_affinity.as_deref();
-        let required = na
-            .and_then(|a| {
-                a.required_during_scheduling_ignored_during_execution
-                    .as_ref()
-            })
-            .map(NodeSelector::parse);
-        let preferred = match na.and_then(|a| {
+        let preferred = match na.filter(|_| preferred).and_then(|a| {
             a.preferred_during_scheduling_ignored_during_execution
                 .as_deref()
         }) {
@@ -423,6 +467,41 @@ mod tests {
                             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [required]},
                             "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference":
                                 {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}}]}}}})
+    }
+
+    #[test]
+    fn the_parse_of_the_last_pod_is_taken_only_for_the_same_terms() {
+        use crate::scheduler::testing::pod_of;
+        let zone = |z: &str| {
+            pod(json!({"matchExpressions": [{"key": "zone", "operator": "In", "values": [z]}]}))
+        };
+        let a = pod_of(zone("a"));
+        // A replica decoded from the same template bytes shares its terms.
+        let replica = a.clone();
+        let b = pod_of(zone("b"));
+        let mut last = super::LastRequired::default();
+        let parsed = last.of(&a).expect("parsed");
+        assert!(Arc::ptr_eq(&parsed, &last.of(&replica).expect("parsed")));
+        let values = |p: &super::NodeSelector| {
+            p.terms[0]
+                .source()
+                .match_expressions
+                .clone()
+                .expect("expressions")[0]
+                .values
+                .clone()
+        };
+        assert_eq!(
+            values(&last.of(&b).expect("parsed")),
+            Some(vec!["b".to_string()])
+        );
+        assert_eq!(
+            values(&last.of(&a).expect("parsed")),
+            Some(vec!["a".to_string()])
+        );
+        let mut without = a.clone();
+        std::sync::Arc::make_mut(&mut without.template).node_affinity = None;
+        assert!(last.of(&without).is_none());
     }
 
     fn filter(eval: &Evaluation, node: &str) -> Arc<FilterDetails> {
