@@ -1,6 +1,6 @@
 //! The `kubectl-affinity` binary: parse, run, print the error, exit with its code.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use kubectl_affinity::{app, cli::Cli};
@@ -14,9 +14,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     no_huge_pages();
     let cli = Cli::from_env();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match app::run(cli, &mut out, &mut std::io::stderr()) {
+    let stdout = std::io::stdout().lock();
+    // A line at a time for a terminal, in blocks otherwise, as ripgrep does: a line buffer
+    // makes one system call per line, and an audit's table has one per pod that breaks a rule.
+    let mut out: Box<dyn Write> = if stdout.is_terminal() {
+        Box::new(stdout)
+    } else {
+        Box::new(std::io::BufWriter::new(stdout))
+    };
+    let ran = app::run(cli, &mut out, &mut std::io::stderr());
+    let flushed = out.flush();
+    match ran.and_then(|code| flushed.map(|()| code).map_err(Into::into)) {
         Ok(code) => ExitCode::from(code),
         // The reader went away (`... | head`): nothing left to say, as for other Unix tools.
         Err(err) if broken_pipe(&err) => ExitCode::SUCCESS,
