@@ -200,34 +200,37 @@ impl Audit {
                 .get(&*p.template.scheduler_name)
                 .filter(|prof| prof.scheduler_name == p.template.scheduler_name)
         };
-        let pending = scope.pending.then(|| {
-            let mut groups: BTreeMap<(String, Option<String>), Vec<PendingPod>> = BTreeMap::new();
-            for pod in state.other_pods() {
-                let waiting = pod.node_name.is_empty()
-                    && !pod.is_terminal()
-                    && pod.template.scheduling_gates.is_empty();
-                let Some(profile) = profile_of(pod).filter(|_| waiting && in_scope(pod)) else {
-                    continue;
-                };
-                let key = (pod.id.namespace.to_string(), workload(pod));
+        let pending = || {
+            scope.pending.then(|| {
+                let mut groups: BTreeMap<(String, Option<String>), Vec<PendingPod>> =
+                    BTreeMap::new();
+                for pod in state.other_pods() {
+                    let waiting = pod.node_name.is_empty()
+                        && !pod.is_terminal()
+                        && pod.template.scheduling_gates.is_empty();
+                    let Some(profile) = profile_of(pod).filter(|_| waiting && in_scope(pod)) else {
+                        continue;
+                    };
+                    let key = (pod.id.namespace.to_string(), workload(pod));
+                    groups
+                        .entry(key)
+                        .or_default()
+                        .push(PendingPod::of(explain(pod, state, profile)));
+                }
                 groups
-                    .entry(key)
-                    .or_default()
-                    .push(PendingPod::of(explain(pod, state, profile)));
-            }
-            groups
-                .into_iter()
-                .map(|((namespace, workload), mut pods)| {
-                    pods.sort_by(|a, b| a.name.cmp(&b.name));
-                    PendingGroup {
-                        namespace,
-                        workload,
-                        count: pods.len(),
-                        pods,
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
+                    .into_iter()
+                    .map(|((namespace, workload), mut pods)| {
+                        pods.sort_by(|a, b| a.name.cmp(&b.name));
+                        PendingGroup {
+                            namespace,
+                            workload,
+                            count: pods.len(),
+                            pods,
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
         let mut on_cordoned: BTreeMap<&str, usize> = BTreeMap::new();
         let mut to_check = Vec::new();
         let mut static_pods = 0;
@@ -255,9 +258,18 @@ impl Audit {
                 to_check.push((i, profile));
             }
         }
+        // The Pending pods' cycles and the bound pods' checks are independent: side by side.
+        let (pending, checked) = std::thread::scope(|s| {
+            let pending = s.spawn(pending);
+            let checked = check_all(state, &to_check);
+            match pending.join() {
+                Ok(pending) => (pending, checked),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
         let mut violating = Vec::new();
         let mut unchecked = Vec::new();
-        for (i, standing) in check_all(state, &to_check) {
+        for (i, standing) in checked {
             let pod = &state.pods()[i];
             let node = &state.nodes()[state.pod_node(i)];
             unchecked.extend(
