@@ -290,14 +290,19 @@ impl TermPods<'_> {
     }
 }
 
-/// `(topologyKey, value) -> count` for one key: the domain of every pod counted, sorted once
-/// counting is done. A vector over the key's domains would be as fast to read, but the audit
-/// builds one per bound pod, and a hostname key has as many domains as the cluster has nodes.
+/// `(topologyKey, value) -> count` for one key. Pods are counted as their domains, and once
+/// counting is done the counts are kept in the smaller of two forms: a vector over the key's
+/// domains when the pods are many (a zone term over tens of thousands of pods: no sort, one
+/// read per node), the sorted domains when they are few against the domains (a hostname term
+/// over one workload's replicas, in each of the audit's checks: a vector would be as long as
+/// the cluster has nodes).
 #[derive(Debug)]
 struct KeyCounts<'a> {
     key: Arc<str>,
     domains: Option<&'a Domains>,
     counted: Vec<u32>,
+    /// Per domain, once counting is done and `counted` was the larger form.
+    dense: Vec<i64>,
 }
 
 impl<'a> KeyCounts<'a> {
@@ -306,6 +311,7 @@ impl<'a> KeyCounts<'a> {
             key: key.into(),
             domains: input.state.topology().domains(key),
             counted: Vec::new(),
+            dense: Vec::new(),
         }
     }
 
@@ -318,20 +324,31 @@ impl<'a> KeyCounts<'a> {
 
     /// Ends counting: [`KeyCounts::on`] reads the counts from here on.
     fn finish(&mut self) {
-        self.counted.sort_unstable();
+        let domains = self.domains.map_or(0, |d| d.values.len());
+        if self.counted.is_empty() || self.counted.len() * 8 < domains {
+            self.counted.sort_unstable();
+            return;
+        }
+        self.dense = vec![0; domains];
+        for d in std::mem::take(&mut self.counted) {
+            self.dense[d as usize] += 1;
+        }
     }
 
     /// The node's domain value and the count there.
     fn on(&self, node: usize) -> (Option<&'a Arc<str>>, i64) {
-        match self.domains.and_then(|d| d.of(node).map(|i| (d, i))) {
-            Some((d, i)) => {
+        let Some((d, i)) = self.domains.and_then(|d| d.of(node).map(|i| (d, i))) else {
+            return (None, 0);
+        };
+        let n = match self.dense.get(i as usize) {
+            Some(&n) => n,
+            None => {
                 let from = self.counted.partition_point(|&c| c < i);
                 let to = self.counted.partition_point(|&c| c <= i);
-                let n = i64::try_from(to - from).unwrap_or(i64::MAX);
-                (Some(&d.values[i as usize]), n)
+                i64::try_from(to - from).unwrap_or(i64::MAX)
             }
-            None => (None, 0),
-        }
+        };
+        (Some(&d.values[i as usize]), n)
     }
 }
 
