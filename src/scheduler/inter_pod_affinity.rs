@@ -1267,6 +1267,42 @@ mod tests {
     use crate::scheduler::testing::{db_pod, evaluate_default, zone_node};
     use serde_json::json;
 
+    /// Counts are kept as sorted domains when the pods are few against the domains, as a
+    /// vector over them otherwise: each node reads the same count either way.
+    #[test]
+    fn a_domains_count_is_the_same_whether_few_or_many_pods_were_counted() {
+        for (zones, pods) in [(10, 1), (10, 2), (2, 1), (2, 6)] {
+            let mut items: Vec<_> = (0..zones)
+                .map(|z| zone_node(&format!("n{z}"), &format!("z{z}")))
+                .collect();
+            items.extend((0..pods).map(|p| db_pod(&format!("db-{p}"), &format!("n{}", p % 2))));
+            let incoming = json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "shy", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "x"}],
+                         "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                             {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}}}});
+            let eval = evaluate_default(json!(items), incoming);
+            for n in &eval.nodes {
+                let Some(crate::scheduler::FilterDetails::InterPodAffinity(d)) = n
+                    .filters
+                    .iter()
+                    .find(|f| f.plugin == "InterPodAffinity")
+                    .and_then(|f| f.details)
+                else {
+                    panic!("InterPodAffinity details on {}", n.name);
+                };
+                let z: usize = n.name[1..].parse().expect("node number");
+                let expected = (0..pods).filter(|p| p % 2 == z).count();
+                assert_eq!(
+                    d.anti_affinity[0].matching_pods,
+                    i64::try_from(expected).expect("count"),
+                    "{zones} zones, {pods} pods, node {}",
+                    n.name
+                );
+            }
+        }
+    }
+
     /// Preemption's dry run takes pods out of what PreFilter counted (`filter_without`): on
     /// every node and for every set of its pods, the answer is the one PreFilter gives on a
     /// state without those pods, through required affinity (two terms sharing a key, and the
