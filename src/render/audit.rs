@@ -153,7 +153,8 @@ fn verdict(p: &PendingPod) -> String {
         ),
         [] => format!("yes: {} feasible node(s)", p.feasible),
         [one] => format!("yes: on {one}"),
-        many => format!("yes: on one of {} (a tie)", many.join(", ")),
+        // A pod that fits anywhere ties on hundreds of nodes: a few are named.
+        many => format!("yes: on one of {} (a tie)", super::notes::few(many)),
     }
 }
 
@@ -244,4 +245,29 @@ fn failing_terms(sel: &SelectorCheck) -> String {
         })
         .collect();
     format!("required node affinity {}", terms.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+    use crate::report::audit::PendingPod;
+
+    #[test]
+    fn a_tie_names_a_few_nodes_and_counts_the_rest() {
+        let pod = |selected: &[&str]| PendingPod {
+            name: "p".to_string(),
+            failed_scheduling_message: None,
+            failed_scheduling_message_complete: None,
+            feasible: 400,
+            unknown: 0,
+            selected: selected.iter().map(ToString::to_string).collect(),
+            scheduler_event: None,
+        };
+        assert_eq!(verdict(&pod(&["a"])), "yes: on a");
+        assert_eq!(verdict(&pod(&["a", "b"])), "yes: on one of a, b (a tie)");
+        assert_eq!(
+            verdict(&pod(&["a", "b", "c", "d", "e"])),
+            "yes: on one of a, b, c and 2 more (a tie)"
+        );
+    }
 }

@@ -18,7 +18,7 @@ fn list(items: &[usize]) -> String {
 }
 
 /// `a, b, c and 4 more`: a few names, the count of the rest (the JSON has them all).
-fn few(names: &[String]) -> String {
+pub(super) fn few(names: &[String]) -> String {
     const SHOWN: usize = 3;
     let shown = names[..names.len().min(SHOWN)].join(", ");
     match names.len().saturating_sub(SHOWN) {
