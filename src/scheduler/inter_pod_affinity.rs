@@ -342,14 +342,17 @@ impl<'a> KeyCounts<'a> {
         };
         let n = match self.dense.get(i as usize) {
             Some(&n) => n,
-            None => {
-                let from = self.counted.partition_point(|&c| c < i);
-                let to = self.counted.partition_point(|&c| c <= i);
-                i64::try_from(to - from).unwrap_or(i64::MAX)
-            }
+            None => i64::try_from(run_of(&self.counted, i, |&c| c).len()).unwrap_or(i64::MAX),
         };
         (Some(&d.values[i as usize]), n)
     }
+}
+
+/// The part of `sorted` (ascending by `domain`) in domain `d`.
+fn run_of<T>(sorted: &[T], d: u32, domain: impl Fn(&T) -> u32) -> &[T] {
+    let from = sorted.partition_point(|x| domain(x) < d);
+    let len = sorted[from..].partition_point(|x| domain(x) == d);
+    &sorted[from..from + len]
 }
 
 /// PreScore's `topologyScore` for one key: per domain and contribution source, the number of
@@ -372,6 +375,16 @@ impl KeyScores<'_> {
         cell.1 += delta;
         Some(d)
     }
+}
+
+/// An existing pod whose required anti-affinity term `index` selects the incoming pod, and
+/// the value of the term's key on the pod's node.
+#[derive(Debug)]
+struct ExistingAnti<'a> {
+    pod: usize,
+    index: usize,
+    term: &'a AffinityTerm,
+    domain: Option<&'a Arc<str>>,
 }
 
 #[derive(Debug)]
@@ -400,9 +413,9 @@ pub struct InterPodAffinity<'a> {
     /// Existing pods' anti-affinity hits per key: `(domain, index into the table)`, sorted
     /// (a vector per domain would be one per node for a hostname key, for every audited pod).
     existing_anti: Vec<(&'a Domains, Vec<(u32, usize)>)>,
-    /// The existing pod of each hit and the index of its term, as `existing_anti` indexes
-    /// them; the report's table of them is made when asked for.
-    existing_anti_pods: Vec<(usize, usize)>,
+    /// Every hit, as `existing_anti` indexes them; the report's table of them is made when
+    /// asked for.
+    existing_anti_hits: Vec<ExistingAnti<'a>>,
     tables_made: bool,
     /// Names of the score sources and their order by name, as the report lists them; named
     /// by PreScore.
@@ -509,7 +522,7 @@ impl<'a> InterPodAffinity<'a> {
             incoming_matches_required: false,
             anti_affinity_counts: Vec::new(),
             existing_anti: Vec::new(),
-            existing_anti_pods: Vec::new(),
+            existing_anti_hits: Vec::new(),
             tables_made: false,
             source_names: Vec::new(),
             source_order: Vec::new(),
@@ -544,25 +557,15 @@ impl<'a> InterPodAffinity<'a> {
     fn finish_tables(&mut self) {
         let input = self.input;
         let state = input.state;
-        for &(p, ti) in &self.existing_anti_pods {
-            let n = state.pod_node(p);
-            let pod = &state.pods()[p];
-            let Some(t) = pod
-                .template
-                .pod_affinity
-                .as_deref()
-                .and_then(|pa| pa.required_anti_affinity.get(ti))
-            else {
-                continue;
-            };
-            let domains = state.topology().domains(&t.topology_key);
+        for hit in &self.existing_anti_hits {
+            let n = state.pod_node(hit.pod);
             self.tables.existing_anti_affinity.push(ExistingTermHit {
-                pod: pod.id.clone(),
+                pod: state.pods()[hit.pod].id.clone(),
                 node: input.node(n).name.clone(),
                 kind: TermKind::RequiredAntiAffinity,
-                index: ti,
-                topology_key: t.topology_key.clone(),
-                domain: domains.and_then(|ds| ds.of(n).map(|d| ds.values[d as usize].to_string())),
+                index: hit.index,
+                topology_key: hit.term.topology_key.clone(),
+                domain: hit.domain.map(|v| v.to_string()),
                 score: 0,
             });
         }
@@ -836,11 +839,9 @@ impl InterPodAffinity<'_> {
         let mut existing: Vec<usize> = Vec::new();
         for (domains, hits) in &self.existing_anti {
             if let Some(d) = domains.of(node) {
-                let from = hits.partition_point(|h| h.0 < d);
-                let to = hits.partition_point(|h| h.0 <= d);
-                existing.extend(hits[from..to].iter().map(|h| h.1).filter(|&hit| {
+                existing.extend(run_of(hits, d, |h| h.0).iter().map(|h| h.1).filter(|&hit| {
                     removed
-                        .binary_search(&self.existing_anti_pods[hit].0)
+                        .binary_search(&self.existing_anti_hits[hit].pod)
                         .is_err()
                 }));
             }
@@ -895,7 +896,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
         let incoming = input.pod;
         // Existing pods' required anti-affinity against the incoming pod (symmetry): each
         // distinct term is matched once, then every pod carrying it is a hit.
-        let mut hits: Vec<(u32, usize)> = Vec::new();
+        let mut hits: Vec<(u32, usize, &'a AffinityTerm)> = Vec::new();
         for g in state.index().affinity_groups_for(&incoming.id.namespace) {
             for (ti, t) in g.terms.required_anti_affinity.iter().enumerate() {
                 if t.matches(&incoming.id.namespace, &incoming.labels, &self.ns_labels) {
@@ -903,26 +904,18 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                         g.pods
                             .iter()
                             .filter(|&&p| !input.is_excluded(p as usize))
-                            .map(|&p| (p, ti)),
+                            .map(|&p| (p, ti, t)),
                     );
                 }
             }
         }
-        hits.sort_unstable();
-        for (p, ti) in hits {
-            let pod = &state.pods()[p as usize];
+        // The group's copy of the terms is the one its pods carry.
+        hits.sort_unstable_by_key(|&(p, ti, _)| (p, ti));
+        for (p, ti, t) in hits {
             let n = state.pod_node(p as usize);
-            let Some(t) = pod
-                .template
-                .pod_affinity
-                .as_deref()
-                .and_then(|pa| pa.required_anti_affinity.get(ti))
-            else {
-                continue;
-            };
             let domains = state.topology().domains(&t.topology_key);
             let d = domains.and_then(|ds| ds.of(n).map(|d| (ds, d)));
-            let hit = self.existing_anti_pods.len();
+            let hit = self.existing_anti_hits.len();
             if let Some((ds, d)) = d {
                 let k = match self
                     .existing_anti
@@ -937,7 +930,12 @@ impl<'a> Plugin for InterPodAffinity<'a> {
                 };
                 self.existing_anti[k].1.push((d, hit));
             }
-            self.existing_anti_pods.push((p as usize, ti));
+            self.existing_anti_hits.push(ExistingAnti {
+                pod: p as usize,
+                index: ti,
+                term: t,
+                domain: d.map(|(ds, d)| &ds.values[d as usize]),
+            });
         }
         // The incoming pod's required affinity: a pod counts when it matches every term.
         if !self.required_affinity.is_empty() {
