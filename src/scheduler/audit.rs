@@ -57,13 +57,14 @@ pub struct Standing {
 }
 
 /// Checks existing pod `pod` (an index into `state.pods()`) against its own node under
-/// `profile`, with the plugins the profile enables at Filter.
-pub fn check_bound(state: &ClusterState, pod: usize, profile: &Profile) -> Standing {
-    check(state, pod, profile, &mut LastRequired::default())
-}
-
-/// [`check_bound`], given the parse of the required node affinity of the pod checked before.
-fn check(state: &ClusterState, pod: usize, profile: &Profile, last: &mut LastRequired) -> Standing {
+/// `profile`, with the plugins the profile enables at Filter; `last` holds the parse of the
+/// required node affinity of the pod checked before.
+fn check_bound(
+    state: &ClusterState,
+    pod: usize,
+    profile: &Profile,
+    last: &mut LastRequired,
+) -> Standing {
     let node = state.pod_node(pod);
     let input = Input {
         pod: &state.pods()[pod],
@@ -135,8 +136,8 @@ fn check(state: &ClusterState, pod: usize, profile: &Profile, last: &mut LastReq
     standing
 }
 
-/// [`check_bound`] for every pod of `pods` (an index into `state.pods()` with the profile
-/// that placed it): the pods with something to say, in the order given. The pods are
+/// Checks every pod of `pods` (an index into `state.pods()` with the profile that placed it)
+/// against its own node: the pods with something to say, in the order given. The pods are
 /// independent of each other, and an audit of a whole cluster checks every bound pod, so the
 /// cores take an equal share each.
 pub fn check_all(state: &ClusterState, pods: &[(usize, &Profile)]) -> Vec<(usize, Standing)> {
@@ -145,7 +146,7 @@ pub fn check_all(state: &ClusterState, pods: &[(usize, &Profile)]) -> Vec<(usize
     let check = |part: &[(usize, &Profile)]| -> Vec<(usize, Standing)> {
         let mut last = LastRequired::default();
         part.iter()
-            .map(|&(i, profile)| (i, check(state, i, profile, &mut last)))
+            .map(|&(i, profile)| (i, check_bound(state, i, profile, &mut last)))
             .filter(|(_, s)| !s.broken.is_empty() || !s.not_evaluated.is_empty())
             .collect()
     };
@@ -258,6 +259,7 @@ mod tests {
             &state,
             i,
             &Profile::default_profile(FeatureGates::default()),
+            &mut LastRequired::default(),
         )
     }
 
@@ -355,7 +357,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["p1", "p2", "p4", "p6"]);
         for (i, standing) in &found {
-            let alone = check_bound(&state, *i, &profile);
+            let alone = check_bound(&state, *i, &profile, &mut LastRequired::default());
             assert_eq!(format!("{standing:?}"), format!("{alone:?}"));
         }
     }
