@@ -6,6 +6,7 @@
 
 mod stream;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -181,13 +182,13 @@ fn human_size(bytes: u64) -> String {
 
 /// Standard input as [`read_text`] read it: it can be read only once, and a second reader of
 /// the same input (the snapshot `whatif --scale` finds its workload in, then the state) gets
-/// the same text.
+/// the same text, borrowed rather than copied (a snapshot can be hundreds of megabytes).
 static STDIN_TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// Reads a whole input file (`-`: standard input) as UTF-8 text, at most [`input_limit`]
 /// bytes: a regular file that is larger is refused from its size alone, and a stream (a pipe,
 /// a device) is read until one byte past the limit, so memory stays bounded either way.
-pub fn read_text(path: &Path) -> Result<String, SourceError> {
+pub fn read_text(path: &Path) -> Result<Cow<'static, str>, SourceError> {
     use std::io::Read;
     let name = source_name(path);
     let limit = input_limit();
@@ -207,7 +208,7 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
         if let Some(text) = STDIN_TEXT.get() {
-            return Ok(text.clone());
+            return Ok(Cow::Borrowed(text));
         }
         std::io::stdin()
             .lock()
@@ -244,9 +245,9 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
         ),
     })?;
     if path.as_os_str() == "-" {
-        let _ = STDIN_TEXT.set(text.clone());
+        return Ok(Cow::Borrowed(STDIN_TEXT.get_or_init(|| text)));
     }
-    Ok(text)
+    Ok(Cow::Owned(text))
 }
 
 pub(crate) fn objects_from_str(text: &str, path: &str) -> Result<Vec<Located>, SourceError> {
