@@ -15,6 +15,8 @@ use support::fake_api::FakeApi;
 
 const DEPLOYMENT: &str = "tests/scale/deployment.yaml";
 const STATEFUL_SET: &str = "tests/scale/statefulset.yaml";
+/// The web Deployment of namespace shop scaled to 5.
+const SCALE_WEB: [&str; 5] = ["whatif", "--scale", "deploy/web=5", "-n", "shop"];
 
 /// The scheduler's message for the Pending replica of the Deployment: every untainted node
 /// holds a pod of `app: web`, the fifth is tainted.
@@ -68,15 +70,7 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
 /// the scheduler's message, and `--exit-code` exits 3.
 #[test]
 fn a_deployment_scales_beside_its_running_pods() {
-    let args = [
-        "whatif",
-        "--scale",
-        "deploy/web=5",
-        "-n",
-        "shop",
-        "--snapshot",
-        DEPLOYMENT,
-    ];
+    let args = [&SCALE_WEB[..], &["--snapshot", DEPLOYMENT]].concat();
     let doc = json(&run(&[&args[..], &["-o", "json"]].concat()));
     let w = &doc["workload"];
     assert_eq!(w["kind"], "Deployment");
@@ -128,24 +122,12 @@ fn a_deployment_scales_beside_its_running_pods() {
     );
 }
 
-/// db-0 and db-1 run on a1 and b1; scaling to 4 adds the missing ordinals 2 and 3 in order,
-/// each with its own claim: data-db-2 exists, bound to a volume in zone b, so db-2 goes to b2
-/// (a1 and b1 hold a db pod); data-db-3 does not exist and is provisioned where db-3 goes, the
-/// only node left (a2).
 /// A snapshot on standard input is read once: the workload and the state come from the
 /// same text, as from a file.
 #[test]
 fn a_snapshot_on_standard_input_scales_as_the_file_does() {
     use std::io::Write;
-    let args = [
-        "whatif",
-        "--scale",
-        "deploy/web=5",
-        "-n",
-        "shop",
-        "-o",
-        "json",
-    ];
+    let args = [&SCALE_WEB[..], &["-o", "json"]].concat();
     let from_file = run(&[&args[..], &["--snapshot", DEPLOYMENT]].concat());
     let mut child = support::kubectl_affinity()
         .args(args)
@@ -166,6 +148,10 @@ fn a_snapshot_on_standard_input_scales_as_the_file_does() {
     );
 }
 
+/// db-0 and db-1 run on a1 and b1; scaling to 4 adds the missing ordinals 2 and 3 in order,
+/// each with its own claim: data-db-2 exists, bound to a volume in zone b, so db-2 goes to b2
+/// (a1 and b1 hold a db pod); data-db-3 does not exist and is provisioned where db-3 goes, the
+/// only node left (a2).
 #[test]
 fn a_stateful_set_adds_its_missing_ordinals_with_their_claims() {
     let out = run(&[
