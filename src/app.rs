@@ -13,7 +13,7 @@ use crate::cluster::{
     Contents, EventLookup, KubeArgs, LastEvent, Live, Omission, Refused, context_namespace,
 };
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
-use crate::report::replicas::{WorkloadRun, simulate};
+use crate::pipeline::replicas::{WorkloadRun, simulate};
 use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
 use crate::scheduler::config::FeatureGates;
 use crate::scheduler::needs::needs;
@@ -1051,7 +1051,8 @@ fn explain(
 /// `kubectl affinity audit`: every Pending pod of the scope evaluated once, every bound pod
 /// checked against its own node.
 fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u8, Error> {
-    use crate::report::audit::{Audit, Scope};
+    use crate::pipeline::audit::cluster as audit_cluster;
+    use crate::report::audit::Scope;
     let common = &args.common;
     if !common.nodes.is_empty() || common.all_nodes {
         return Err(Error::Usage(
@@ -1102,8 +1103,8 @@ fn audit(args: &AuditArgs, global: &GlobalArgs, out: &mut dyn Write) -> Result<u
         }
         _ => Default::default(),
     };
-    let before = original.map(|o| Audit::new(&o, &profiles, &scope, read.clone()));
-    let mut doc = Audit::new(&state, &profiles, &scope, read);
+    let before = original.map(|o| audit_cluster(&o, &profiles, &scope, read.clone()));
+    let mut doc = audit_cluster(&state, &profiles, &scope, read);
     let diff = before.map(|before| {
         let edits = edits.iter().map(|e| e.to_string()).collect();
         crate::report::diff::AuditDiff::new(edits, &before, &doc)

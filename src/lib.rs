@@ -31,6 +31,7 @@ pub mod complete;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz_entry;
+pub mod pipeline;
 pub mod render;
 pub mod report;
 pub mod scheduler;

@@ -26,7 +26,6 @@ pub mod diff;
 mod entries;
 mod notes;
 pub mod pods;
-pub mod replicas;
 pub mod suggestions;
 mod volumes;
 pub mod workload;
