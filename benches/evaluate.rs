@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use kubectl_affinity::app::explain_pod;
+use kubectl_affinity::pipeline::explain_pod;
 use kubectl_affinity::pipeline::replicas::{WorkloadRun, simulate};
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;
@@ -110,7 +110,7 @@ fn preemptor(nodes: usize) -> &'static Pod {
     })
 }
 
-/// `app::explain_pod`: the evaluation plus the explanation document every renderer reads.
+/// `pipeline::explain_pod`: the evaluation plus the explanation document every renderer reads.
 #[divan::bench(args = [500, 5000], sample_count = 20)]
 fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     let (state, pod) = setup(nodes);

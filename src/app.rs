@@ -13,14 +13,14 @@ use crate::cluster::{
     Contents, EventLookup, KubeArgs, LastEvent, Live, Omission, Refused, context_namespace,
 };
 use crate::error::{EXIT_NO_FEASIBLE_NODE, Error};
+use crate::pipeline::explain_pod;
 use crate::pipeline::replicas::{WorkloadRun, simulate};
-use crate::report::{Context, DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
+use crate::report::{DaemonTolerations, Explanation, Manifest, Note, Refusal, Subject};
 use crate::scheduler::config::FeatureGates;
 use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
-use crate::scheduler::{Input, evaluate};
 use crate::state::needs::Needs;
 use crate::state::scale::{Existing, Missing, ScaleTarget};
 use crate::state::{
@@ -384,28 +384,6 @@ impl SchedulerFlags {
             }
         }
     }
-}
-
-/// Evaluates `pod` against `state` (leaving out existing pod `exclude`) and builds the
-/// versioned explanation document; `read` is what reading the cluster left out.
-pub fn explain_pod(
-    pod: &Pod,
-    state: &ClusterState,
-    exclude: Option<usize>,
-    profile: &Profile,
-    read: Vec<Note>,
-    subject: Subject,
-) -> Explanation {
-    let input = Input {
-        pod,
-        state,
-        exclude,
-        removed: &[],
-    };
-    let context = Context::new(input, profile, read, subject);
-    let mut doc = Explanation::new(evaluate(input, profile), context);
-    doc.suggest(pod);
-    doc
 }
 
 fn render(doc: &Explanation, common: &CommonArgs, out: &mut dyn Write) -> Result<u8, Error> {

@@ -6,12 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use super::explanation;
 use crate::report::audit::{Audit, Found, PendingPod, Scope};
-use crate::report::{Context, Explanation, Note, Subject};
+use crate::report::{Note, Subject};
+use crate::scheduler::Input;
 use crate::scheduler::audit::{Standing, check_bound};
 use crate::scheduler::node_affinity::LastRequired;
 use crate::scheduler::profile::Profile;
-use crate::scheduler::{Input, evaluate};
 use crate::state::{ClusterState, Pod};
 
 /// Audits `state` within `scope`; `profiles` holds the profile for each scheduler name the
@@ -51,8 +52,7 @@ pub fn cluster(
                     exclude: None,
                     removed: &[],
                 };
-                let context = Context::new(input, profile, Vec::new(), Subject::default());
-                let doc = Explanation::new(evaluate(input, profile), context);
+                let doc = explanation(input, profile, Vec::new(), Subject::default());
                 pods.push((pod, PendingPod::of(doc)));
             }
             pods

@@ -290,7 +290,7 @@ fn context(
     read: &[Note],
     subject: &Subject,
 ) -> Context {
-    Context::new(input(pod, state), profile, read.to_vec(), subject.clone())
+    super::context(input(pod, state), profile, read.to_vec(), subject.clone())
 }
 
 /// The nodes that passed every Filter.
