@@ -6,14 +6,83 @@
 
 use std::collections::BTreeMap;
 
-use super::explanation;
+use super::{Diffed, Options, Outcome, Run, explanation};
+use crate::error::Error;
 use crate::report::audit::{Audit, Found, PendingPod, Scope};
+use crate::report::diff::AuditDiff;
 use crate::report::{Note, Subject};
 use crate::scheduler::Input;
 use crate::scheduler::audit::{Standing, check_bound};
 use crate::scheduler::node_affinity::LastRequired;
 use crate::scheduler::profile::Profile;
-use crate::state::{ClusterState, Pod};
+use crate::state::needs::{NamespaceLabels, Needs};
+use crate::state::{ClusterState, Pod, PodRef};
+
+/// What `audit` looks at: the namespace (`None`: every one), and which pods.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub all_namespaces: bool,
+    /// `--pending`, `--violating`: neither or both mean both.
+    pub pending: bool,
+    pub violating: bool,
+}
+
+/// The audit document, and with `--diff` what the edits change.
+pub type Audited = Diffed<Audit, AuditDiff>;
+
+/// `audit`: the scope's Pending pods, each evaluated once, and its bound pods, each checked
+/// against its own node; with the scheduler's own events beside the Pending ones, live.
+pub fn audit(options: &Options, request: &Request) -> Result<Outcome<Audited>, Error> {
+    let mut run = Run::open(options)?;
+    run.emulate()?;
+    let both = request.pending == request.violating;
+    let scope = Scope {
+        namespace: (!request.all_namespaces).then(|| run.namespace()),
+        pending: both || request.pending,
+        violating: both || request.violating,
+    };
+    // The pods are not known before they are read: namespace labels as their terms need
+    // them; PodDisruptionBudgets for preemption's part of the message; the storage objects
+    // for the volume plugins. Default spreading's workloads are left unread: its
+    // constraints are ScheduleAnyway, so they change no FailedScheduling message.
+    let need = Needs {
+        namespace_labels: NamespaceLabels::ForExistingTerms,
+        disruption_budgets: scope.pending,
+        storage: scope.pending,
+        ..Needs::default()
+    };
+    let (state, mut read) = run.read(&need)?;
+    let clusters = run.edit(state)?;
+    let mut profiles = BTreeMap::new();
+    for pod in clusters.edited.all_pods() {
+        let name = &pod.template.scheduler_name;
+        if !profiles.contains_key(&**name) {
+            profiles.insert(name.to_string(), run.profile(name)?);
+        }
+    }
+    let events = match run.source.live() {
+        Some(live) if scope.pending => match live.scheduling_events(scope.namespace.as_deref())? {
+            Ok(events) => events,
+            Err(refused) => {
+                read.push(Note::EventsForbidden(refused.into()));
+                Default::default()
+            }
+        },
+        _ => Default::default(),
+    };
+    let before = (clusters.unedited.as_ref()).map(|o| cluster(o, &profiles, &scope, read.clone()));
+    let mut doc = cluster(&clusters.edited, &profiles, &scope, read);
+    let diff = before.map(|before| AuditDiff::new(run.edits(), &before, &doc));
+    doc.source = Some(run.source.name());
+    let pending: Vec<PodRef> = doc.pending_pods().collect();
+    for pod in pending {
+        let key = (pod.namespace.to_string(), pod.name.to_string());
+        if let Some(e) = events.get(&key).cloned() {
+            doc.set_scheduler_event(&pod, e.message, e.last_seen, e.count, e.reported_by);
+        }
+    }
+    Ok(run.finish(clusters, Diffed { doc, diff }))
+}
 
 /// Audits `state` within `scope`; `profiles` holds the profile for each scheduler name the
 /// pods give (a name no profile serves maps to the default scheduler's profile, whose name
