@@ -31,6 +31,8 @@ mod evaluate;
 pub mod explain;
 pub mod replicas;
 mod source;
+#[cfg(test)]
+mod tests;
 pub mod whatif;
 
 pub use evaluate::{context, explain_pod, explanation, unevaluated};
