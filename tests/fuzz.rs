@@ -13,7 +13,7 @@
 
 mod support;
 
-use kubectl_affinity::app::explain_pod;
+use kubectl_affinity::pipeline::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;

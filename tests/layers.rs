@@ -1,6 +1,6 @@
-//! The source's layering, checked: imports point down only (main -> app -> cluster, render
-//! -> report -> scheduler -> state), and no two files import each other, directly or
-//! through others. A file's test module is left out: tests may reach anywhere.
+//! The source's layering, checked: imports point down only (main -> app -> cli, pipeline,
+//! render -> cluster, report -> scheduler -> state), and no two files import each other,
+//! directly or through others. A file's test module is left out: tests may reach anywhere.
 //!
 //! Paths are read from the text (`crate::a::b`, `super::x`, a child module's name), which is
 //! enough for this crate's style of imports; a file that names a module it does not import
@@ -250,9 +250,11 @@ fn name(m: &[String]) -> String {
     }
 }
 
-/// What each top-level module may import besides itself: the layers below it. The cluster
-/// client reads the model and nothing of the evaluation (what it fetches is decided by the
-/// scheduler and handed to it as plain data).
+/// What each top-level module may import besides itself: the layers below it (main -> app
+/// -> cli, pipeline, render -> cluster, report -> scheduler -> state). The cluster client
+/// reads the model and nothing of the evaluation (what it fetches is decided by the
+/// scheduler and handed to it as plain data); the pipeline runs the rest and renders
+/// nothing; the errors sit beside it, naming what failed below.
 fn may_import(from: &[String], to: &[String]) -> bool {
     let (from, to) = (top(from), top(to));
     from == to
@@ -260,15 +262,52 @@ fn may_import(from: &[String], to: &[String]) -> bool {
             "state" => false,
             "scheduler" => to == "state",
             "report" => matches!(to, "state" | "scheduler"),
-            "render" => matches!(to, "state" | "scheduler" | "report"),
             "cluster" => to == "state",
-            // app, cli, error, complete, main and lib sit on top.
+            "error" => matches!(to, "state" | "scheduler" | "cluster"),
+            "render" => matches!(to, "state" | "scheduler" | "report"),
+            "pipeline" => matches!(to, "state" | "scheduler" | "report" | "cluster" | "error"),
+            "cli" => matches!(to, "state" | "scheduler" | "cluster"),
+            // app, complete, fuzz_entry, main and lib sit on top.
             _ => !matches!(to, "main" | "crate"),
         }
 }
 
 fn top(m: &[String]) -> &str {
     m.first().map_or("crate", String::as_str)
+}
+
+/// The rule itself refuses an import up a layer, or across to a sibling of the pipeline.
+#[test]
+fn the_rule_refuses_upward_imports() {
+    let m = |s: &str| -> Vec<String> { s.split("::").map(str::to_string).collect() };
+    for (from, to) in [
+        ("state", "scheduler"),
+        ("scheduler", "report"),
+        ("scheduler", "pipeline"),
+        ("report", "pipeline"),
+        ("report", "render"),
+        ("cluster", "scheduler"),
+        ("render", "pipeline"),
+        ("pipeline", "render"),
+        ("pipeline", "cli"),
+        ("pipeline", "app"),
+        ("cli", "pipeline"),
+        ("error", "pipeline"),
+        ("app", "main"),
+    ] {
+        assert!(!may_import(&m(from), &m(to)), "{from} -> {to} allowed");
+    }
+    for (from, to) in [
+        ("app", "pipeline"),
+        ("app", "render"),
+        ("pipeline::whatif", "cluster"),
+        ("pipeline", "report::audit"),
+        ("pipeline", "scheduler"),
+        ("pipeline", "error"),
+        ("render", "report"),
+    ] {
+        assert!(may_import(&m(from), &m(to)), "{from} -> {to} refused");
+    }
 }
 
 #[test]

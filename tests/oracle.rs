@@ -85,7 +85,7 @@ fn evaluate_in_library(case: &Case) -> serde_json::Value {
         "case",
     )
     .unwrap_or_else(|e| panic!("{}: {e}", case.name()));
-    let doc = kubectl_affinity::app::explain_pod(
+    let doc = kubectl_affinity::pipeline::explain_pod(
         &pod,
         &state,
         None,

@@ -26,12 +26,11 @@ pub mod diff;
 mod entries;
 mod notes;
 pub mod pods;
-pub mod replicas;
 pub mod suggestions;
 mod volumes;
 pub mod workload;
 
-pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
+pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject, Unevaluated};
 pub use entries::{
     Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
 };
