@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::io::Write;
+use std::sync::LazyLock;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
@@ -25,6 +26,7 @@ use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
 use crate::state::admission::ADMISSION_ANNOTATIONS;
+use crate::state::parts::PodFields;
 use crate::state::{VERSION_COMMENT, to_yaml_string};
 
 impl Live {
@@ -343,65 +345,38 @@ impl Contents {
     }
 }
 
-/// The fields of a pod's metadata the model reads (`state/parts.rs`, `Meta`), and of a
-/// workload's (`state/workloads.rs`).
-const META: &[&str] = &[
-    "name",
-    "namespace",
-    "labels",
-    "ownerReferences",
-    "deletionTimestamp",
-];
+/// What is kept of the objects trimmed field by field, by JSON name.
+struct Kept {
+    /// A pod's metadata, and a Service's and a ReplicationController's.
+    meta: Vec<&'static str>,
+    pod_spec: Vec<&'static str>,
+    container: Vec<&'static str>,
+    pod_status: Vec<&'static str>,
+    condition: Vec<&'static str>,
+    container_status: Vec<&'static str>,
+    /// A Deployment's, ReplicaSet's or StatefulSet's metadata.
+    workload_meta: Vec<&'static str>,
+}
 
-/// The fields of a pod's spec the model reads (`state/parts.rs`, `Spec`), with
-/// `priorityClassName` (the output names it).
-const POD_SPEC: &[&str] = &[
-    "affinity",
-    "containers",
-    "hostNetwork",
-    "initContainers",
-    "nodeName",
-    "nodeSelector",
-    "overhead",
-    "preemptionPolicy",
-    "priority",
-    "priorityClassName",
-    "resourceClaims",
-    "resources",
-    "schedulerName",
-    "schedulingGates",
-    "tolerations",
-    "topologySpreadConstraints",
-    "volumes",
-];
-
-/// A container's fields the resource plugins read (`state/parts.rs`, `Container`).
-const CONTAINER: &[&str] = &["name", "image", "ports", "resources", "restartPolicy"];
-
-/// A pod's status fields the plugins read (`state/parts.rs`, `Status`).
-const POD_STATUS: &[&str] = &[
-    "phase",
-    "startTime",
-    "nominatedNodeName",
-    "conditions",
-    "containerStatuses",
-    "initContainerStatuses",
-];
-
-const CONTAINER_STATUS: &[&str] = &["name", "allocatedResources", "resources"];
-
-const CONDITION: &[&str] = &["type", "status", "reason"];
-
-/// The fields of a Deployment's, ReplicaSet's or StatefulSet's metadata `whatif --scale`
-/// reads: with the pods', the creation time (`FindNewReplicaSet` takes the oldest).
-const WORKLOAD_META: &[&str] = &[
-    "name",
-    "namespace",
-    "labels",
-    "ownerReferences",
-    "deletionTimestamp",
-    "creationTimestamp",
-];
+/// What the model reads of a pod (`state/parts.rs`), and the few fields beside it.
+static KEPT: LazyLock<Kept> = LazyLock::new(|| {
+    let read = PodFields::of_parts();
+    let with = |fields: &[&'static str], more: &[&'static str]| [fields, more].concat();
+    Kept {
+        meta: read.metadata.to_vec(),
+        // `priorityClassName`: the output names it.
+        pod_spec: with(read.spec, &["priorityClassName"]),
+        container: read.container.to_vec(),
+        pod_status: read.status.to_vec(),
+        // A condition's `status`: the API's type requires it, and the file is read back
+        // through that type.
+        condition: with(read.condition, &["status"]),
+        container_status: read.container_status.to_vec(),
+        // `whatif --scale` reads, with the pods' fields, the creation time
+        // (`FindNewReplicaSet` takes the oldest).
+        workload_meta: with(read.metadata, &["creationTimestamp"]),
+    }
+});
 
 /// The spec fields of those workloads `whatif --scale` reads (`state/scale.rs`).
 const WORKLOAD_SPEC: &[&str] = &[
@@ -440,25 +415,28 @@ fn trim(object: &mut serde_json::Value) {
     }
     fn pod_spec(spec: Option<&mut Value>) {
         if let Some(spec) = spec {
-            keep(Some(&mut *spec), POD_SPEC);
-            each(spec.get_mut("containers"), CONTAINER);
-            each(spec.get_mut("initContainers"), CONTAINER);
+            keep(Some(&mut *spec), &KEPT.pod_spec);
+            each(spec.get_mut("containers"), &KEPT.container);
+            each(spec.get_mut("initContainers"), &KEPT.container);
         }
     }
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
     match kind {
         "Pod" => {
-            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("metadata"), &KEPT.meta);
             pod_spec(object.get_mut("spec"));
-            keep(object.get_mut("status"), POD_STATUS);
+            keep(object.get_mut("status"), &KEPT.pod_status);
             if let Some(status) = object.get_mut("status") {
-                each(status.get_mut("conditions"), CONDITION);
-                each(status.get_mut("containerStatuses"), CONTAINER_STATUS);
-                each(status.get_mut("initContainerStatuses"), CONTAINER_STATUS);
+                each(status.get_mut("conditions"), &KEPT.condition);
+                each(status.get_mut("containerStatuses"), &KEPT.container_status);
+                each(
+                    status.get_mut("initContainerStatuses"),
+                    &KEPT.container_status,
+                );
             }
         }
         "Deployment" | "ReplicaSet" | "StatefulSet" => {
-            keep(object.get_mut("metadata"), WORKLOAD_META);
+            keep(object.get_mut("metadata"), &KEPT.workload_meta);
             keep(object.get_mut("spec"), WORKLOAD_SPEC);
             if let Some(template) = object.pointer_mut("/spec/template") {
                 keep(template.get_mut("metadata"), TEMPLATE_META);
@@ -475,7 +453,7 @@ fn trim(object: &mut serde_json::Value) {
             }
         }
         "ReplicationController" | "Service" => {
-            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("metadata"), &KEPT.meta);
             keep(object.get_mut("spec"), &["selector"]);
             if let Some(map) = object.as_object_mut() {
                 map.remove("status");
@@ -499,3 +477,4 @@ fn list_item(yaml: &str) -> String {
     }
     out
 }
+
