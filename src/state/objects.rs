@@ -235,6 +235,35 @@ impl Objects {
     }
 }
 
+#[cfg(test)]
+impl Objects {
+    /// Everything kept, in a stable order (the workloads' maps are hashed): for tests that
+    /// compare two reads.
+    pub(crate) fn stable_debug(&self) -> String {
+        use std::collections::BTreeMap as Sorted;
+        let workloads = self.workloads.as_ref().map(|w| {
+            (
+                w.services.iter().collect::<Sorted<_, _>>(),
+                w.replication_controllers.iter().collect::<Sorted<_, _>>(),
+                w.replica_sets.iter().collect::<Sorted<_, _>>(),
+                w.stateful_sets.iter().collect::<Sorted<_, _>>(),
+            )
+        });
+        format!(
+            "{:?}",
+            (
+                &self.namespaces,
+                workloads,
+                &self.disruption_budgets,
+                &self.priority_classes,
+                &self.admission,
+                &self.volumes,
+                &self.scheduling_events,
+            )
+        )
+    }
+}
+
 impl Object {
     /// The kinds [`Object::decode`] reads from a file, as their objects name them.
     pub const KINDS: [&'static str; 15] = [

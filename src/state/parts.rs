@@ -225,7 +225,7 @@ impl PodFields {
 
 /// The JSON names of the fields a struct's derive reads: the derive hands them to
 /// `deserialize_struct`, where this deserializer takes them and stops.
-fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
     use serde::de::{self, Visitor};
 
     struct Names<'a>(&'a mut &'static [&'static str]);
