@@ -1360,107 +1360,70 @@ mod tests {
         }
     }
 
-    fn s() -> Option<String> {
-        Some("x".to_string())
+    /// `M` with every field it declares set, none of them named: each field number is
+    /// written once in the first wire type `M` takes and keeps (an empty length-delimited
+    /// value, else a varint), and what `M` reads of them is `M`. A field a message gains is
+    /// set here as soon as it is declared.
+    fn every_field<M: Message + Default>() -> M {
+        let mut bytes = Vec::new();
+        for tag in 1..64 {
+            let mut empty = Vec::new();
+            encode_key(tag, WireType::LengthDelimited, &mut empty);
+            encode_varint(0, &mut empty);
+            let mut one = Vec::new();
+            encode_key(tag, WireType::Varint, &mut one);
+            encode_varint(1, &mut one);
+            let kept = [empty, one]
+                .into_iter()
+                .find(|field| M::decode(&field[..]).is_ok_and(|m| !m.encode_to_vec().is_empty()));
+            bytes.extend(kept.into_iter().flatten());
+        }
+        M::decode(&bytes[..]).expect("every field")
     }
 
     /// Every field the messages read is in its template, so pods that differ in one never
-    /// share a built part. The messages are written out whole (no `..Default::default()`):
-    /// a field added to one does not compile here until it is set, and then fails this test
-    /// until its projection keeps it.
+    /// share a built part: a field added to a message is set by [`every_field`], and fails
+    /// this test until its projection keeps it.
     #[test]
     fn templates_keep_every_field_the_messages_read() {
-        let quantity = || {
-            vec![super::super::messages::PbQuantityEntry {
-                key: "cpu".to_string(),
-                value: Some(super::super::messages::PbQuantity { string: s() }),
-            }]
-        };
-        let container = PbContainer {
-            name: s(),
-            image: s(),
-            ports: vec![Default::default()],
-            resources: Some(Default::default()),
-            restart_policy: s(),
-        };
-        assert_eq!(
-            dropped(&container.encode_to_vec(), &CONTAINER),
-            [] as [u32; 0]
-        );
-        assert_eq!(
-            dropped(&container.encode_to_vec(), &CONTAINER_RESOURCES),
-            [1]
-        );
-        let status = PbContainerStatus {
-            name: s(),
-            allocated_resources: quantity(),
-            resources: Some(Default::default()),
-        };
-        assert_eq!(
-            dropped(&status.encode_to_vec(), &CONTAINER_STATUS),
-            [] as [u32; 0]
-        );
-        let condition = PbCondition {
-            type_: s(),
-            reason: s(),
-        };
-        assert_eq!(
-            dropped(&condition.encode_to_vec(), &CONDITION),
-            [] as [u32; 0]
-        );
-        let pod_status = PbPodStatus {
-            phase: s(),
-            // The pod's own, read apart from the template (`start_time`).
-            start_time: None,
-            conditions: vec![condition],
-            container_statuses: vec![status.clone()],
-            init_container_statuses: vec![status],
-            nominated_node_name: s(),
-        };
-        assert_eq!(
-            dropped(&pod_status.encode_to_vec(), &STATUS),
-            [] as [u32; 0]
-        );
-        let volume = PbVolume {
-            name: Some(b"v".to_vec()),
-            source: Some(Default::default()),
-        };
+        let none = [] as [u32; 0];
+        let container = every_field::<PbContainer>().encode_to_vec();
+        assert_eq!(dropped(&container, &CONTAINER), none);
+        assert_eq!(dropped(&container, &CONTAINER_RESOURCES), [1]);
+        let status = every_field::<PbContainerStatus>().encode_to_vec();
+        assert_eq!(dropped(&status, &CONTAINER_STATUS), none);
+        let condition = every_field::<PbCondition>().encode_to_vec();
+        assert_eq!(dropped(&condition, &CONDITION), none);
+        // The start time is the pod's own, read apart from the template (`start_time`).
+        let pod_status = every_field::<PbPodStatus>().encode_to_vec();
+        assert_eq!(dropped(&pod_status, &STATUS), [7]);
         // The name is left out of the key (a generic ephemeral volume's pod is decoded whole).
-        assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [1]);
+        let volume = every_field::<PbVolume>().encode_to_vec();
+        assert_eq!(dropped(&volume, &VOLUME), [1]);
         // Every field prost checks is kept, the uid and blockOwnerDeletion too, though
         // `controller_of` reads neither.
-        let owner = PbOwnerReference {
-            kind: s(),
-            name: s(),
-            uid: s(),
-            api_version: s(),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        };
-        assert_eq!(dropped(&owner.encode_to_vec(), &OWNER), [] as [u32; 0]);
-        let spec = PbSpec {
-            volumes: vec![volume],
-            containers: vec![container.clone()],
-            node_selector: vec![super::super::messages::PbStringEntry {
-                key: "k".to_string(),
-                value: "v".to_string(),
-            }],
-            node_name: s(),
-            affinity: Some(Default::default()),
-            scheduler_name: s(),
-            init_containers: vec![container],
-            tolerations: vec![Default::default()],
-            priority: Some(1),
-            preemption_policy: s(),
-            overhead: quantity(),
-            topology_spread_constraints: vec![Default::default()],
-            scheduling_gates: vec![Default::default()],
-            resource_claims: vec![Default::default()],
-            resources: Some(Default::default()),
-        };
+        let owner = every_field::<PbOwnerReference>().encode_to_vec();
+        assert_eq!(dropped(&owner, &OWNER), none);
         // The node is the pod's own, read apart from the template.
-        assert_eq!(dropped(&spec.encode_to_vec(), &SPEC), [10]);
+        let spec = every_field::<PbSpec>().encode_to_vec();
+        assert_eq!(dropped(&spec, &SPEC), [10]);
+        // The fields are set, of every wire type (priority, 25, is a varint).
+        let tags = |mut buf: &[u8]| {
+            let mut tags = Vec::new();
+            while !buf.is_empty() {
+                let (tag, wire) = key(&mut buf).expect("key");
+                skip(wire, tag, &mut buf).expect("field");
+                tags.push(tag);
+            }
+            tags
+        };
+        let (spec, container) = (tags(&spec), tags(&container));
+        for tag in [1, 2, 7, 10, 18, 22, 25, 31, 40] {
+            assert!(spec.contains(&tag), "{tag} in {spec:?}");
+        }
+        assert!([1, 2, 6, 8, 24].iter().all(|t| container.contains(t)));
     }
+
     // An own field is seen through `Only`, however deep (`Projection::own`).
     const _: () = {
         const INNER: Projection = Projection::new(&[(3, Keep::Own)], Keep::Drop);
