@@ -48,8 +48,8 @@ impl Live {
         // for them. Errors are reported in the order the lists
         // were read one after the other: nodes, pods, namespaces, workloads.
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
-        // The pages are folded into the state on a thread of their own: folding a page of
-        // 500 pods on the thread that reads every answer held up the next request.
+        // The pages are folded into the state on a thread of their own: folding a page on
+        // the thread that reads every answer held up the next request.
         let (fold, folded) = std::sync::mpsc::channel();
         let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
         let images = ImageNames::Only(needs.images.iter().cloned().collect());
@@ -397,7 +397,7 @@ pub(crate) fn json_node_page(
 }
 
 /// Whether a term of an existing pod has a namespaceSelector. The existing pods' terms are
-/// those of the index's groups: a few hundred term sets to look at, not 150,000 pods.
+/// those of the index's groups: far fewer term sets to look at than pods.
 fn existing_terms_need_namespace_labels(state: &ClusterState) -> bool {
     state
         .other_pods()

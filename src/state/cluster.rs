@@ -30,7 +30,7 @@ use super::workloads::WorkloadSelectors;
 pub struct ClusterState {
     nodes: Vec<Node>,
     node_index: FastMap<String, usize>,
-    /// Per node, its position among all nodes' names: the report orders 5,000 nodes by name
+    /// Per node, its position among all nodes' names: the report orders the nodes by name
     /// with integers, not string comparisons.
     name_rank: Vec<u32>,
     /// Per node, its name, shared by the report's entry for the node (one count, not one
@@ -123,7 +123,8 @@ impl ClusterState {
             .enumerate()
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
-        // foldhash: SipHash over every image name of 5,000 nodes showed in profiles.
+        // foldhash: SipHash over every image name of a large cluster's nodes showed in
+        // profiles.
         let mut images: FastMap<String, ImageSpread> = FastMap::default();
         for (ni, n) in nodes.iter().enumerate() {
             let ni = u32::try_from(ni).unwrap_or(u32::MAX);
@@ -161,8 +162,8 @@ impl ClusterState {
         };
         // Room for as many pods as the nodes may run (their allocatable `pods`, as
         // NodeResourcesFit counts them), so that the vectors of pods are not copied as they
-        // grow: at 150,000 pods the copies, and the fresh pages they write, took a tenth of
-        // the thread that reads the pages. Only the pages written are ever resident.
+        // grow (the copies, and the fresh pages they write, held up the thread that reads
+        // the pages). Only the pages written are ever resident.
         let room = state
             .nodes
             .iter()
@@ -178,8 +179,8 @@ impl ClusterState {
         state
     }
 
-    /// Adds a pod read from the source. At 150,000 pods, labels and tolerations were a third
-    /// of the model's memory, and replicas carry equal ones: each distinct set is kept once,
+    /// Adds a pod read from the source. Labels and tolerations are much of the model's
+    /// memory, and replicas carry equal ones: each distinct set is kept once,
     /// as is each controller reference (three strings, the same for a workload's replicas).
     pub fn add_pod(&mut self, mut pod: Pod) {
         self.shared_labels.share(&mut pod.labels);
@@ -445,9 +446,8 @@ impl ClusterState {
     /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
     /// that is not an existing pod.
     pub fn find_pod(&self, id: &PodRef) -> Option<FoundPod<'_>> {
-        // By the index's namespace numbers first: comparing 150,000 pods' names and
-        // namespaces was on the critical path of a live run, between its last page and the
-        // evaluation.
+        // By the index's namespace numbers first: comparing every pod's name and namespace
+        // was on the critical path of a live run, between its last page and the evaluation.
         if let Some(ns) = self.index.namespace_id(&id.namespace)
             && let Some(i) = (0..self.pods.len()).find(|&i| {
                 u32::try_from(i).is_ok_and(|i| self.index.namespace_of(i) == ns)

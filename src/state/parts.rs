@@ -5,8 +5,8 @@
 //!
 //! The parts are decoded straight from an API server's JSON by the serde derives below (the
 //! JSON front-end is these derives): the parts of a pod no plugin looks at (`managedFields`,
-//! annotations, env, probes, most of the status) are stepped over, which halves the bytes
-//! decoded into typed values. Fields are optional as in the API (a missing required field
+//! annotations, env, probes, most of the status) are stepped over, never decoded into typed
+//! values. Fields are optional as in the API (a missing required field
 //! reads as its default, as Go's decode gives it), and the subtrees are the model's own types
 //! ([`crate::state::spec`]), so the model names no `k8s-openapi` type.
 

@@ -18,11 +18,10 @@
 //! the same bytes that pod's label set and controller are taken without a lookup.
 //!
 //! A new template is split the same way: its containers (but their names), tolerations and
-//! status are what most of its decoding was, and workloads repeat them (the bench cluster's
-//! fifty templates a page name two request sets and seven images, and nearly all the same
-//! default tolerations). So a template whose resources bytes an earlier template had, and
-//! whose tolerations bytes an earlier one had, takes their built parts and decodes only its
-//! other fields, with its status's phase.
+//! status are what most of its decoding was, and workloads repeat them (few request sets and
+//! images between them, and nearly all the same default tolerations). So a template whose
+//! resources bytes an earlier template had, and whose tolerations bytes an earlier one had,
+//! takes their built parts and decodes only its other fields, with its status's phase.
 //!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::build`] as a whole pod, and anything not in the shape an API server writes
@@ -679,7 +678,7 @@ fn label_entries(mut fields: &[u8]) -> Option<Vec<(&str, &str)>> {
 /// [`SharedParts::metadata`] gathers them), as [`controller_of`] finds it in the references
 /// prost decodes: the first whose `controller` is true, with its kind, name and API version.
 /// Each reference's strings are checked as prost checks them (the uid too), and only the
-/// controller's are copied: prost made four strings of each reference, a tenth of what the
+/// controller's are copied: prost made four strings of each reference, much of what the
 /// first pod of a workload took beyond its template. `None` for anything [`field`] leaves to
 /// prost, and for text that is not UTF-8, for prost to say what is wrong.
 fn owners_controller(mut fields: &[u8]) -> Option<Option<Arc<ControllerRef>>> {
@@ -772,7 +771,7 @@ impl<T: Clone> Last<T> {
 /// The spec and status of the last pod whose template was built, laid out as fields, for
 /// the pods after it to be matched against instead of having their keys made and looked
 /// up. Replicas are listed one after the other and differ in few bytes, and making a key
-/// reads some 90 fields a pod one by one (half of decoding a replica, measured).
+/// reads some 90 fields a pod one by one, much of decoding a replica.
 ///
 /// A pod matches when its bytes are the pattern's but inside the fields the key leaves out
 /// (`Drop`, `Own`) and the bodies of `Empty` fields: then its key is the pattern's, since
@@ -809,7 +808,7 @@ struct Msg {
 impl Msg {
     /// The fields of a message inside a pattern's field, laid out only when a pod's bytes
     /// part inside it: replicas are mostly equal there (conditions, containers), and laying
-    /// out every message of a new pattern was a tenth of decoding a page.
+    /// out every message of a new pattern showed in the decoding of a page.
     const NOT_LAID: (u32, u32) = (u32::MAX, u32::MAX);
 
     fn is_laid(&self) -> bool {
@@ -1078,8 +1077,8 @@ pub(super) struct Kept {
     /// the bytes as written (see [`SharedParts::split`]). Every toleration set read, not
     /// only the last: workloads with and without a toleration of their own alternate, and
     /// one copy a set per thread, held here for the run, is what the state keeps as given
-    /// (see `ClusterState::share_template`), where a copy per switch made the fold copy 93%
-    /// of the templates to swap theirs for its own.
+    /// (see `ClusterState::share_template`), where a copy per switch made the fold copy
+    /// nearly every template to swap its set for the state's own.
     resources: FastMap<Box<[u8]>, Arc<PodResources>>,
     tolerations: FastMap<Box<[u8]>, Arc<[Toleration]>>,
 }
@@ -1093,8 +1092,8 @@ impl Kept {
 }
 
 /// The node names pods are bound to, each read as text once and then shared by every pod
-/// that names it: a cluster has thousands of nodes for a hundred thousand pods, and checking
-/// and copying each pod's node name was about 1% of decoding a page.
+/// that names it: a cluster has far fewer nodes than pods, and checking and copying each
+/// pod's node name showed in the decoding of a page.
 #[derive(Default)]
 struct NodeNames(FastMap<Box<[u8]>, Arc<str>>);
 
