@@ -118,7 +118,7 @@ impl Live {
             match self.namespaces().await? {
                 Ok(listed) => {
                     objects.read(Read::Namespaces);
-                    listed.into_iter().for_each(|o| objects.add(o));
+                    objects.extend(listed);
                 }
                 Err(refused) => {
                     omissions.push(Omission::Namespaces(Refused::new(&refused, target)))
@@ -127,11 +127,11 @@ impl Live {
         }
         if needs.disruption_budgets || needs.priority_classes {
             let listed = self.preemption_objects(needs, &mut omissions).await?;
-            listed.into_iter().for_each(|o| objects.add(o));
+            objects.extend(listed);
         }
         if !needs.admission_namespaces.is_empty() || needs.runtime_classes {
             match self.admission_objects(needs).await? {
-                Ok(listed) => listed.into_iter().for_each(|o| objects.add(o)),
+                Ok(listed) => objects.extend(listed),
                 Err(refused) => omissions.push(Omission::Admission(Refused::new(&refused, target))),
             }
         }
@@ -139,7 +139,7 @@ impl Live {
             match self.storage().await? {
                 Ok(listed) => {
                     objects.read(Read::Storage);
-                    listed.into_iter().for_each(|o| objects.add(o));
+                    objects.extend(listed);
                 }
                 Err(refused) => omissions.push(Omission::Storage(Refused::new(&refused, target))),
             }
@@ -148,7 +148,7 @@ impl Live {
             match workloads {
                 Ok(listed) => {
                     objects.read(Read::Workloads);
-                    listed.into_iter().for_each(|o| objects.add(o));
+                    objects.extend(listed);
                 }
                 Err(refused) => omissions.push(Omission::Workloads(Refused::new(&refused, target))),
             }

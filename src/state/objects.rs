@@ -235,6 +235,12 @@ impl Objects {
     }
 }
 
+impl Extend<Object> for Objects {
+    fn extend<I: IntoIterator<Item = Object>>(&mut self, objects: I) {
+        objects.into_iter().for_each(|o| self.add(o));
+    }
+}
+
 #[cfg(test)]
 impl Objects {
     /// Everything kept, in a stable order (the workloads' maps are hashed): for tests that
