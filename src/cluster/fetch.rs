@@ -20,8 +20,8 @@ use crate::state::needs::{NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
 use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume};
 use crate::state::{
-    ClusterState, DisruptionBudgetObject, LabelSelectorObject, MapSelectorObject, Node, Object,
-    Objects, OwnerKind, Pod, PriorityClassObject, Read,
+    ClusterState, DisruptionBudgetObject, Kinds, LabelSelectorObject, MapSelectorObject, Node,
+    Object, Objects, OwnerKind, Pod, PriorityClassObject,
 };
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -117,7 +117,7 @@ impl Live {
         if namespaces {
             match self.namespaces().await? {
                 Ok(listed) => {
-                    objects.read(Read::Namespaces);
+                    objects.read(Kinds::Namespaces);
                     objects.extend(listed);
                 }
                 Err(refused) => {
@@ -138,7 +138,7 @@ impl Live {
         if needs.storage {
             match self.storage().await? {
                 Ok(listed) => {
-                    objects.read(Read::Storage);
+                    objects.read(Kinds::Storage);
                     objects.extend(listed);
                 }
                 Err(refused) => omissions.push(Omission::Storage(Refused::new(&refused, target))),
@@ -147,7 +147,7 @@ impl Live {
         if let Some(workloads) = workloads? {
             match workloads {
                 Ok(listed) => {
-                    objects.read(Read::Workloads);
+                    objects.read(Kinds::Workloads);
                     objects.extend(listed);
                 }
                 Err(refused) => omissions.push(Omission::Workloads(Refused::new(&refused, target))),

@@ -472,7 +472,7 @@ pub enum FoundPod<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{Read, read_snapshot_str};
+    use crate::state::{Kinds, read_snapshot_str};
     use k8s_openapi::api::core::v1 as core;
 
     /// Replicas share one copy of their labels and tolerations; a pod with other labels
@@ -611,8 +611,8 @@ items:
         let mut unbound = workload_pod("pending");
         unbound.node_name = Arc::from("");
         state.add_pod(unbound);
-        state.objects_mut().read(Read::Namespaces);
-        state.objects_mut().read(Read::Workloads);
+        state.objects_mut().read(Kinds::Namespaces);
+        state.objects_mut().read(Kinds::Workloads);
         state.clear_pods();
         assert!(state.pods().is_empty() && state.other_pods().is_empty());
         assert!(state.pods_on(0).is_empty() && state.pod_nodes().is_empty());

@@ -38,6 +38,7 @@ pub mod runtime_class;
 pub mod scale;
 pub mod selector;
 mod selector_flag;
+mod source;
 pub mod spec;
 mod strict;
 mod taints;
@@ -55,17 +56,18 @@ pub use manifest::{
     read_pod_manifests_str,
 };
 pub use node::Node;
-pub use objects::{Object, Objects, Read};
+pub use objects::{Kinds, Object, Objects};
 pub use pod::{
     AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
 pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};
 pub use read::{
-    Located, SourceError, VERSION_COMMENT, parse_documents, read_objects, read_snapshot,
-    read_snapshot_str, recorded_version, require_nodes,
+    VERSION_COMMENT, parse_documents, read_objects, read_snapshot, read_snapshot_str,
+    recorded_version, require_nodes,
 };
 pub use selector_flag::parse_selector_flag;
+pub use source::{Located, SourceError};
 pub use strict::closest;
 pub use taints::{Taint, Toleration};
 pub use workloads::{

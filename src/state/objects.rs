@@ -6,8 +6,11 @@
 //! may be added after the pods: a live read asks for some only once the pods say they are
 //! needed.
 //!
-//! A kind is added here: a variant of [`Object`], where [`Objects::add`] keeps it, and how a
-//! file's object of that kind is decoded ([`Object::decode`]); then what reads it live.
+//! A kind is added here: a variant of [`Object`], where [`Objects::add`] keeps it (with a
+//! [`Kinds`] group when "none read" must be told from "none"), and how a file's object of
+//! that kind is decoded ([`Object::decode`]: snapshots, and a manifest's objects). Outside the
+//! model, only what lists it live (`cluster/fetch.rs`) and what writes it to a snapshot
+//! (`cluster/snapshot.rs`) name it.
 
 use std::collections::BTreeMap;
 
@@ -21,9 +24,9 @@ use super::events::{self, SchedulingEvent, SchedulingEvents};
 use super::labels::Labels;
 use super::limit_range::LimitRange;
 use super::priority_class::{PriorityClass, PriorityClassObject};
-use super::read::{Located, SourceError};
 use super::resources::ImageNames;
 use super::runtime_class::RuntimeClass;
+use super::source::{Located, SourceError};
 use super::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
 use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
 
@@ -75,7 +78,7 @@ pub enum Object {
 /// Kinds that, once read, tell the evaluation something even when there are none: without
 /// them a rule that needs them is not evaluated (and the notes say so), with none it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Read {
+pub enum Kinds {
     /// Namespaces' labels.
     Namespaces,
     /// Services, ReplicationControllers, ReplicaSets and StatefulSets.
@@ -107,7 +110,7 @@ pub struct Objects {
 }
 
 impl Objects {
-    /// Keeps one object, as the evaluation reads it; its kind is then read (see [`Read`]).
+    /// Keeps one object, as the evaluation reads it; its kind is then read (see [`Kinds`]).
     pub fn add(&mut self, object: Object) {
         match object {
             Object::Namespace {
@@ -155,15 +158,15 @@ impl Objects {
     }
 
     /// Says that these kinds were read, even if none was found.
-    pub fn read(&mut self, kinds: Read) {
+    pub fn read(&mut self, kinds: Kinds) {
         match kinds {
-            Read::Namespaces => {
+            Kinds::Namespaces => {
                 self.namespaces.get_or_insert_with(BTreeMap::new);
             }
-            Read::Workloads => {
+            Kinds::Workloads => {
                 self.workloads_mut();
             }
-            Read::Storage => {
+            Kinds::Storage => {
                 self.volumes_or_new();
             }
         }
@@ -396,8 +399,8 @@ mod tests {
     fn read_kinds_stay_apart_from_kinds_not_read() {
         let mut o = Objects::default();
         assert!(o.namespaces().is_none() && o.workloads().is_none() && o.volumes().is_none());
-        o.read(Read::Namespaces);
-        o.read(Read::Storage);
+        o.read(Kinds::Namespaces);
+        o.read(Kinds::Storage);
         assert_eq!(o.namespaces().map(BTreeMap::len), Some(0));
         assert!(o.volumes().is_some() && o.workloads().is_none());
         o.add(Object::Service {
