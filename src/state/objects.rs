@@ -130,16 +130,16 @@ impl Objects {
             Object::Service {
                 namespace,
                 selector,
-            } => self.workloads_mut().add_service(namespace, selector),
+            } => self.workloads_or_new().add_service(namespace, selector),
             Object::ReplicationController { key, selector } => self
-                .workloads_mut()
+                .workloads_or_new()
                 .add_replication_controller(key, selector),
             Object::ReplicaSet { key, selector } => {
-                self.workloads_mut()
+                self.workloads_or_new()
                     .add_label_selector(false, key, selector.as_ref());
             }
             Object::StatefulSet { key, selector } => {
-                self.workloads_mut()
+                self.workloads_or_new()
                     .add_label_selector(true, key, selector.as_ref());
             }
             Object::DisruptionBudget(b) => self.disruption_budgets.push(b),
@@ -164,7 +164,7 @@ impl Objects {
                 self.namespaces.get_or_insert_with(BTreeMap::new);
             }
             Kinds::Workloads => {
-                self.workloads_mut();
+                self.workloads_or_new();
             }
             Kinds::Storage => {
                 self.volumes_or_new();
@@ -178,7 +178,7 @@ impl Objects {
         self.node_images = names;
     }
 
-    fn workloads_mut(&mut self) -> &mut WorkloadSelectors {
+    fn workloads_or_new(&mut self) -> &mut WorkloadSelectors {
         self.workloads.get_or_insert_with(Default::default)
     }
 
