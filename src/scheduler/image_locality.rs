@@ -280,7 +280,7 @@ mod tests {
         );
         let profile = Profile::default_profile(FeatureGates::default());
         let mut note = |kept: &[&str]| {
-            state.set_image_names(ImageNames::Only(
+            state.objects_mut().read_node_images(ImageNames::Only(
                 kept.iter().map(|s| s.to_string()).collect(),
             ));
             let input = Input {
