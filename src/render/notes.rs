@@ -5,8 +5,15 @@ use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
 use crate::report::{Cause, KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
+use crate::scheduler::PluginId;
 use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
+
+/// `NodePorts, VolumeZone`.
+fn names(plugins: &[PluginId]) -> String {
+    let names: Vec<&str> = plugins.iter().map(PluginId::as_str).collect();
+    names.join(", ")
+}
 
 /// `0, 1, 2`.
 fn list(items: &[usize]) -> String {
@@ -36,7 +43,7 @@ impl Display for RejectedMost {
             "Most rejected: {} of {} nodes by {} ({})",
             self.nodes,
             self.of,
-            self.plugin.as_deref().unwrap_or("PreFilter"),
+            self.plugin.as_ref().map_or("PreFilter", PluginId::as_str),
             self.reason
         )?;
         match &self.cause {
@@ -207,7 +214,7 @@ impl Display for Note {
             Note::NotEvaluated(plugins) => write!(
                 f,
                 "not evaluated (shown as unknown, never as passed): {}",
-                plugins.join(", ")
+                names(plugins)
             ),
             Note::GateNotModelled(gate) => write!(
                 f,
@@ -249,7 +256,7 @@ impl Display for Note {
             Note::StorageNotEvaluated { plugins, gap } => write!(
                 f,
                 "{} not evaluated: {gap}; their verdicts show as unknown, never as passed",
-                plugins.join(", ")
+                names(plugins)
             ),
             Note::ClaimsFromTemplates(claims) => write!(
                 f,
@@ -671,6 +678,7 @@ pub fn snapshot_warnings(warn: &mut dyn Write, notes: &[Note]) -> std::io::Resul
 #[cfg(test)]
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
+    use crate::scheduler::PluginId;
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
     use crate::scheduler::storage::Gap;
     use crate::state::validate::Finding;
@@ -845,10 +853,7 @@ mod tests {
                  verdicts show as unknown, never as passed",
             ),
             (
-                Note::NotEvaluated(vec![
-                    "DynamicResources".to_string(),
-                    "VolumeZone".to_string(),
-                ]),
+                Note::NotEvaluated(vec![PluginId::DynamicResources, PluginId::VolumeZone]),
                 "not evaluated (shown as unknown, never as passed): DynamicResources, VolumeZone",
             ),
             (
@@ -940,7 +945,7 @@ mod tests {
             ),
             (
                 Note::StorageNotEvaluated {
-                    plugins: vec!["NodeVolumeLimits"],
+                    plugins: vec![PluginId::NodeVolumeLimits],
                     gap: Gap::Translated {
                         plugin: "kubernetes.io/gce-pd",
                     },

@@ -9,9 +9,9 @@ use owo_colors::OwoColorize;
 use super::node_value::{node_has, short_key};
 use crate::report::{Code, Verdict};
 use crate::report::{Explanation, NodeReport, Reported, Scoring};
-use crate::scheduler::FilterResult;
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
 use crate::scheduler::{FilterDetails, ScoreDetails};
+use crate::scheduler::{FilterResult, PluginId};
 use crate::state::selector::{RequirementCheck, SelectorCheck};
 
 /// How the table is drawn.
@@ -105,8 +105,8 @@ fn short_domain(key: &str, value: Option<&str>) -> String {
     }
 }
 
-fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<FilterResult<'a>> {
-    n.filters.iter().find(|f| f.plugin == plugin)
+fn entry(n: &NodeReport, plugin: PluginId) -> Option<FilterResult<'_>> {
+    n.filters.iter().find(|f| *f.plugin == plugin)
 }
 
 pub(super) fn values(r: &RequirementCheck) -> String {
@@ -141,7 +141,7 @@ fn first_failing(sel: &SelectorCheck) -> String {
 
 /// The short cell for one rule kind.
 fn node_affinity_cell(n: &NodeReport) -> String {
-    let Some(f) = entry(n, "NodeAffinity") else {
+    let Some(f) = entry(n, PluginId::NodeAffinity) else {
         return "".into();
     };
     match (f.pass, &f.details) {
@@ -166,7 +166,7 @@ fn node_affinity_cell(n: &NodeReport) -> String {
 fn taints_cell(n: &NodeReport) -> String {
     let mut out = Vec::new();
     let mut cordoned = false;
-    if let Some(f) = entry(n, "NodeUnschedulable") {
+    if let Some(f) = entry(n, PluginId::NodeUnschedulable) {
         match f.pass {
             Some(false) => {
                 cordoned = true;
@@ -176,7 +176,7 @@ fn taints_cell(n: &NodeReport) -> String {
             _ => {}
         }
     }
-    if let Some(f) = entry(n, "TaintToleration") {
+    if let Some(f) = entry(n, PluginId::TaintToleration) {
         match (&f.pass, &f.details) {
             (Some(false), Some(FilterDetails::TaintToleration(d))) => {
                 // A cordoned node carries the unschedulable taint: one cause, said once.
@@ -191,7 +191,7 @@ fn taints_cell(n: &NodeReport) -> String {
         }
     }
     if out.is_empty() {
-        let any = entry(n, "NodeUnschedulable").or(entry(n, "TaintToleration"));
+        let any = entry(n, PluginId::NodeUnschedulable).or(entry(n, PluginId::TaintToleration));
         return match (any, prefer_no_schedule_cost(n)) {
             (None, _) => "".into(),
             // Tolerated enough to fit, yet the node loses points for it.
@@ -220,7 +220,7 @@ fn prefer_no_schedule_cost(n: &NodeReport) -> Option<(i64, &str)> {
 }
 
 fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
-    let Some(f) = entry(n, "InterPodAffinity") else {
+    let Some(f) = entry(n, PluginId::InterPodAffinity) else {
         return ("".into(), "".into());
     };
     if f.pass.is_none() {
@@ -274,7 +274,7 @@ fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
 /// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
 fn short_fit_cell(f: &FilterResult) -> Option<String> {
     match f.plugin {
-        "NodeResourcesFit" => {
+        PluginId::NodeResourcesFit => {
             let reason = f.reason()?;
             let short: Vec<&str> = reason
                 .split(", ")
@@ -285,18 +285,18 @@ fn short_fit_cell(f: &FilterResult) -> Option<String> {
                 .collect();
             Some(format!("✗ short: {}", short.join(", ")))
         }
-        "NodePorts" => Some("✗ host port".to_string()),
+        PluginId::NodePorts => Some("✗ host port".to_string()),
         _ => None,
     }
 }
 
 fn other_cell(n: &NodeReport) -> String {
     let known = [
-        "NodeAffinity",
-        "NodeUnschedulable",
-        "TaintToleration",
-        "InterPodAffinity",
-        "PodTopologySpread",
+        PluginId::NodeAffinity,
+        PluginId::NodeUnschedulable,
+        PluginId::TaintToleration,
+        PluginId::InterPodAffinity,
+        PluginId::PodTopologySpread,
     ];
     let mut parts = Vec::new();
     let mut unevaluated = 0;
@@ -327,18 +327,18 @@ pub const GROUP_ABOVE: usize = 50;
 const TOP: usize = 10;
 
 /// A plugin's name in the score-parts column.
-fn short_plugin(name: &str) -> &str {
+fn short_plugin(name: &PluginId) -> &str {
     match name {
-        "TaintToleration" => "taint",
-        "NodeAffinity" => "nodeaff",
-        "InterPodAffinity" => "podaff",
-        "PodTopologySpread" => "spread",
-        "NodeResourcesFit" => "fit",
-        "NodeResourcesBalancedAllocation" => "balanced",
-        "ImageLocality" => "image",
-        "VolumeBinding" => "volume",
-        "DynamicResources" => "dra",
-        other => other,
+        PluginId::TaintToleration => "taint",
+        PluginId::NodeAffinity => "nodeaff",
+        PluginId::InterPodAffinity => "podaff",
+        PluginId::PodTopologySpread => "spread",
+        PluginId::NodeResourcesFit => "fit",
+        PluginId::NodeResourcesBalancedAllocation => "balanced",
+        PluginId::ImageLocality => "image",
+        PluginId::VolumeBinding => "volume",
+        PluginId::DynamicResources => "dra",
+        other => other.as_str(),
     }
 }
 
@@ -540,7 +540,7 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
 /// Who recorded a node's status: its plugin, or for a node a PreFilter result left out (a
 /// status with no plugin, whose reason names the PreFilter plugins) "PreFilter".
 fn reporter(r: &Reported) -> &str {
-    r.plugin.as_deref().unwrap_or("PreFilter")
+    r.plugin.as_ref().map_or("PreFilter", PluginId::as_str)
 }
 
 /// The rows to list: every node, or on a big cluster the best candidates plus the nodes the
@@ -995,7 +995,7 @@ fn drill_down(
     let mut skipped: Vec<&str> = Vec::new();
     for f in &n.filters {
         if f.skipped && f.pass == Some(true) && f.details.is_none() {
-            skipped.push(f.plugin);
+            skipped.push(f.plugin.as_str());
             continue;
         }
         let reason = f.reason().unwrap_or_default();

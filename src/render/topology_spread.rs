@@ -8,9 +8,9 @@ use owo_colors::OwoColorize;
 use super::node_value::{node_has, short_key};
 use crate::report::{Explanation, NodeReport};
 use crate::scheduler::pod_topology_spread::{ConstraintTable, FilterDetails, ScoreDetails};
-use crate::scheduler::{FilterDetails as AnyFilter, ScoreDetails as AnyScore};
+use crate::scheduler::{FilterDetails as AnyFilter, PluginId, ScoreDetails as AnyScore};
 
-const PLUGIN: &str = "PodTopologySpread";
+const PLUGIN: PluginId = PluginId::PodTopologySpread;
 
 fn mark(ok: bool, color: bool) -> String {
     match (ok, color) {
@@ -42,8 +42,8 @@ fn domain_words(key: &str, domain: &str) -> String {
 /// "-" when the plugin has nothing to say for the pod on this node, "" when the profile does
 /// not run it.
 pub(super) fn cell(n: &NodeReport) -> String {
-    let filter = n.filters.iter().find(|f| f.plugin == PLUGIN);
-    let score = n.scores.iter().find(|s| s.plugin == PLUGIN);
+    let filter = n.filters.iter().find(|f| *f.plugin == PLUGIN);
+    let score = n.scores.iter().find(|s| *s.plugin == PLUGIN);
     if let Some(f) = &filter {
         match (f.pass, f.details) {
             (None, _) => return "?".into(),
@@ -116,8 +116,8 @@ pub(super) fn drill_down(
     n: &NodeReport,
     color: bool,
 ) -> std::io::Result<()> {
-    let filter = n.filters.iter().find(|f| f.plugin == PLUGIN);
-    let score = n.scores.iter().find(|s| s.plugin == PLUGIN);
+    let filter = n.filters.iter().find(|f| *f.plugin == PLUGIN);
+    let score = n.scores.iter().find(|s| *s.plugin == PLUGIN);
     let hard = match filter.and_then(|f| f.details) {
         Some(AnyFilter::PodTopologySpread(d)) => Some(d.as_ref()),
         _ => None,

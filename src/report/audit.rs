@@ -17,7 +17,7 @@ use super::pods::PodRow;
 use super::{API_VERSION, Context, Explanation, Note, SchedulerEvent, Subject};
 use crate::scheduler::audit::{Broken, check_all};
 use crate::scheduler::profile::Profile;
-use crate::scheduler::{FilterDetails, Input, evaluate};
+use crate::scheduler::{FilterDetails, Input, PluginId, evaluate};
 use crate::state::{ClusterState, Pod, PodRef, Taint};
 
 pub const KIND: &str = "SchedulingAudit";
@@ -134,7 +134,7 @@ impl Serialize for Rule {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Written<'a> {
-            plugin: &'a str,
+            plugin: &'a PluginId,
             reason: std::borrow::Cow<'a, str>,
             code: Code,
             #[serde(skip_serializing_if = "<[Taint]>::is_empty")]
@@ -149,7 +149,7 @@ impl Serialize for Rule {
         }
         let b = &self.0;
         Written {
-            plugin: b.plugin,
+            plugin: &b.plugin,
             reason: b.status.message(),
             code: b.status.code.into(),
             untolerated_taints: &b.taints,
@@ -166,7 +166,7 @@ impl Serialize for Rule {
 pub struct Unchecked {
     pub pod: String,
     pub node: String,
-    pub plugin: &'static str,
+    pub plugin: PluginId,
     pub why: String,
 }
 

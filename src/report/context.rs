@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::scheduler::Input;
 use crate::scheduler::inter_pod_affinity::namespaces_unknown;
 use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
@@ -13,6 +12,7 @@ use crate::scheduler::profile::Profile;
 use crate::scheduler::release::Release;
 use crate::scheduler::storage::Gap;
 use crate::scheduler::volume_binding::pod_claims;
+use crate::scheduler::{Input, PluginId};
 use crate::state::validate::Finding;
 use crate::state::volumes::Claim;
 use crate::state::{Defaulted, Pod, PodRef};
@@ -198,7 +198,7 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
     }
     let spreads = enabled(
         profile.filter.iter().chain(&profile.pre_score),
-        "PodTopologySpread",
+        PluginId::PodTopologySpread,
     );
     if spreads && defaults_without_workloads(pod, state, &profile.pod_topology_spread) {
         notes.push(Note::WorkloadsUnread);
@@ -208,23 +208,24 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
             .filter
             .iter()
             .chain(profile.score.iter().map(|(n, _)| n)),
-        "InterPodAffinity",
+        PluginId::InterPodAffinity,
     );
     if affinity && let Some(why) = namespaces_unknown(input) {
         notes.push(Note::NamespacesUnread(why));
     }
-    let fit_scores = enabled(profile.score.iter().map(|(n, _)| n), "NodeResourcesFit");
+    let fit_scores = enabled(
+        profile.score.iter().map(|(n, _)| n),
+        PluginId::NodeResourcesFit,
+    );
     if fit_scores && pod.template.resources.pod_level_requests {
         notes.push(Note::PodLevelFitScore);
     }
     let missing = not_evaluated(pod, profile);
     if !missing.is_empty() {
-        notes.push(Note::NotEvaluated(
-            missing.into_iter().map(str::to_string).collect(),
-        ));
+        notes.push(Note::NotEvaluated(missing));
     }
     // One note per reason, naming every plugin it leaves out.
-    let mut gaps: Vec<(Vec<&'static str>, Gap)> = Vec::new();
+    let mut gaps: Vec<(Vec<PluginId>, Gap)> = Vec::new();
     for (plugin, gap) in storage_gaps(input, profile) {
         match gaps.iter_mut().find(|(_, g)| *g == gap) {
             Some((plugins, _)) => plugins.push(plugin),
@@ -246,7 +247,7 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
         notes.push(Note::ClaimsFromTemplates(templated));
     }
     let binding = claims(|c| !c.volume_name.is_empty() && !c.bind_completed);
-    if !binding.is_empty() && enabled(profile.filter.iter(), "VolumeBinding") {
+    if !binding.is_empty() && enabled(profile.filter.iter(), PluginId::VolumeBinding) {
         notes.push(Note::ClaimsNotBindCompleted(binding));
     }
     notes.extend(
@@ -267,8 +268,8 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
     notes
 }
 
-fn enabled<'a>(mut plugins: impl Iterator<Item = &'a String>, name: &str) -> bool {
-    plugins.any(|n| n == name)
+fn enabled<'a>(mut plugins: impl Iterator<Item = &'a PluginId>, id: PluginId) -> bool {
+    plugins.any(|n| *n == id)
 }
 
 #[cfg(test)]

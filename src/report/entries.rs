@@ -9,10 +9,9 @@ use serde::{Serialize, Serializer};
 
 use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::preemption::Outcome;
-use crate::scheduler::status::PluginName;
 use crate::scheduler::{
-    self, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
-    ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
+    self, Entries, FilterCell, FilterDetails, FilterResult, PluginId, PreFilterReport,
+    PreScoreReport, ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
 };
 use crate::state::PodRef;
 
@@ -80,7 +79,7 @@ impl From<scheduler::Code> for Code {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PreFilterEntry {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// "Success", "Skip", "Rejected" or "NotEvaluated".
     pub result: &'static str,
     /// Node names the plugin restricted the candidates to.
@@ -121,7 +120,7 @@ impl From<PreFilterReport> for PreFilterEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PreScoreEntry {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// "Success", "Skip", "Error" or "NotEvaluated".
     pub result: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,7 +141,7 @@ impl From<PreScoreReport> for PreScoreEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PostFilterEntry {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// The plugin's message in the FailedScheduling event; `None` when it adds nothing or was
     /// not evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -210,7 +209,7 @@ pub struct CandidateEntry {
 #[serde(rename_all = "camelCase")]
 pub struct NonCandidateEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<PluginName>,
+    pub plugin: Option<PluginId>,
     #[serde(flatten)]
     pub status: StatusEntry,
 }
@@ -267,7 +266,7 @@ fn rfc3339(nanos: i64) -> String {
 pub struct Reported {
     /// The plugin that failed; null for a status the framework made itself (a node a
     /// PreFilter result left out: its reason names the PreFilter plugins).
-    pub plugin: Option<PluginName>,
+    pub plugin: Option<PluginId>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the
@@ -291,7 +290,7 @@ impl From<ReportedStatus> for Reported {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FilterEntry<'a> {
-    plugin: &'a str,
+    plugin: &'a PluginId,
     /// `None` (null) when the plugin was not evaluated.
     pass: Option<bool>,
     reason: Option<Cow<'static, str>>,
@@ -327,7 +326,7 @@ impl<'a> From<FilterResult<'a>> for FilterEntry<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ScoreEntry<'a> {
-    plugin: &'a str,
+    plugin: &'a PluginId,
     raw: Option<i64>,
     normalized: Option<i64>,
     weight: i64,
@@ -392,13 +391,13 @@ mod tests {
 
     use super::{PostFilterEntry, PreFilterEntry, PreScoreEntry};
     use crate::scheduler::default_preemption::PostFilterReport;
-    use crate::scheduler::{Code, PreFilterReport, PreScoreReport, Status};
+    use crate::scheduler::{Code, PluginId, PreFilterReport, PreScoreReport, Status};
 
     /// Every optional field present, in the shape the schema has always had.
     #[test]
     fn extension_point_entries_keep_their_shape() {
         let pre_filter = PreFilterEntry::from(PreFilterReport {
-            plugin: "NodeAffinity".to_string(),
+            plugin: PluginId::NodeAffinity,
             result: "Rejected",
             node_names: Some(vec!["a".to_string()]),
             status: Some(Status::new(Code::UnschedulableAndUnresolvable, "no")),
@@ -409,7 +408,7 @@ mod tests {
                    "status": {"code": "UnschedulableAndUnresolvable", "reasons": ["no"]}})
         );
         let pre_score = PreScoreEntry::from(PreScoreReport {
-            plugin: "PodTopologySpread".to_string(),
+            plugin: PluginId::PodTopologySpread,
             result: "Error",
             error: Some("bad".to_string()),
         });
@@ -418,7 +417,7 @@ mod tests {
             json!({"plugin": "PodTopologySpread", "result": "Error", "error": "bad"})
         );
         let post_filter = PostFilterEntry::from(PostFilterReport {
-            plugin: "DefaultPreemption".to_string(),
+            plugin: PluginId::DefaultPreemption,
             message: Some("preemption: ...".to_string()),
             evaluated: true,
             note: Some("why".to_string()),

@@ -14,8 +14,8 @@ use serde::Serialize;
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    self, Entries, Evaluation, FilterCell, NodeResult, Nominated, ReportedStatus, ScoreCell,
-    fit_error_message,
+    self, Entries, Evaluation, FilterCell, NodeResult, Nominated, PluginId, ReportedStatus,
+    ScoreCell, fit_error_message,
 };
 use crate::state::PodRef;
 
@@ -305,7 +305,7 @@ fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
     let nominated = node.nominated.iter().flat_map(|n| n.filters.iter());
     nominated
         .chain(node.filters.iter())
-        .filter(|f| r.plugin.as_deref() == Some(f.plugin))
+        .filter(|f| r.plugin.as_ref() == Some(f.plugin))
         .filter_map(|f| f.status)
         .find(|s| s.message() == r.reason)
         .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
@@ -568,7 +568,11 @@ impl Explanation {
 
 /// Plugins whose rejection means the DaemonSet controller creates no pod on the node
 /// (`NodeShouldRunDaemonPod`: node name, node selector/affinity, taints).
-const DAEMON_PREDICATES: &[&str] = &["NodeName", "NodeAffinity", "TaintToleration"];
+const DAEMON_PREDICATES: [PluginId; 3] = [
+    PluginId::NodeName,
+    PluginId::NodeAffinity,
+    PluginId::TaintToleration,
+];
 
 fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
     let mut out = DaemonSetPlacement {
@@ -581,7 +585,7 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
         let skipped_by_controller = n
             .filters
             .iter()
-            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&f.plugin));
+            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(f.plugin));
         let list = if skipped_by_controller {
             &mut out.not_created
         } else {

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use super::entries::Reported;
 use crate::scheduler::inter_pod_affinity::{self, NamespacesUnread, TermKind, TermTables};
 use crate::scheduler::storage::Gap;
-use crate::scheduler::{Entries, FilterCell, FilterDetails};
+use crate::scheduler::{Entries, FilterCell, FilterDetails, PluginId};
 use crate::state::admission::Change;
 use crate::state::validate::Finding;
 use crate::state::{Defaulted, PodRef};
@@ -58,7 +58,7 @@ pub enum Note {
     /// InterPodAffinity is not evaluated: a namespaceSelector term needs namespace labels.
     NamespacesUnread(NamespacesUnread),
     /// Filter and Score plugins of the profile this version does not evaluate.
-    NotEvaluated(Vec<String>),
+    NotEvaluated(Vec<PluginId>),
     /// A feature gate given that changes no plugin this version evaluates.
     GateNotModelled(String),
     /// The pod's affinity has label selectors the API server would reject.
@@ -75,10 +75,7 @@ pub enum Note {
     /// scores shown are computed for reference.
     PreScoreEndsCycle,
     /// Storage plugins not evaluated for the pod, and why.
-    StorageNotEvaluated {
-        plugins: Vec<&'static str>,
-        gap: Gap,
-    },
+    StorageNotEvaluated { plugins: Vec<PluginId>, gap: Gap },
     /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
     /// as its controller would create them for the replica.
     ClaimsFromTemplates(Vec<String>),
@@ -195,7 +192,7 @@ impl Serialize for Note {
 pub struct RejectedMost {
     /// The plugin that records the status; `None` for a status the framework made itself
     /// (nodes a PreFilter result left out).
-    pub plugin: Option<String>,
+    pub plugin: Option<PluginId>,
     /// Upstream's words, as in the FailedScheduling message.
     pub reason: String,
     /// How many nodes it rejects, of how many.
@@ -250,11 +247,11 @@ impl RejectedMost {
         if nodes == 0 || rejected.len() * 4 < nodes * 3 {
             return None;
         }
-        let mut groups: BTreeMap<(Option<&str>, &str), Vec<&Rejected>> = BTreeMap::new();
+        let mut groups: BTreeMap<(Option<&PluginId>, &str), Vec<&Rejected>> = BTreeMap::new();
         for n in rejected {
             if let Some(r) = n.reported {
                 groups
-                    .entry((r.plugin.as_deref(), &r.reason))
+                    .entry((r.plugin.as_ref(), &r.reason))
                     .or_default()
                     .push(n);
             }
@@ -266,7 +263,7 @@ impl RejectedMost {
             return None;
         }
         Some(RejectedMost {
-            plugin: plugin.map(str::to_string),
+            plugin: plugin.cloned(),
             reason: reason.to_string(),
             nodes: top.len(),
             of: nodes,
@@ -277,7 +274,7 @@ impl RejectedMost {
 
 impl Cause {
     fn of(
-        plugin: &str,
+        plugin: &PluginId,
         reason: &str,
         nodes: &[&Rejected],
         terms: Option<&TermTables>,
@@ -439,9 +436,9 @@ mod tests {
     use super::*;
     use crate::report::Code;
 
-    fn reported(plugin: &'static str, reason: &'static str) -> Reported {
+    fn reported(plugin: PluginId, reason: &'static str) -> Reported {
         Reported {
-            plugin: Some(Cow::Borrowed(plugin)),
+            plugin: Some(plugin),
             code: Code::Unschedulable,
             reason: Cow::Borrowed(reason),
             uncertain: false,
@@ -462,10 +459,13 @@ mod tests {
 
     #[test]
     fn the_rule_that_rejects_most_nodes_is_counted_as_failed_scheduling_counts() {
-        let taint = reported("TaintToleration", "node(s) had untolerated taint(s)");
-        let cordon = reported("NodeUnschedulable", "node(s) were unschedulable");
+        let taint = reported(
+            PluginId::TaintToleration,
+            "node(s) had untolerated taint(s)",
+        );
+        let cordon = reported(PluginId::NodeUnschedulable, "node(s) were unschedulable");
         let most_of = most(&[&taint, &taint, &cordon], 3).expect("taints reject most");
-        assert_eq!(most_of.plugin.as_deref(), Some("TaintToleration"));
+        assert_eq!(most_of.plugin, Some(PluginId::TaintToleration));
         assert_eq!((most_of.nodes, most_of.of), (2, 3));
         // No details to read: no cause rather than a guessed one.
         assert_eq!(most_of.cause, None);

@@ -6,7 +6,7 @@ use crate::scheduler::Input;
 use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{Cycle, TieBreak, feasible_nodes_to_find, place_replicas};
-use crate::scheduler::{Evaluation, Verdict};
+use crate::scheduler::{Evaluation, PluginId, Verdict};
 use crate::state::{ClusterState, Pod};
 
 use super::notes::Note;
@@ -165,7 +165,7 @@ pub fn simulate(
             .pre_score
             .iter()
             .chain(&profile.filter)
-            .any(|p| p == "PodTopologySpread");
+            .any(|p| *p == PluginId::PodTopologySpread);
         if count > 1
             && owned
             && spreads

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::scheduler::inter_pod_affinity::{TermKind, TermTables};
-use crate::scheduler::{Entries, FilterCell, FilterDetails};
+use crate::scheduler::{Entries, FilterCell, FilterDetails, PluginId};
 use crate::state::{Pod, Toleration};
 
 /// One change to one rule.
@@ -16,7 +16,7 @@ use crate::state::{Pod, Toleration};
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
     /// The Filter plugin that rejects the node.
-    pub rule: &'static str,
+    pub rule: PluginId,
     pub change: Change,
 }
 
@@ -83,18 +83,23 @@ pub fn for_node(
 ) -> Vec<Suggestion> {
     let mut out = Vec::new();
     for f in filters.iter().filter(|f| f.pass == Some(false)) {
-        let rule: &'static str = match f.plugin {
-            "NodeUnschedulable" => "NodeUnschedulable",
-            "TaintToleration" => "TaintToleration",
-            "NodeAffinity" => "NodeAffinity",
-            "NodeResourcesFit" => "NodeResourcesFit",
-            "InterPodAffinity" => "InterPodAffinity",
-            "PodTopologySpread" => "PodTopologySpread",
+        let rule = match f.plugin {
+            PluginId::NodeUnschedulable
+            | PluginId::TaintToleration
+            | PluginId::NodeAffinity
+            | PluginId::NodeResourcesFit
+            | PluginId::InterPodAffinity
+            | PluginId::PodTopologySpread => f.plugin,
             _ => continue,
         };
-        let mut push = |change| out.push(Suggestion { rule, change });
+        let mut push = |change| {
+            out.push(Suggestion {
+                rule: rule.clone(),
+                change,
+            })
+        };
         match f.details {
-            _ if rule == "NodeUnschedulable" => push(Change::Uncordon),
+            _ if *rule == PluginId::NodeUnschedulable => push(Change::Uncordon),
             Some(FilterDetails::TaintToleration(d)) => {
                 for c in d
                     .taints

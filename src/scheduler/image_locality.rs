@@ -293,7 +293,7 @@ mod tests {
             let s = eval.nodes[0]
                 .scores
                 .iter()
-                .find(|s| s.plugin == "ImageLocality")
+                .find(|s| *s.plugin == crate::scheduler::PluginId::ImageLocality)
                 .expect("scored");
             s.not_evaluated.map(str::to_string)
         };

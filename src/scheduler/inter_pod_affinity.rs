@@ -1284,7 +1284,7 @@ mod tests {
                 let Some(crate::scheduler::FilterDetails::InterPodAffinity(d)) = n
                     .filters
                     .iter()
-                    .find(|f| f.plugin == "InterPodAffinity")
+                    .find(|f| *f.plugin == crate::scheduler::PluginId::InterPodAffinity)
                     .and_then(|f| f.details)
                 else {
                     panic!("InterPodAffinity details on {}", n.name);
@@ -1456,7 +1456,10 @@ mod tests {
                 .nodes
                 .iter()
                 .map(|n| {
-                    let raw = n.scores.iter().find(|s| s.plugin == "InterPodAffinity");
+                    let raw = n
+                        .scores
+                        .iter()
+                        .find(|s| *s.plugin == crate::scheduler::PluginId::InterPodAffinity);
                     (n.name.to_string(), raw.and_then(|s| s.raw))
                 })
                 .collect()
@@ -1494,7 +1497,7 @@ mod tests {
             let pre = eval
                 .pre_filter
                 .iter()
-                .find(|p| p.plugin == "InterPodAffinity");
+                .find(|p| p.plugin == crate::scheduler::PluginId::InterPodAffinity);
             let status = pre.and_then(|p| p.status.as_ref()).expect("rejected");
             assert_eq!(status.reasons, [std::borrow::Cow::Borrowed(expected)]);
         }
@@ -1509,7 +1512,7 @@ mod tests {
         let pre = eval
             .pre_filter
             .iter()
-            .find(|p| p.plugin == "InterPodAffinity");
+            .find(|p| p.plugin == crate::scheduler::PluginId::InterPodAffinity);
         let reasons = &pre
             .and_then(|p| p.status.as_ref())
             .expect("rejected")
@@ -1549,7 +1552,7 @@ mod tests {
         let pre = eval
             .pre_score
             .iter()
-            .find(|p| p.plugin == "InterPodAffinity");
+            .find(|p| p.plugin == crate::scheduler::PluginId::InterPodAffinity);
         let error = pre
             .and_then(|p| p.error.as_deref())
             .expect("PreScore error");
@@ -1582,7 +1585,10 @@ mod tests {
                 "spec": {"containers": [{"name": "c", "image": "x"}]}});
             let eval = evaluate_default(json!([node.clone(), existing.clone()]), pod);
             let n = eval.nodes.first().expect("a node");
-            let f = n.filters.iter().find(|f| f.plugin == "InterPodAffinity");
+            let f = n
+                .filters
+                .iter()
+                .find(|f| *f.plugin == crate::scheduler::PluginId::InterPodAffinity);
             f.and_then(|f| f.not_evaluated.map(str::to_string))
         };
         let web = note("web").expect("not evaluated for a pod the term may match");

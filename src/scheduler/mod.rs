@@ -22,6 +22,7 @@ pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod node_volume_limits;
 pub mod plugin;
+pub mod plugin_id;
 pub mod pod_topology_spread;
 pub mod preemption;
 pub mod profile;
@@ -39,6 +40,7 @@ pub mod workload;
 pub use details::{FilterDetails, ScoreDetails};
 pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};
 pub use plugin::Input;
+pub use plugin_id::PluginId;
 pub use result::{
     Entries, FilterCell, FilterResult, NodeResult, Nominated, ScoreCell, ScoreResult,
 };

@@ -506,7 +506,11 @@ mod tests {
 
     fn filter(eval: &Evaluation, node: &str) -> Arc<FilterDetails> {
         let n = eval.nodes.iter().find(|n| &*n.name == node).expect("node");
-        match n.filters.iter().find(|f| f.plugin == "NodeAffinity") {
+        match n
+            .filters
+            .iter()
+            .find(|f| *f.plugin == crate::scheduler::PluginId::NodeAffinity)
+        {
             Some(f) => match &f.details {
                 Some(AnyFilter::NodeAffinity(d)) => d.clone(),
                 other => panic!("NodeAffinity details on {node}: {other:?}"),
@@ -517,7 +521,11 @@ mod tests {
 
     fn score(eval: &Evaluation, node: &str) -> (Option<i64>, Arc<ScoreDetails>) {
         let n = eval.nodes.iter().find(|n| &*n.name == node).expect("node");
-        match n.scores.iter().find(|s| s.plugin == "NodeAffinity") {
+        match n
+            .scores
+            .iter()
+            .find(|s| *s.plugin == crate::scheduler::PluginId::NodeAffinity)
+        {
             Some(s) => match &s.details {
                 Some(AnyScore::NodeAffinity(d)) => (s.raw, d.clone()),
                 other => panic!("NodeAffinity score details on {node}: {other:?}"),

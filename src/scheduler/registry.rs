@@ -1,8 +1,7 @@
-//! The plugins this version models, by name (upstream's in-tree `Registry`), and the set a
+//! The plugins this version models (upstream's in-tree `Registry`), and the set a
 //! profile instantiates for one pod. Each plugin is run through [`Registered`], which
 //! converts what it tells in its own types into the evaluation's.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -19,10 +18,11 @@ use super::node_resources_fit::NodeResourcesFit;
 use super::node_unschedulable::NodeUnschedulable;
 use super::node_volume_limits::NodeVolumeLimits;
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::pod_topology_spread::PodTopologySpread;
-use super::profile::{DEFAULT_PLUGINS, Profile};
+use super::profile::Profile;
 use super::result::{FilterCell, ScoreCell};
-use super::status::{PluginName, PreFilterOutcome, PreScoreOutcome, Status};
+use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage;
 use super::taint_toleration::TaintToleration;
 use super::volume_binding::VolumeBinding;
@@ -124,39 +124,43 @@ where
     }
 }
 
-/// The plugin named `name`, for this pod under this profile; `None` when this version does not
-/// model it (DynamicResources is modelled only for a pod without ResourceClaims).
+/// The plugin `id`, for this pod under this profile; `None` when this version does not model
+/// it (DynamicResources is modelled only for a pod without ResourceClaims).
 fn instantiate<'a>(
-    name: &str,
+    id: &PluginId,
     input: Input<'a>,
     profile: &'a Profile,
 ) -> Option<Box<dyn Registered + 'a>> {
-    Some(match name {
-        "NodeUnschedulable" => Box::new(NodeUnschedulable::new(input)),
-        "NodeName" => Box::new(NodeName::new(input)),
-        "TaintToleration" => Box::new(TaintToleration::new(input, &profile.gates)),
-        "NodeAffinity" => Box::new(NodeAffinity::new(input, &profile.node_affinity)),
-        "InterPodAffinity" => Box::new(InterPodAffinity::new(input, profile.inter_pod_affinity)),
-        "NodeResourcesFit" => Box::new(NodeResourcesFit::new(
+    Some(match id {
+        PluginId::NodeUnschedulable => Box::new(NodeUnschedulable::new(input)),
+        PluginId::NodeName => Box::new(NodeName::new(input)),
+        PluginId::TaintToleration => Box::new(TaintToleration::new(input, &profile.gates)),
+        PluginId::NodeAffinity => Box::new(NodeAffinity::new(input, &profile.node_affinity)),
+        PluginId::InterPodAffinity => {
+            Box::new(InterPodAffinity::new(input, profile.inter_pod_affinity))
+        }
+        PluginId::NodeResourcesFit => Box::new(NodeResourcesFit::new(
             input,
             &profile.node_resources_fit,
             &profile.gates,
         )),
-        "NodePorts" => Box::new(NodePorts::new(input)),
-        "NodeResourcesBalancedAllocation" => {
+        PluginId::NodePorts => Box::new(NodePorts::new(input)),
+        PluginId::NodeResourcesBalancedAllocation => {
             Box::new(BalancedAllocation::new(input, &profile.balanced_allocation))
         }
-        "ImageLocality" => Box::new(ImageLocality::new(input)),
-        "PodTopologySpread" => Box::new(PodTopologySpread::new(
+        PluginId::ImageLocality => Box::new(ImageLocality::new(input)),
+        PluginId::PodTopologySpread => Box::new(PodTopologySpread::new(
             input,
             &profile.pod_topology_spread,
             &profile.gates,
         )),
-        "VolumeRestrictions" => Box::new(VolumeRestrictions::new(input, profile.gates.release)),
-        "NodeVolumeLimits" => Box::new(NodeVolumeLimits::new(input)),
-        "VolumeBinding" => Box::new(VolumeBinding::new(input, &profile.gates)),
-        "VolumeZone" => Box::new(VolumeZone::new(input)),
-        "DynamicResources"
+        PluginId::VolumeRestrictions => {
+            Box::new(VolumeRestrictions::new(input, profile.gates.release))
+        }
+        PluginId::NodeVolumeLimits => Box::new(NodeVolumeLimits::new(input)),
+        PluginId::VolumeBinding => Box::new(VolumeBinding::new(input, &profile.gates)),
+        PluginId::VolumeZone => Box::new(VolumeZone::new(input)),
+        PluginId::DynamicResources
             if storage::Kind::DynamicResources
                 .relevant(input.pod)
                 .is_none() =>
@@ -167,20 +171,12 @@ fn instantiate<'a>(
     })
 }
 
-fn not_evaluated_reason(name: &str, pod: &Pod) -> String {
-    match storage::Kind::from_name(name).and_then(|k| k.relevant(pod)) {
+fn not_evaluated_reason(id: &PluginId, pod: &Pod) -> String {
+    match storage::Kind::of(id).and_then(|k| k.relevant(pod)) {
         Some(why) => format!(
-            "{name} is not evaluated: {why}, and kubectl-affinity does not read the objects it checks"
+            "{id} is not evaluated: {why}, and kubectl-affinity does not read the objects it checks"
         ),
-        None => format!("{name} is not evaluated by this version of kubectl-affinity"),
-    }
-}
-
-/// The name of `name` as shared by the entries: static when it is a plugin this version knows.
-pub(crate) fn plugin_name(name: &str) -> PluginName {
-    match DEFAULT_PLUGINS.iter().find(|(n, _)| *n == name) {
-        Some((n, _)) => Cow::Borrowed(n),
-        None => Cow::Owned(name.to_string()),
+        None => format!("{id} is not evaluated by this version of kubectl-affinity"),
     }
 }
 
@@ -188,8 +184,8 @@ pub(crate) fn plugin_name(name: &str) -> PluginName {
 /// the pod, in the order first named; and why each of the others is not evaluated, worded
 /// once for every node's entries.
 pub(crate) struct Plugins<'a> {
-    instances: Vec<(&'a str, Box<dyn Registered + 'a>)>,
-    not_evaluated: BTreeMap<&'a str, Arc<str>>,
+    instances: Vec<(&'a PluginId, Box<dyn Registered + 'a>)>,
+    not_evaluated: BTreeMap<&'a PluginId, Arc<str>>,
 }
 
 impl<'a> Plugins<'a> {
@@ -201,7 +197,7 @@ impl<'a> Plugins<'a> {
     pub(crate) fn only(
         input: Input<'a>,
         profile: &'a Profile,
-        keep: impl Fn(&str) -> bool,
+        keep: impl Fn(&PluginId) -> bool,
     ) -> Self {
         let mut plugins = Plugins {
             instances: Vec::new(),
@@ -214,61 +210,44 @@ impl<'a> Plugins<'a> {
             .chain(&profile.pre_score)
             .chain(profile.score.iter().map(|(n, _)| n))
             .filter(|n| keep(n));
-        for name in named {
-            if plugins.get(name).is_some() || plugins.not_evaluated.contains_key(name.as_str()) {
+        for id in named {
+            if plugins.get(id).is_some() || plugins.not_evaluated.contains_key(id) {
                 continue;
             }
-            let why = match instantiate(name, input, profile) {
-                None => not_evaluated_reason(name, input.pod),
+            let why = match instantiate(id, input, profile) {
+                None => not_evaluated_reason(id, input.pod),
                 Some(plugin) => match plugin.unavailable() {
                     Some(why) => why,
                     None => {
-                        plugins.instances.push((name, plugin));
+                        plugins.instances.push((id, plugin));
                         continue;
                     }
                 },
             };
-            plugins.not_evaluated.insert(name, why.into());
+            plugins.not_evaluated.insert(id, why.into());
         }
         plugins
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&(dyn Registered + 'a)> {
-        let (_, plugin) = self.instances.iter().find(|(n, _)| *n == name)?;
+    pub(crate) fn get(&self, id: &PluginId) -> Option<&(dyn Registered + 'a)> {
+        let (_, plugin) = self.instances.iter().find(|(n, _)| *n == id)?;
         Some(plugin.as_ref())
     }
 
-    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut (dyn Registered + 'a)> {
-        let (_, plugin) = self.instances.iter_mut().find(|(n, _)| *n == name)?;
+    pub(crate) fn get_mut(&mut self, id: &PluginId) -> Option<&mut (dyn Registered + 'a)> {
+        let (_, plugin) = self.instances.iter_mut().find(|(n, _)| *n == id)?;
         Some(plugin.as_mut())
     }
 
-    /// Every instance, with its name.
+    /// Every instance, with its plugin.
     pub(crate) fn iter_mut(
         &mut self,
-    ) -> impl Iterator<Item = (&'a str, &mut (dyn Registered + 'a))> {
+    ) -> impl Iterator<Item = (&'a PluginId, &mut (dyn Registered + 'a))> {
         self.instances.iter_mut().map(|(n, p)| (*n, p.as_mut()))
     }
 
-    /// Why the plugin `name`, which has no instance, is not evaluated.
-    pub(crate) fn not_evaluated(&self, name: &str) -> Arc<str> {
-        self.not_evaluated.get(name).cloned().unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::plugin_name;
-    use std::borrow::Cow;
-
-    /// Names of plugins this version knows are static; any other (an out-of-tree plugin in a
-    /// profile) is kept as written.
-    #[test]
-    fn plugin_names_are_static_when_known() {
-        assert!(matches!(
-            plugin_name("NodeAffinity"),
-            Cow::Borrowed("NodeAffinity")
-        ));
-        assert!(matches!(plugin_name("Coscheduling"), Cow::Owned(ref n) if n == "Coscheduling"));
+    /// Why the plugin `id`, which has no instance, is not evaluated.
+    pub(crate) fn not_evaluated(&self, id: &PluginId) -> Arc<str> {
+        self.not_evaluated.get(id).cloned().unwrap_or_default()
     }
 }

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::plugin_id::PluginId;
+
 /// A framework status code, as kube-scheduler names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
@@ -63,11 +65,6 @@ pub enum PreScoreOutcome {
     Error(String),
 }
 
-/// A plugin's name on every node's entries. The plugins this version knows are named by
-/// static strings, so that naming 5,000 nodes' twenty entries copies a pointer instead of
-/// counting references (an atomic instruction each, half of the evaluate loop's own time).
-pub type PluginName = Cow<'static, str>;
-
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -84,7 +81,7 @@ pub enum Verdict {
 pub struct ReportedStatus {
     /// The plugin that failed; `None` for a status the framework made itself (a node a
     /// PreFilter result left out).
-    pub plugin: Option<PluginName>,
+    pub plugin: Option<PluginId>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the

@@ -385,7 +385,11 @@ mod tests {
             &mut TieBreak::FirstByName,
             |c| {
                 let b = c.evaluation.nodes.iter().find(|n| &*n.name == "b");
-                let cell = b.and_then(|n| n.scores.iter().find(|s| s.plugin == "ImageLocality"));
+                let cell = b.and_then(|n| {
+                    n.scores
+                        .iter()
+                        .find(|s| *s.plugin == crate::scheduler::PluginId::ImageLocality)
+                });
                 image_scores.push(cell.and_then(|s| s.raw));
             },
         );
