@@ -12,12 +12,11 @@ use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
-use super::entries::Code;
 use super::pods::PodRow;
 use super::{API_VERSION, Context, Explanation, Note, SchedulerEvent, Subject};
 use crate::scheduler::audit::{Broken, check_all};
 use crate::scheduler::profile::Profile;
-use crate::scheduler::{FilterDetails, Input, PluginId, evaluate};
+use crate::scheduler::{Code, FilterDetails, Input, PluginId, evaluate};
 use crate::state::{ClusterState, Pod, PodRef, Taint};
 
 pub const KIND: &str = "SchedulingAudit";
@@ -141,17 +140,14 @@ impl Serialize for Rule {
             untolerated_taints: &'a [Taint],
             #[serde(skip_serializing_if = "<[Arc<PodRef>]>::is_empty")]
             pods: &'a [Arc<PodRef>],
-            #[serde(
-                skip_serializing_if = "Option::is_none",
-                serialize_with = "super::details::filter"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             details: Option<&'a FilterDetails>,
         }
         let b = &self.0;
         Written {
             plugin: &b.plugin,
             reason: b.status.message(),
-            code: b.status.code.into(),
+            code: b.status.code,
             untolerated_taints: &b.taints,
             pods: &b.pods,
             details: b.details.as_ref(),

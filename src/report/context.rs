@@ -278,9 +278,9 @@ mod tests {
 
     use super::{Context, Manifest, Subject};
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
-    use crate::scheduler::Input;
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
+    use crate::scheduler::{Input, PluginId};
     use crate::state::validate::Finding;
     use crate::state::{ClusterState, ContainerName, Defaulted, Pod, read_snapshot_str};
 
@@ -443,8 +443,8 @@ mod tests {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"plugins": {
-                "filter": {"disabled": [{"name": "PodTopologySpread"}]},
-                "preScore": {"disabled": [{"name": "PodTopologySpread"}]}}}]
+                "filter": {"disabled": [{"name": PluginId::PodTopologySpread}]},
+                "preScore": {"disabled": [{"name": PluginId::PodTopologySpread}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");
@@ -475,7 +475,7 @@ mod tests {
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
-            "profiles": [{"plugins": {"score": {"disabled": [{"name": "NodeResourcesFit"}]}}}]
+            "profiles": [{"plugins": {"score": {"disabled": [{"name": PluginId::NodeResourcesFit}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");

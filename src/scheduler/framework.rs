@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use serde::Serialize;
+
 use crate::state::{ClusterState, Pod};
 
 use super::default_preemption::{self, PostFilterReport};
@@ -32,22 +34,27 @@ fn joined(plugins: &[PluginId]) -> String {
 }
 
 /// A plugin's PreFilter outcome, for the report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreFilterReport {
     pub plugin: PluginId,
     /// "Success", "Skip", "Rejected" or "NotEvaluated".
     pub result: &'static str,
     /// Node names the plugin restricted the candidates to.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
 }
 
 /// A plugin's PreScore outcome, for the report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreScoreReport {
     pub plugin: PluginId,
     /// "Success", "Skip", "Error" or "NotEvaluated".
     pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -55,7 +62,7 @@ pub struct PreScoreReport {
 /// `prioritizeNodes`, pkg/scheduler/schedule_one.go). The evaluation scores the candidates
 /// either way, so a reader sees how they compare; when the scheduler does not score, those
 /// scores are for reference only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Scoring {
     /// Two or more nodes are feasible: PreScore and Score run, a node with the top total is
     /// picked.

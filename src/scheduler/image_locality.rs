@@ -2,9 +2,13 @@
 //! have the pod's images, by image size scaled by how many nodes have each image (so a
 //! ubiquitous image does not pull every pod to one node). Scores are final.
 
+pub mod explain;
+
 use std::cell::RefCell;
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use crate::state::ImageSpread;
 use crate::state::resources::normalized_image_name;
@@ -36,19 +40,23 @@ pub fn calculate_priority(sum: i64, containers: usize) -> i64 {
 }
 
 /// One container image and whether this node has it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ImageCheck {
     pub image: Arc<str>,
     /// The name looked up in the node's `status.images`.
     pub normalized: Arc<str>,
     pub present: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,
     /// On how many nodes of the cluster the image is.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes_with_image: Option<usize>,
     pub scaled_score: i64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub images: Vec<ImageCheck>,
     pub total_nodes: usize,

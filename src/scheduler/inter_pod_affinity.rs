@@ -5,9 +5,13 @@
 //! `(topologyKey, value) -> count` maps; Filter and Score are then lookups per node. The maps
 //! also remember which pods produced each count, so a user can see who matched or blocked.
 
+pub mod explain;
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::config::InterPodAffinityArgs;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
@@ -22,7 +26,8 @@ pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 
 /// Which list of which pod a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum TermKind {
     RequiredAffinity,
     RequiredAntiAffinity,
@@ -31,11 +36,13 @@ pub enum TermKind {
 }
 
 /// An incoming-pod term and, per topology domain, the existing pods that match it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TermTable {
     pub kind: TermKind,
     pub index: usize,
     pub topology_key: String,
+    #[serde(skip_serializing_if = "is_zero_i32")]
     pub weight: i32,
     pub selector: String,
     pub namespaces: Vec<String>,
@@ -55,6 +62,21 @@ pub struct TermTable {
 /// topology's sorted values without comparing strings.
 #[derive(Debug, Clone, Default)]
 pub struct DomainPods(Vec<(Arc<str>, PodList)>);
+
+/// An object of each domain's pods, in the domains' order.
+impl Serialize for DomainPods {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+fn is_zero_i32(v: &i32) -> bool {
+    *v == 0
+}
+
+fn is_zero_i64(v: &i64) -> bool {
+    *v == 0
+}
 
 impl DomainPods {
     pub fn get(&self, value: &str) -> Option<&PodList> {
@@ -78,7 +100,8 @@ impl DomainPods {
 }
 
 /// An existing pod's term that matches the incoming pod.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ExistingTermHit {
     pub pod: Arc<PodRef>,
     pub node: String,
@@ -88,11 +111,13 @@ pub struct ExistingTermHit {
     /// The existing pod's node's value for the key; `None` when the node lacks it.
     pub domain: Option<String>,
     /// Score contribution (weight, or hardPodAffinityWeight, signed); 0 for Filter hits.
+    #[serde(skip_serializing_if = "is_zero_i64")]
     pub score: i64,
 }
 
 /// Cluster-wide tables for the report; nodes refer to them by domain.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TermTables {
     pub terms: Vec<TermTable>,
     /// Existing pods' required anti-affinity terms that match the incoming pod (symmetry).
@@ -100,11 +125,13 @@ pub struct TermTables {
     /// Existing pods' terms that add to or subtract from scores.
     pub existing_scoring_terms: Vec<ExistingTermHit>,
     /// Set when the incoming pod's namespaceSelector could not be resolved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
 
 /// One incoming required term on one node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TermOnNode {
     pub index: usize,
     pub topology_key: Arc<str>,
@@ -117,13 +144,15 @@ pub struct TermOnNode {
 
 pub type TermsOnNode = smallvec::SmallVec<[TermOnNode; 1]>;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     /// Inline for a pod's usual single term, here and in `anti_affinity`: two allocations
     /// per node fewer.
     pub affinity: TermsOnNode,
     /// `Some(true)` when the node passes only by the first-pod-of-a-self-affine-group
     /// exception; `Some(false)` when the exception was considered and did not apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_pod_exception: Option<bool>,
     pub anti_affinity: TermsOnNode,
     /// Existing pods whose required anti-affinity rejects the incoming pod on this node
@@ -132,7 +161,8 @@ pub struct FilterDetails {
 }
 
 /// One `(topologyKey, value)` contribution to a node's raw score.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Contribution {
     pub topology_key: Arc<str>,
     pub domain: Arc<str>,
@@ -142,9 +172,39 @@ pub struct Contribution {
     pub score: i64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub contributions: Vec<Contribution>,
+}
+
+/// What would make a node that fails the pod (anti-)affinity take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// Pods whose presence breaks required anti-affinity (the pod's or theirs).
+    BlockingPods { pods: Vec<String> },
+    /// Required affinity finds no matching pod in the node's domain.
+    NoAffinityPod {
+        topology_key: Arc<str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        domain: Option<Arc<str>>,
+    },
+}
+
+/// What makes the plugin reject the nodes it rejects most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// Pods that match the pod's required anti-affinity run in the nodes' domains of this key.
+    AntiAffinityPods {
+        topology_key: String,
+        pods: Vec<String>,
+    },
+    /// Existing pods whose required anti-affinity matches the pod run in the nodes' domains.
+    RepelledBy { pods: Vec<String> },
+    /// No pod matching the pod's required affinity runs in the nodes' domains of this key.
+    NoAffinityPod { topology_key: String },
 }
 
 /// An incoming term with its namespace selector resolved into names, as PreFilter/PreScore's
@@ -1636,6 +1696,10 @@ mod tests {
         let domains = &tables.terms[0].domains;
         let keys: Vec<&str> = domains.iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["zone-a", "zone-c"]);
+        assert_eq!(
+            serde_json::to_string(domains).expect("serialize"),
+            r#"{"zone-a":[{"namespace":"default","name":"p2"}],"zone-c":[{"namespace":"default","name":"p1"},{"namespace":"default","name":"p3"}]}"#
+        );
         let names = |v: &str| -> Vec<String> {
             domains
                 .get(v)

@@ -11,6 +11,7 @@ pub mod balanced_allocation;
 pub mod config;
 pub mod default_preemption;
 pub mod details;
+pub mod explain;
 pub mod framework;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -41,6 +42,7 @@ pub use details::{FilterDetails, ScoreDetails};
 pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};
 pub use plugin::Input;
 pub use plugin_id::PluginId;
+pub use registry::{explain_of, explanations};
 pub use result::{
     Entries, FilterCell, FilterResult, NodeResult, Nominated, ScoreCell, ScoreResult,
 };

@@ -1,9 +1,13 @@
 //! NodeAffinity (`pkg/scheduler/framework/plugins/nodeaffinity`): the pod's nodeSelector AND
 //! its required node affinity, the profile's `addedAffinity`, and the preferred terms' score.
 
+pub mod explain;
+
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::config::NodeAffinityArgs;
 use super::plugin::{Input, Plugin, default_normalize};
@@ -18,7 +22,8 @@ pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node 
 pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
 
 /// One `spec.nodeSelector` entry against the node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LabelCheck {
     /// The entry as written, shared by every node's check.
     pub key: Arc<str>,
@@ -28,28 +33,70 @@ pub struct LabelCheck {
     pub matched: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first. Boxed: a
     /// profile rarely sets it, and this record is made and moved for every node.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub added_affinity: Option<Box<SelectorCheck>>,
     pub node_selector: Vec<LabelCheck>,
     /// The pod's required node affinity; `None` when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<SelectorCheck>,
 }
 
 /// One preferred term and whether it matched this node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreferredCheck {
     pub weight: i32,
     /// "pod" or "addedAffinity".
     pub source: &'static str,
+    #[serde(flatten)]
     pub term: TermCheck,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub terms: Vec<PreferredCheck>,
+}
+
+/// What would make a node whose labels fail the pod's node selection take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// A `nodeSelector` entry the node's label does not give.
+    Label {
+        key: Arc<str>,
+        value: Arc<str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        node_value: Option<Arc<str>>,
+    },
+    /// A required node-affinity expression the node fails (every term fails: any one term
+    /// satisfied would do).
+    Expression {
+        term: usize,
+        key: String,
+        operator: String,
+        values: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        node_value: Option<Arc<str>>,
+    },
+}
+
+/// What makes the plugin reject the nodes it rejects most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// The label of the pod's node selector or affinity the nodes fail: their values, and how
+    /// many lack it.
+    NodeLabel {
+        key: String,
+        values: Vec<String>,
+        missing: usize,
+    },
 }
 
 #[derive(Debug)]

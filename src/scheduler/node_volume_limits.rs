@@ -3,8 +3,12 @@
 //! node's limit (its CSINode's `allocatable.count`, else its `attachable-volumes-csi-<driver>`
 //! allocatable).
 
+pub mod explain;
+
 use std::collections::BTreeMap;
 use std::convert::Infallible;
+
+use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
@@ -33,6 +37,28 @@ pub struct DriverCount {
     pub new: usize,
 }
 
+/// Written with whether the limit is exceeded.
+impl Serialize for DriverCount {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            driver: &'a str,
+            limit: Option<i64>,
+            attached: usize,
+            new: usize,
+            exceeded: bool,
+        }
+        Written {
+            driver: &self.driver,
+            limit: self.limit,
+            attached: self.attached,
+            new: self.new,
+            exceeded: self.exceeded(),
+        }
+        .serialize(s)
+    }
+}
+
 impl DriverCount {
     pub fn exceeded(&self) -> bool {
         self.limit
@@ -40,7 +66,8 @@ impl DriverCount {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub counts: Vec<DriverCount>,
 }

@@ -15,7 +15,11 @@
 //!   pod still matches itself;
 //! - matchLabelKeys cannot revive a null selector: it keeps matching nothing.
 
+pub mod explain;
+
 use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
 
 use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
@@ -39,7 +43,8 @@ const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
 const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
 
 /// Where a constraint the plugin uses comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum ConstraintSource {
     /// The pod's own `spec.topologySpreadConstraints`.
     Pod,
@@ -63,7 +68,8 @@ struct Constraint {
 }
 
 /// One constraint the plugin applies to the pod, with its cluster-wide counts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ConstraintTable {
     /// `DoNotSchedule` (Filter) or `ScheduleAnyway` (Score).
     pub when_unsatisfiable: &'static str,
@@ -84,19 +90,23 @@ pub struct ConstraintTable {
     pub domains: BTreeMap<String, i64>,
     /// Hard: the global minimum the skew is measured against (0 when there are fewer domains
     /// than minDomains).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global_min: Option<i64>,
     /// Soft: `ln(domains + 2)`, the factor applied to each count.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
 }
 
 /// The pod-level view for the report; nodes refer to constraints by position here.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SpreadTables {
     pub constraints: Vec<ConstraintTable>,
 }
 
 /// One hard constraint on one node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ConstraintOnNode {
     /// Index into `topologySpread.constraints`.
     pub constraint: usize,
@@ -122,13 +132,15 @@ pub struct ConstraintOnNode {
     pub satisfied: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub constraints: Vec<ConstraintOnNode>,
 }
 
 /// One soft constraint's part of a node's raw score.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ConstraintScore {
     /// Index into `topologySpread.constraints`.
     pub constraint: usize,
@@ -143,12 +155,38 @@ pub struct ConstraintScore {
     pub value: f64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     /// The node lacks a topology key of a non-system-default constraint: raw and final 0, and
     /// it takes no part in normalization.
     pub ignored: bool,
     pub constraints: Vec<ConstraintScore>,
+}
+
+/// What would make a node take the pod within a hard spread constraint.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// Placing the pod in the node's domain would reach this skew (`matching + self - global
+    /// minimum`), above the constraint's maxSkew; `skew` is absent when the node lacks the
+    /// topology key.
+    Skew {
+        topology_key: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        domain: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skew: Option<i64>,
+        max_skew: i32,
+    },
+}
+
+/// What makes the plugin reject the nodes it rejects most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// A DoNotSchedule spread constraint: placing the pod makes the skew exceed maxSkew.
+    Skew { topology_key: String, max_skew: i32 },
 }
 
 /// `nodeaffinity.GetRequiredNodeAffinity`: nodeSelector AND required node affinity, parse

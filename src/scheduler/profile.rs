@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
 
-use super::PluginId;
 use super::config::{
     BalancedAllocationArgs, DefaultingType, FeatureGates, FitArgs, InterPodAffinityArgs,
     NodeAffinityArgs, PodTopologySpreadArgs, ProfileError, validate_pod_topology_spread_args,
 };
+use super::plugin_id::PluginId;
 use crate::state::SpreadConstraint;
 use crate::state::selector::{NodeSelector, PreferredTerms, aggregate};
 use crate::state::spec;

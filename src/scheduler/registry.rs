@@ -1,33 +1,35 @@
-//! The plugins this version models (upstream's in-tree `Registry`), and the set a
-//! profile instantiates for one pod. Each plugin is run through [`Registered`], which
-//! converts what it tells in its own types into the evaluation's.
+//! The plugins this version models (upstream's in-tree `Registry`), each registered once with
+//! its explanation, and the set a profile instantiates for one pod. Each plugin is run
+//! through [`Registered`], which converts what it tells in its own types into the
+//! evaluation's.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::state::Pod;
 
-use super::balanced_allocation::BalancedAllocation;
+use super::balanced_allocation::{self, BalancedAllocation};
 use super::details::{FilterDetails, ScoreDetails, Tables};
-use super::image_locality::ImageLocality;
-use super::inter_pod_affinity::InterPodAffinity;
-use super::node_affinity::NodeAffinity;
-use super::node_name::NodeName;
-use super::node_ports::NodePorts;
-use super::node_resources_fit::NodeResourcesFit;
-use super::node_unschedulable::NodeUnschedulable;
-use super::node_volume_limits::NodeVolumeLimits;
+use super::explain::{Explain, Silent};
+use super::image_locality::{self, ImageLocality};
+use super::inter_pod_affinity::{self, InterPodAffinity};
+use super::node_affinity::{self, NodeAffinity};
+use super::node_name::{self, NodeName};
+use super::node_ports::{self, NodePorts};
+use super::node_resources_fit::{self, NodeResourcesFit};
+use super::node_unschedulable::{self, NodeUnschedulable};
+use super::node_volume_limits::{self, NodeVolumeLimits};
 use super::plugin::{Input, Plugin};
 use super::plugin_id::PluginId;
-use super::pod_topology_spread::PodTopologySpread;
+use super::pod_topology_spread::{self, PodTopologySpread};
 use super::profile::Profile;
 use super::result::{FilterCell, ScoreCell};
 use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage;
-use super::taint_toleration::TaintToleration;
-use super::volume_binding::VolumeBinding;
-use super::volume_restrictions::VolumeRestrictions;
-use super::volume_zone::VolumeZone;
+use super::taint_toleration::{self, TaintToleration};
+use super::volume_binding::{self, VolumeBinding};
+use super::volume_restrictions::{self, VolumeRestrictions};
+use super::volume_zone::{self, VolumeZone};
 
 /// A plugin as the framework runs it: [`Plugin`] with its own types converted.
 pub(crate) trait Registered {
@@ -124,51 +126,63 @@ where
     }
 }
 
+/// A plugin this version models: how it is made for a pod under a profile (`None` when it is
+/// not modelled for that pod), and how it explains its results.
+struct Registration {
+    id: PluginId,
+    make: for<'a> fn(Input<'a>, &'a Profile) -> Option<Box<dyn Registered + 'a>>,
+    explain: &'static dyn Explain,
+}
+
+fn made<'a>(plugin: impl Registered + 'a) -> Option<Box<dyn Registered + 'a>> {
+    Some(Box::new(plugin))
+}
+
+/// The in-tree plugins this version models, a registration each. Where several explain one
+/// table column (the cordon and the taints), they fill it in this order.
+#[rustfmt::skip]
+static REGISTRY: [Registration; 15] = [
+    Registration { id: PluginId::NodeUnschedulable, make: |i, _| made(NodeUnschedulable::new(i)), explain: &node_unschedulable::explain::Explainer },
+    Registration { id: PluginId::NodeName, make: |i, _| made(NodeName::new(i)), explain: &node_name::explain::Explainer },
+    Registration { id: PluginId::TaintToleration, make: |i, p| made(TaintToleration::new(i, &p.gates)), explain: &taint_toleration::explain::Explainer },
+    Registration { id: PluginId::NodeAffinity, make: |i, p| made(NodeAffinity::new(i, &p.node_affinity)), explain: &node_affinity::explain::Explainer },
+    Registration { id: PluginId::InterPodAffinity, make: |i, p| made(InterPodAffinity::new(i, p.inter_pod_affinity)), explain: &inter_pod_affinity::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesFit, make: |i, p| made(NodeResourcesFit::new(i, &p.node_resources_fit, &p.gates)), explain: &node_resources_fit::explain::Explainer },
+    Registration { id: PluginId::NodePorts, make: |i, _| made(NodePorts::new(i)), explain: &node_ports::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation)), explain: &balanced_allocation::explain::Explainer },
+    Registration { id: PluginId::ImageLocality, make: |i, _| made(ImageLocality::new(i)), explain: &image_locality::explain::Explainer },
+    Registration { id: PluginId::PodTopologySpread, make: |i, p| made(PodTopologySpread::new(i, &p.pod_topology_spread, &p.gates)), explain: &pod_topology_spread::explain::Explainer },
+    Registration { id: PluginId::VolumeRestrictions, make: |i, p| made(VolumeRestrictions::new(i, p.gates.release)), explain: &volume_restrictions::explain::Explainer },
+    Registration { id: PluginId::NodeVolumeLimits, make: |i, _| made(NodeVolumeLimits::new(i)), explain: &node_volume_limits::explain::Explainer },
+    Registration { id: PluginId::VolumeBinding, make: |i, p| made(VolumeBinding::new(i, &p.gates)), explain: &volume_binding::explain::Explainer },
+    Registration { id: PluginId::VolumeZone, make: |i, _| made(VolumeZone::new(i)), explain: &volume_zone::explain::Explainer },
+    // Modelled only for a pod without ResourceClaims, whose PreFilter it skips.
+    Registration { id: PluginId::DynamicResources, make: |i, _| storage::Kind::DynamicResources.relevant(i.pod).is_none().then(|| made(storage::Skipped)).flatten(), explain: &storage::explain::DynamicResources },
+];
+
 /// The plugin `id`, for this pod under this profile; `None` when this version does not model
-/// it (DynamicResources is modelled only for a pod without ResourceClaims).
+/// it for the pod.
 fn instantiate<'a>(
     id: &PluginId,
     input: Input<'a>,
     profile: &'a Profile,
 ) -> Option<Box<dyn Registered + 'a>> {
-    Some(match id {
-        PluginId::NodeUnschedulable => Box::new(NodeUnschedulable::new(input)),
-        PluginId::NodeName => Box::new(NodeName::new(input)),
-        PluginId::TaintToleration => Box::new(TaintToleration::new(input, &profile.gates)),
-        PluginId::NodeAffinity => Box::new(NodeAffinity::new(input, &profile.node_affinity)),
-        PluginId::InterPodAffinity => {
-            Box::new(InterPodAffinity::new(input, profile.inter_pod_affinity))
-        }
-        PluginId::NodeResourcesFit => Box::new(NodeResourcesFit::new(
-            input,
-            &profile.node_resources_fit,
-            &profile.gates,
-        )),
-        PluginId::NodePorts => Box::new(NodePorts::new(input)),
-        PluginId::NodeResourcesBalancedAllocation => {
-            Box::new(BalancedAllocation::new(input, &profile.balanced_allocation))
-        }
-        PluginId::ImageLocality => Box::new(ImageLocality::new(input)),
-        PluginId::PodTopologySpread => Box::new(PodTopologySpread::new(
-            input,
-            &profile.pod_topology_spread,
-            &profile.gates,
-        )),
-        PluginId::VolumeRestrictions => {
-            Box::new(VolumeRestrictions::new(input, profile.gates.release))
-        }
-        PluginId::NodeVolumeLimits => Box::new(NodeVolumeLimits::new(input)),
-        PluginId::VolumeBinding => Box::new(VolumeBinding::new(input, &profile.gates)),
-        PluginId::VolumeZone => Box::new(VolumeZone::new(input)),
-        PluginId::DynamicResources
-            if storage::Kind::DynamicResources
-                .relevant(input.pod)
-                .is_none() =>
-        {
-            Box::new(storage::Skipped)
-        }
-        _ => return None,
-    })
+    let r = REGISTRY.iter().find(|r| r.id == *id)?;
+    (r.make)(input, profile)
+}
+
+/// How the plugin `id` explains its results; a plugin this version does not model says
+/// nothing of its own.
+pub fn explain_of(id: &PluginId) -> &'static dyn Explain {
+    REGISTRY
+        .iter()
+        .find(|r| r.id == *id)
+        .map_or(&Silent, |r| r.explain)
+}
+
+/// Every plugin's explanation, in the registry's order.
+pub fn explanations() -> impl Iterator<Item = &'static dyn Explain> {
+    REGISTRY.iter().map(|r| r.explain)
 }
 
 fn not_evaluated_reason(id: &PluginId, pod: &Pod) -> String {

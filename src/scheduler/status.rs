@@ -5,10 +5,12 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Serialize;
+
 use super::plugin_id::PluginId;
 
 /// A framework status code, as kube-scheduler names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Code {
     /// Preemption might help.
     Unschedulable,
@@ -19,7 +21,7 @@ pub enum Code {
 }
 
 /// A non-success status: its code and upstream's reason strings, verbatim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
     pub code: Code,
     /// Mostly upstream's constant reasons, which every rejected node then names without a
@@ -66,7 +68,7 @@ pub enum PreScoreOutcome {
 }
 
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
     /// Every enabled Filter plugin was evaluated and passed.
     Feasible,
@@ -77,10 +79,11 @@ pub enum Verdict {
 }
 
 /// The status the scheduler itself records for a node: the first failure in profile order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportedStatus {
-    /// The plugin that failed; `None` for a status the framework made itself (a node a
-    /// PreFilter result left out).
+    /// The plugin that failed; `None` (null) for a status the framework made itself (a node a
+    /// PreFilter result left out: its reason names the PreFilter plugins).
     pub plugin: Option<PluginId>,
     pub code: Code,
     pub reason: Cow<'static, str>,

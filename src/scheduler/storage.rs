@@ -8,6 +8,8 @@
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
 
+pub mod explain;
+
 use std::convert::Infallible;
 
 use super::plugin::{Input, Plugin};

@@ -6,8 +6,12 @@
 //! Its Score runs only with the `StorageCapacityScoring` gate (alpha, off in 1.35): without
 //! it PreScore skips and the plugin adds nothing to any node's score.
 
+pub mod explain;
+
 use std::collections::BTreeSet;
 use std::convert::Infallible;
+
+use serde::Serialize;
 
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin};
@@ -34,13 +38,19 @@ const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 /// The gate that gives VolumeBinding a Score.
 const CAPACITY_SCORING: &str = "StorageCapacityScoring";
 
-/// What happened to one claim of the pod on one node.
-#[derive(Debug, Clone)]
+/// What happened to one claim of the pod on one node, written tagged by what was checked.
+#[derive(Debug, Clone, Serialize)]
+#[serde(
+    tag = "check",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum ClaimCheck {
     /// Bound: its volume's node affinity against the node's labels (`None`: it has none).
     Bound {
         claim: String,
         volume: String,
+        #[serde(rename = "nodeAffinity", skip_serializing_if = "Option::is_none")]
         affinity: Option<SelectorCheck>,
         matched: bool,
     },
@@ -49,10 +59,12 @@ pub enum ClaimCheck {
     /// Being provisioned for another node (its selected-node annotation).
     SelectedNode { claim: String, node: String },
     /// An available static volume on this node matches it.
+    #[serde(rename = "staticVolume")]
     Matched { claim: String, volume: String },
     /// No static volume matches; it would be provisioned by its class.
     Provision {
         claim: String,
+        #[serde(rename = "storageClass")]
         class: String,
         provisioner: String,
         /// The class provisions nothing (no provisioner, or `kubernetes.io/no-provisioner`).
@@ -62,7 +74,8 @@ pub enum ClaimCheck {
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub claims: Vec<ClaimCheck>,
 }
