@@ -434,7 +434,12 @@ fn string_literals_are_found_whole() {
     let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(
         texts,
-        ["NodeName x", "raw \"q\" NodeAffinity", "after\\\" quote", "x"]
+        [
+            "NodeName x",
+            "raw \"q\" NodeAffinity",
+            "after\\\" quote",
+            "x"
+        ]
     );
     assert_eq!(found[1].0, 2);
 }

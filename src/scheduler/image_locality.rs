@@ -14,6 +14,7 @@ use crate::state::ImageSpread;
 use crate::state::resources::normalized_image_name;
 
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::plugin_id::PluginId;
 use super::status::Status;
 
 const MB: i64 = 1024 * 1024;
@@ -143,9 +144,11 @@ impl Plugin for ImageLocality<'_> {
     /// images changed between its get and the lists) would score as if no node had them.
     fn unavailable(&self) -> Option<String> {
         (!self.input.state.keeps_images_of(self.input.pod)).then(|| {
-            "ImageLocality is not evaluated: the pod's images changed while the cluster was \
-             read, so the nodes' images were read for others; run again"
-                .to_string()
+            format!(
+                "{} is not evaluated: the pod's images changed while the cluster was read, so \
+                 the nodes' images were read for others; run again",
+                PluginId::ImageLocality
+            )
         })
     }
 

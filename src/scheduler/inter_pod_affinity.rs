@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::config::InterPodAffinityArgs;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::labels::Labels;
 use crate::state::selector::LabelSelector;
@@ -236,9 +237,10 @@ impl fmt::Display for NamespacesUnread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "InterPodAffinity is not evaluated: {} a namespaceSelector, which needs namespace labels, \
+            "{} is not evaluated: {} a namespaceSelector, which needs namespace labels, \
              and namespaces were not read (a snapshot without Namespace objects, or list namespaces \
              forbidden)",
+            PluginId::InterPodAffinity,
             match self {
                 NamespacesUnread::PodTerm => "a term of the pod has",
                 NamespacesUnread::ExistingTerm =>
@@ -800,7 +802,7 @@ impl InterPodAffinity<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    missing_cycle_state("PreFilter", "InterPodAffinity"),
+                    missing_cycle_state("PreFilter", PluginId::InterPodAffinity),
                 )),
                 None,
             );
@@ -1240,7 +1242,7 @@ impl<'a> Plugin for InterPodAffinity<'a> {
 
     fn score(&self, node: usize) -> Result<(i64, Option<Self::ScoreDetails>), String> {
         if !self.pre_scored {
-            return Err(missing_cycle_state("PreScore", "InterPodAffinity"));
+            return Err(missing_cycle_state("PreScore", PluginId::InterPodAffinity));
         }
         let mut raw = 0;
         let sources = self.source_names.len();

@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, MIGRATED, claim_not_found, migrated_somewhere};
 use crate::state::Pod;
@@ -213,7 +214,7 @@ impl Plugin for NodeVolumeLimits<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("NodeVolumeLimits is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::NodeVolumeLimits))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {

@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use super::taint_toleration::tolerated_by;
 use crate::state::labels::Labels;
@@ -533,7 +534,7 @@ impl PodTopologySpread<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    missing_cycle_state("PreFilter", "PodTopologySpread"),
+                    missing_cycle_state("PreFilter", PluginId::PodTopologySpread),
                 )),
                 None,
             );
@@ -776,7 +777,7 @@ impl Plugin for PodTopologySpread<'_> {
         if !self.pre_scored {
             return Err(format!(
                 "error {}",
-                missing_cycle_state("PreScore", "PodTopologySpread")
+                missing_cycle_state("PreScore", PluginId::PodTopologySpread)
             ));
         }
         if self.ignored.get(node).copied().unwrap_or(false) {

@@ -138,7 +138,8 @@ impl std::fmt::Display for Gap {
             ),
             Gap::CapacityScoring => write!(
                 f,
-                "StorageCapacityScoring is on, and VolumeBinding's score is not modelled"
+                "StorageCapacityScoring is on, and {}'s score is not modelled",
+                PluginId::VolumeBinding
             ),
         }
     }

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage::{Gap, claim_not_found, migrated_somewhere};
 use crate::state::labels::Labels;
@@ -365,7 +366,7 @@ impl Plugin for VolumeBinding<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeBinding is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeBinding))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {
@@ -390,7 +391,7 @@ impl Plugin for VolumeBinding<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    super::plugin::missing_cycle_state("PreFilter", "VolumeBinding"),
+                    super::plugin::missing_cycle_state("PreFilter", PluginId::VolumeBinding),
                 )),
                 None,
             );

@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::release::Release;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, claim_not_found};
@@ -108,7 +109,7 @@ impl Plugin for VolumeRestrictions<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeRestrictions is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeRestrictions))
     }
 
     /// `PreFilter`: the pod's ReadWriteOncePod claims (`readWriteOncePodPVCsForPod`: only

@@ -8,6 +8,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, claim_not_found};
 use crate::state::volumes::{PodVolume, ZONE_LABELS, has_zone_labels};
@@ -141,7 +142,7 @@ impl Plugin for VolumeZone<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeZone is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeZone))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {
