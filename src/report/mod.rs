@@ -390,9 +390,9 @@ impl Explanation {
             }
         };
         // The order is decided on compact keys, then each node is moved once: sorting the
-        // node reports themselves moved 5,000 large values a dozen times each. The key packs
+        // node reports themselves would move large values many times each. The key packs
         // (verdict group, score descending with none last, name rank) into one integer, which
-        // compares in one instruction where the tuple's comparison was most of this function.
+        // compares in one instruction where a tuple compares field by field.
         let key = |n: &NodeResult| -> u128 {
             let total = match n.total {
                 // 0 ..= 2^64 - 1, the highest score first.

@@ -397,8 +397,8 @@ impl<'a> InterPodAffinity<'a> {
             }
             return out;
         }
-        // Sized for every candidate: a term like `tier in (data)` selects 50,000 pods, and
-        // growing to that doubled the list 17 times.
+        // Sized for every candidate: a term like `tier in (data)` selects a large share of a
+        // big cluster's pods, which a growing list would copy again at each doubling.
         let mut out = Vec::with_capacity(pods.len());
         out.extend(pods.iter().copied().filter(|&p| {
             !input.is_excluded(p as usize)

@@ -4,7 +4,10 @@
 //!
 //! A plugin imports what a plugin sees ([`plugin`], [`status`], [`config`], and a plugin it
 //! borrows from), never the files that name every plugin ([`details`], `registry`,
-//! [`framework`]): those sit above the plugins, so no import runs in a circle.
+//! [`framework`]): those sit above the plugins, so no import runs in a circle. A plugin's
+//! explanation (its `explain` module, an [`explain::Explain`]) reads its details through
+//! [`details`], and is registered beside the plugin in `registry`: render/ and report/ reach
+//! it by [`PluginId`] through [`explain_of`].
 
 pub mod audit;
 pub mod balanced_allocation;

@@ -38,9 +38,8 @@ pub(crate) trait Registered {
     fn pre_filter_disabled(&mut self);
     /// Filter on nodes `0..nodes`, a cell each. The loop is here, not in the caller, so that
     /// each plugin has its own copy with `filter` called directly and its result written in
-    /// place: called through the trait object per node, each result went through the stack,
-    /// and reading it back stalled, a large share of `evaluate`'s own time at thousands of
-    /// nodes.
+    /// place: called through the trait object per node, each result would go through the
+    /// stack, and reading it back stalls.
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
     /// Filter on one node: its failure, if any (preemption's dry run).
     fn filter_node(&self, node: usize) -> Option<Status>;
