@@ -1,5 +1,6 @@
 //! The audit document (`kubectl affinity audit`) as a table, JSON or YAML. Words are chosen
-//! here from the document's typed rules; nothing is decided.
+//! here from the document's typed rules, and what breaks a rule in its plugin's words (its
+//! explanation's); nothing is decided.
 
 use std::io::Write;
 

@@ -1,5 +1,7 @@
 //! The default output: a header, one row per node with a column per rule kind, and the
-//! drill-down for `--node`. Words are chosen here from the typed details; nothing is decided.
+//! drill-down for `--node`. The layout, widths and colours are chosen here; each plugin's
+//! cells and drill-down lines are its explanation's (`scheduler::explain`), read through the
+//! registry without naming a plugin. Nothing is decided.
 
 use std::io::Write;
 

@@ -1,5 +1,6 @@
 //! The notes a reader needs to read a result right, as data. Their words are chosen in
-//! `render/` (`impl Display for Note`); the document carries each note as those words.
+//! `render/` (`impl Display for Note`); the document carries each note as those words. What
+//! makes a rule reject most nodes is the plugin's to say (its explanation's cause).
 
 use std::collections::BTreeMap;
 
