@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use self::counts::{DomainHits, DomainScores, KeyCounts};
-use self::tables::{Book, Sources, UNLABELLED};
+use self::tables::{Book, ExistingAnti, Sources, UNLABELLED};
 use super::config::InterPodAffinityArgs;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
 use super::plugin_id::PluginId;
@@ -29,34 +29,12 @@ use crate::state::labels::Labels;
 use crate::state::selector::LabelSelector;
 use crate::state::{AffinityTerm, Candidates, Domains, PodAffinity};
 
-pub use self::tables::{DomainPods, ExistingTermHit, TermTable, TermTables};
+pub use self::tables::{DomainPods, ExistingTermHit, TermKind, TermTable, TermTables};
 
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
 pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
 pub const REASON_EXISTING_ANTI_AFFINITY: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";
-
-/// Which list of which pod a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum TermKind {
-    RequiredAffinity,
-    RequiredAntiAffinity,
-    PreferredAffinity,
-    PreferredAntiAffinity,
-}
-
-impl TermKind {
-    /// As the report names the list.
-    fn name(self) -> &'static str {
-        match self {
-            TermKind::RequiredAffinity => "requiredAffinity",
-            TermKind::RequiredAntiAffinity => "requiredAntiAffinity",
-            TermKind::PreferredAffinity => "preferredAffinity",
-            TermKind::PreferredAntiAffinity => "preferredAntiAffinity",
-        }
-    }
-}
 
 /// One incoming required term on one node.
 #[derive(Debug, Clone, Serialize)]
@@ -149,6 +127,11 @@ impl Resolved<'_> {
     fn matches(&self, namespace: &str, labels: &Labels) -> bool {
         self.term.matches(namespace, labels, &Labels::new())
     }
+}
+
+/// The terms of a list, as resolved.
+fn terms_of<'t>(list: &'t [Resolved<'_>]) -> Vec<&'t AffinityTerm> {
+    list.iter().map(|r| &*r.term).collect()
 }
 
 /// The pod's terms of one list with their namespace selectors resolved, noting in `warnings`
@@ -253,16 +236,6 @@ pub fn namespaces_unknown(input: Input<'_>) -> Option<NamespacesUnread> {
     existing.then_some(NamespacesUnread::ExistingTerm)
 }
 
-/// An existing pod whose required anti-affinity term `index` selects the incoming pod, and
-/// the value of the term's key on the pod's node.
-#[derive(Debug)]
-struct ExistingAnti<'a> {
-    pod: usize,
-    index: usize,
-    term: &'a AffinityTerm,
-    domain: Option<&'a Arc<str>>,
-}
-
 /// What PreFilter counts for Filter (upstream's `preFilterState`).
 #[derive(Debug, Default)]
 struct PreFilterState<'a> {
@@ -331,10 +304,10 @@ impl<'a> InterPodAffinity<'a> {
         let book = Book::new(
             input,
             [
-                &required_affinity,
-                &required_anti_affinity,
-                &preferred_affinity,
-                &preferred_anti_affinity,
+                terms_of(&required_affinity),
+                terms_of(&required_anti_affinity),
+                terms_of(&preferred_affinity),
+                terms_of(&preferred_anti_affinity),
             ],
             warnings,
         );
@@ -939,10 +912,10 @@ impl<'a> Plugin for InterPodAffinity<'a> {
             .as_ref()
             .map_or(&[][..], |s| &s.existing_hits);
         let terms = [
-            &self.required_affinity[..],
-            &self.required_anti_affinity,
-            &self.preferred_affinity,
-            &self.preferred_anti_affinity,
+            terms_of(&self.required_affinity),
+            terms_of(&self.required_anti_affinity),
+            terms_of(&self.preferred_affinity),
+            terms_of(&self.preferred_anti_affinity),
         ];
         self.book.make(hits, terms)
     }

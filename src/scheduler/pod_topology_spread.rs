@@ -26,11 +26,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use self::common::{Constraint, RequiredNodeAffinity, count_pods, has_all_keys};
+use self::common::{
+    Constraint, DO_NOT_SCHEDULE, RequiredNodeAffinity, SCHEDULE_ANYWAY, count_pods, has_all_keys,
+};
 use super::config::{DefaultingType, FeatureGates, PodTopologySpreadArgs};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin, missing_cycle_state};
 use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
+use crate::state::Node;
 
 pub use self::common::{default_selector, default_spreading_applies, defaults_without_workloads};
 
@@ -43,9 +46,6 @@ pub const REASON_NODE_LABEL_NOT_MATCH: &str =
 
 /// `v1.LabelHostname`: scoring counts this key per node instead of per domain.
 pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
-
-const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
-const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
 
 /// Where a constraint the plugin uses comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -245,6 +245,22 @@ impl<'a> PodTopologySpread<'a> {
             pre_score: None,
             tables: SpreadTables::default(),
         }
+    }
+
+    /// The pod's constraints with `action`, and where they come from.
+    fn constraints(&self, action: &str) -> Result<(Vec<Constraint>, ConstraintSource), String> {
+        let c = common::constraints(self.input, self.args, self.gates, action)?;
+        let source = match self.args.defaulting_type {
+            _ if !self.input.pod.template.topology_spread.is_empty() => ConstraintSource::Pod,
+            DefaultingType::System => ConstraintSource::SystemDefault,
+            DefaultingType::List => ConstraintSource::ListDefault,
+        };
+        Ok((c, source))
+    }
+
+    /// `matchNodeInclusionPolicies` of constraint `c` on `node`.
+    fn included(&self, c: &Constraint, node: &Node) -> bool {
+        c.match_node_inclusion_policies(self.input.pod, node, &self.required, self.gates)
     }
 
     /// `calPreFilterState`'s counting: per hard constraint, the matching pods in each domain

@@ -9,9 +9,41 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{ExistingAnti, Resolved, TermKind};
 use crate::scheduler::plugin::Input;
+use crate::state::labels::Labels;
 use crate::state::{AffinityTerm, Domains, PodList, PodRef};
+
+/// Which list of which pod a term comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TermKind {
+    RequiredAffinity,
+    RequiredAntiAffinity,
+    PreferredAffinity,
+    PreferredAntiAffinity,
+}
+
+impl TermKind {
+    /// As the report names the list.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            TermKind::RequiredAffinity => "requiredAffinity",
+            TermKind::RequiredAntiAffinity => "requiredAntiAffinity",
+            TermKind::PreferredAffinity => "preferredAffinity",
+            TermKind::PreferredAntiAffinity => "preferredAntiAffinity",
+        }
+    }
+}
+
+/// An existing pod whose required anti-affinity term `index` selects the incoming pod, and
+/// the value of the term's key on the pod's node.
+#[derive(Debug)]
+pub(super) struct ExistingAnti<'a> {
+    pub(super) pod: usize,
+    pub(super) index: usize,
+    pub(super) term: &'a AffinityTerm,
+    pub(super) domain: Option<&'a Arc<str>>,
+}
 
 /// An incoming-pod term and, per topology domain, the existing pods that match it.
 #[derive(Debug, Clone, Serialize)]
@@ -167,20 +199,20 @@ impl<'a> Book<'a> {
     /// A book for the pod's terms, kind by kind in [`TermKind`]'s order.
     pub(super) fn new(
         input: Input<'a>,
-        terms: [&[Resolved<'a>]; 4],
+        terms: [Vec<&AffinityTerm>; 4],
         warnings: Vec<String>,
     ) -> Self {
         let term_pods = terms
             .iter()
-            .flat_map(|list| list.iter())
-            .map(|r| TermPods {
-                domains: input.state.topology().domains(&r.term.topology_key),
+            .flatten()
+            .map(|t| TermPods {
+                domains: input.state.topology().domains(&t.topology_key),
                 hits: Vec::new(),
             })
             .collect();
         Book {
             input,
-            lens: terms.map(<[_]>::len),
+            lens: terms.map(|list| list.len()),
             term_pods,
             existing_scoring: Vec::new(),
             warnings,
@@ -242,7 +274,7 @@ impl<'a> Book<'a> {
     pub(super) fn make(
         &mut self,
         hits: &[ExistingAnti<'a>],
-        terms: [&[Resolved<'a>]; 4],
+        terms: [Vec<&AffinityTerm>; 4],
     ) -> Option<TermTables> {
         if std::mem::replace(&mut self.made, true) {
             return None;
@@ -295,7 +327,7 @@ impl<'a> Book<'a> {
     }
 
     /// Each term of the pod with the pods it matched per domain.
-    fn term_tables(&mut self, terms: [&[Resolved<'a>]; 4]) -> Vec<TermTable> {
+    fn term_tables(&mut self, terms: [Vec<&AffinityTerm>; 4]) -> Vec<TermTable> {
         let index = self.input.state.index();
         let pod = self.input.pod;
         let kinds = [
@@ -307,9 +339,9 @@ impl<'a> Book<'a> {
         let terms = kinds
             .into_iter()
             .zip(terms)
-            .flat_map(|(kind, list)| list.iter().enumerate().map(move |(i, r)| (kind, i, r)));
+            .flat_map(|(kind, list)| list.into_iter().enumerate().map(move |(i, t)| (kind, i, t)));
         let mut out = Vec::new();
-        for ((kind, index_in_kind, r), rec) in terms.zip(std::mem::take(&mut self.term_pods)) {
+        for ((kind, index_in_kind, t), rec) in terms.zip(std::mem::take(&mut self.term_pods)) {
             let domains = rec.domains;
             let (grouped, parts, without_domain) = rec.grouped();
             let domains = match domains {
@@ -328,14 +360,14 @@ impl<'a> Book<'a> {
             out.push(TermTable {
                 kind,
                 index: index_in_kind,
-                topology_key: r.term.topology_key.clone(),
-                weight: r.term.weight,
-                selector: r.term.selector.to_string(),
-                namespaces: r.term.namespaces.clone(),
-                all_namespaces: r.term.namespace_selector.is_everything(),
+                topology_key: t.topology_key.clone(),
+                weight: t.weight,
+                selector: t.selector.to_string(),
+                namespaces: t.namespaces.clone(),
+                all_namespaces: t.namespace_selector.is_everything(),
                 domains,
                 pods_without_domain: index.pod_list(without_domain),
-                incoming_pod_matches: r.matches(&pod.id.namespace, &pod.labels),
+                incoming_pod_matches: t.matches(&pod.id.namespace, &pod.labels, &Labels::new()),
             });
         }
         out

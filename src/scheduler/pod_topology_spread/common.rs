@@ -5,13 +5,17 @@
 
 use std::collections::BTreeMap;
 
-use super::{ConstraintSource, DO_NOT_SCHEDULE, PodTopologySpread};
-use crate::scheduler::config::{DefaultingType, PodTopologySpreadArgs};
+use crate::scheduler::config::{FeatureGates, PodTopologySpreadArgs};
 use crate::scheduler::plugin::Input;
 use crate::scheduler::taint_toleration::tolerated_by;
 use crate::state::labels::Labels;
 use crate::state::selector::{LabelSelector, NodeSelector, Op, Requirement};
 use crate::state::{ClusterState, Node, OwnerKind, Pod, SpreadConstraint, WorkloadSelectors};
+
+/// `v1.DoNotSchedule`: a hard constraint, which Filter checks.
+pub(super) const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
+/// `v1.ScheduleAnyway`: a soft constraint, which Score weighs.
+pub(super) const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";
 
 /// Upstream's internal `topologySpreadConstraint`: defaults applied, selector final.
 #[derive(Debug, Clone)]
@@ -160,105 +164,110 @@ pub(super) fn has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool 
         .all(|c| labels.contains_key(&c.topology_key))
 }
 
-impl PodTopologySpread<'_> {
-    /// `filterTopologySpreadConstraints`: the constraints with `action`, selectors parsed,
-    /// matchLabelKeys merged, defaults for minDomains and the inclusion policies.
-    fn convert(&self, list: &[SpreadConstraint], action: &str) -> Result<Vec<Constraint>, String> {
-        let pod = self.input.pod;
-        let mut out = Vec::new();
-        for (index, c) in list.iter().enumerate() {
-            if c.when_unsatisfiable != action {
-                continue;
-            }
-            let mut selector = c.selector.clone()?;
-            if self.gates.match_label_keys_in_pod_topology_spread() {
-                let extra: BTreeMap<&str, &str> = c
-                    .match_label_keys
-                    .iter()
-                    .filter_map(|k| pod.labels.get_key_value(k))
+/// `filterTopologySpreadConstraints`: the constraints with `action`, selectors parsed,
+/// matchLabelKeys merged, defaults for minDomains and the inclusion policies.
+fn convert(
+    pod: &Pod,
+    gates: &FeatureGates,
+    list: &[SpreadConstraint],
+    action: &str,
+) -> Result<Vec<Constraint>, String> {
+    let mut out = Vec::new();
+    for (index, c) in list.iter().enumerate() {
+        if c.when_unsatisfiable != action {
+            continue;
+        }
+        let mut selector = c.selector.clone()?;
+        if gates.match_label_keys_in_pod_topology_spread() {
+            let extra: BTreeMap<&str, &str> = c
+                .match_label_keys
+                .iter()
+                .filter_map(|k| pod.labels.get_key_value(k))
+                .collect();
+            // `mergeLabelSetWithSelector`: a null selector stays "nothing".
+            if let (false, LabelSelector::Requirements(reqs)) = (extra.is_empty(), &selector) {
+                let mut merged: Vec<Requirement> = extra
+                    .into_iter()
+                    .map(|(k, v)| Requirement {
+                        key: k.to_string(),
+                        op: Op::Equals(v.to_string()),
+                    })
                     .collect();
-                // `mergeLabelSetWithSelector`: a null selector stays "nothing".
-                if let (false, LabelSelector::Requirements(reqs)) = (extra.is_empty(), &selector) {
-                    let mut merged: Vec<Requirement> = extra
-                        .into_iter()
-                        .map(|(k, v)| Requirement {
-                            key: k.to_string(),
-                            op: Op::Equals(v.to_string()),
-                        })
-                        .collect();
-                    merged.extend(reqs.iter().cloned());
-                    selector = LabelSelector::Requirements(merged);
-                }
+                merged.extend(reqs.iter().cloned());
+                selector = LabelSelector::Requirements(merged);
             }
-            let (mut affinity, mut taints) = (true, false);
-            if self.gates.node_inclusion_policy_in_pod_topology_spread() {
-                if let Some(p) = &c.node_affinity_policy {
-                    affinity = p == "Honor";
-                }
-                if let Some(p) = &c.node_taints_policy {
-                    taints = p == "Honor";
-                }
-            }
-            out.push(Constraint {
-                index,
-                max_skew: c.max_skew,
-                topology_key: c.topology_key.clone(),
-                selector,
-                min_domains: c.min_domains.unwrap_or(1),
-                honor_node_affinity: affinity,
-                honor_node_taints: taints,
-            });
         }
-        Ok(out)
+        let (mut affinity, mut taints) = (true, false);
+        if gates.node_inclusion_policy_in_pod_topology_spread() {
+            if let Some(p) = &c.node_affinity_policy {
+                affinity = p == "Honor";
+            }
+            if let Some(p) = &c.node_taints_policy {
+                taints = p == "Honor";
+            }
+        }
+        out.push(Constraint {
+            index,
+            max_skew: c.max_skew,
+            topology_key: c.topology_key.clone(),
+            selector,
+            min_domains: c.min_domains.unwrap_or(1),
+            honor_node_affinity: affinity,
+            honor_node_taints: taints,
+        });
     }
+    Ok(out)
+}
 
-    /// `getConstraints` / `initPreScoreState`: the pod's own constraints of one kind, or, when
-    /// it has none at all, the defaults with the derived selector.
-    pub(super) fn constraints(
+/// `getConstraints` / `initPreScoreState`: the pod's own constraints of one kind, or, when it
+/// has none at all, the profile's defaults with the derived selector.
+pub(super) fn constraints(
+    input: Input<'_>,
+    args: &PodTopologySpreadArgs,
+    gates: &FeatureGates,
+    action: &str,
+) -> Result<Vec<Constraint>, String> {
+    let pod = input.pod;
+    let kind = if action == DO_NOT_SCHEDULE {
+        "hard"
+    } else {
+        "soft"
+    };
+    if !pod.template.topology_spread.is_empty() {
+        return convert(pod, gates, &pod.template.topology_spread, action)
+            .map_err(|e| format!("obtaining pod's {kind} topology spread constraints: {e}"));
+    }
+    let mut c = convert(pod, gates, &args.default_constraints, action)
+        .map_err(|e| format!("setting default {kind} topology spread constraints: {e}"))?;
+    if c.is_empty() {
+        return Ok(c);
+    }
+    let selector = default_selector(pod, input.state.workloads());
+    if selector.is_empty() {
+        return Ok(Vec::new());
+    }
+    for x in &mut c {
+        x.selector = LabelSelector::Requirements(selector.clone());
+    }
+    Ok(c)
+}
+
+impl Constraint {
+    /// `matchNodeInclusionPolicies`: whether the node's pods count for the constraint.
+    pub(super) fn match_node_inclusion_policies(
         &self,
-        action: &str,
-    ) -> Result<(Vec<Constraint>, ConstraintSource), String> {
-        let pod = self.input.pod;
-        let kind = if action == DO_NOT_SCHEDULE {
-            "hard"
-        } else {
-            "soft"
-        };
-        if !pod.template.topology_spread.is_empty() {
-            let c = self
-                .convert(&pod.template.topology_spread, action)
-                .map_err(|e| format!("obtaining pod's {kind} topology spread constraints: {e}"))?;
-            return Ok((c, ConstraintSource::Pod));
-        }
-        let source = match self.args.defaulting_type {
-            DefaultingType::System => ConstraintSource::SystemDefault,
-            DefaultingType::List => ConstraintSource::ListDefault,
-        };
-        let mut c = self
-            .convert(&self.args.default_constraints, action)
-            .map_err(|e| format!("setting default {kind} topology spread constraints: {e}"))?;
-        if c.is_empty() {
-            return Ok((c, source));
-        }
-        let selector = default_selector(pod, self.input.state.workloads());
-        if selector.is_empty() {
-            return Ok((Vec::new(), source));
-        }
-        for x in &mut c {
-            x.selector = LabelSelector::Requirements(selector.clone());
-        }
-        Ok((c, source))
-    }
-
-    /// `matchNodeInclusionPolicies`.
-    pub(super) fn included(&self, c: &Constraint, node: &Node) -> bool {
-        if c.honor_node_affinity && !self.required.matches(node) {
+        pod: &Pod,
+        node: &Node,
+        required: &RequiredNodeAffinity<'_>,
+        gates: &FeatureGates,
+    ) -> bool {
+        if self.honor_node_affinity && !required.matches(node) {
             return false;
         }
-        if c.honor_node_taints {
+        if self.honor_node_taints {
             let untolerated = node.taints.iter().any(|t| {
                 (t.effect == "NoSchedule" || t.effect == "NoExecute")
-                    && tolerated_by(&self.input.pod.template.tolerations, t, self.gates).is_none()
+                    && tolerated_by(&pod.template.tolerations, t, gates).is_none()
             });
             if untolerated {
                 return false;
