@@ -363,3 +363,122 @@ fn no_file_imports_itself_through_others() {
         cycles.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The string literals of a file, comments left out: `"..."`, raw `r#"..."#` and byte strings,
+/// with the line each starts on. Char literals are stepped over, lifetimes left as they are.
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let line = |at: usize| text[..at].matches('\n').count() + 1;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i..].find("*/").map_or(b.len(), |n| i + n + 2);
+            }
+            b'r' if !(i > 0 && is_ident(b[i - 1] as char))
+                && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                let open = i + 1 + hashes;
+                if b.get(open) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = text[open + 1..]
+                    .find(&close)
+                    .map_or(b.len(), |n| open + 1 + n);
+                out.push((line(i), text[open + 1..end].to_string()));
+                i = end + close.len();
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                out.push((line(i), text[i + 1..j.min(b.len())].to_string()));
+                i = j + 1;
+            }
+            b'\'' => {
+                // A char literal ('x', '\n', '"'); a lifetime has no closing quote near.
+                let rest = &text[i + 1..];
+                let len = if let Some(escaped) = rest.strip_prefix('\\') {
+                    escaped.find('\'').map(|n| n + 1)
+                } else {
+                    rest.chars()
+                        .next()
+                        .filter(|c| rest[c.len_utf8()..].starts_with('\''))
+                        .map(char::len_utf8)
+                };
+                i += 1 + len.map_or(0, |n| n + 1);
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Render and report name no plugin by its string: a plugin is named by
+/// `scheduler::PluginId`, and each plugin's words are its own (test modules included, so a
+/// test cannot pin a name either).
+#[test]
+fn no_string_literal_names_a_plugin_in_report_or_render() {
+    use kubectl_affinity::scheduler::PluginId;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut files = Vec::new();
+    for layer in ["report", "render"] {
+        let mut stack = vec![src.join(layer)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read dir") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    assert!(files.len() > 10, "the layers' files: {files:?}");
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("read source");
+        for (line, literal) in string_literals(&text) {
+            let words: Vec<&str> = literal.split(|c: char| !is_ident(c)).collect();
+            for plugin in PluginId::IN_TREE {
+                if words.contains(&plugin.as_str()) {
+                    found.push(format!("{}:{line}: {plugin}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "string literals naming a plugin (use scheduler::PluginId):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scanner finds what it must, so that the test above cannot pass by finding nothing.
+#[test]
+fn string_literals_are_found_whole() {
+    let text = "let a = \"NodeName x\"; // \"Commented\"\nlet b = r#\"raw \"q\" NodeAffinity\"#;\n\
+                let c = '\"'; let d: &'static str = \"after\\\" quote\";\
+                let e = ['\\'', '\\\\']; \"x\"";
+    let found = string_literals(text);
+    let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "NodeName x",
+            "raw \"q\" NodeAffinity",
+            "after\\\" quote",
+            "x"
+        ]
+    );
+    assert_eq!(found[1].0, 2);
+}

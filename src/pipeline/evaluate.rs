@@ -7,7 +7,7 @@ use crate::scheduler::needs::{not_evaluated, storage_gaps};
 use crate::scheduler::pod_topology_spread::defaults_without_workloads;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::volume_binding::pod_claims;
-use crate::scheduler::{Input, evaluate};
+use crate::scheduler::{Input, PluginId, evaluate};
 use crate::state::volumes::Claim;
 use crate::state::{ClusterState, Pod};
 
@@ -62,32 +62,32 @@ pub fn unevaluated(input: Input<'_>, profile: &Profile) -> Unevaluated {
     let pod = input.pod;
     let spreads = enabled(
         profile.filter.iter().chain(&profile.pre_score),
-        "PodTopologySpread",
+        PluginId::PodTopologySpread,
     );
     let affinity = enabled(
         profile
             .filter
             .iter()
             .chain(profile.score.iter().map(|(n, _)| n)),
-        "InterPodAffinity",
+        PluginId::InterPodAffinity,
     );
-    let fit_scores = enabled(profile.score.iter().map(|(n, _)| n), "NodeResourcesFit");
+    let fit_scores = enabled(
+        profile.score.iter().map(|(n, _)| n),
+        PluginId::NodeResourcesFit,
+    );
     let claims = |pick: fn(&Claim) -> bool| -> Vec<String> {
         pod_claims(input)
             .filter(|c| pick(c))
             .map(|c| c.name.clone())
             .collect()
     };
-    let binding = enabled(profile.filter.iter(), "VolumeBinding");
+    let binding = enabled(profile.filter.iter(), PluginId::VolumeBinding);
     Unevaluated {
         workloads_unread: spreads
             && defaults_without_workloads(pod, input.state, &profile.pod_topology_spread),
         namespaces_unread: affinity.then(|| namespaces_unknown(input)).flatten(),
         pod_level_fit_score: fit_scores && pod.template.resources.pod_level_requests,
-        plugins: not_evaluated(pod, profile)
-            .into_iter()
-            .map(str::to_string)
-            .collect(),
+        plugins: not_evaluated(pod, profile),
         storage: storage_gaps(input, profile),
         claims_from_templates: claims(|c| c.from_template),
         claims_not_bind_completed: if binding {
@@ -98,6 +98,6 @@ pub fn unevaluated(input: Input<'_>, profile: &Profile) -> Unevaluated {
     }
 }
 
-fn enabled<'a>(mut plugins: impl Iterator<Item = &'a String>, name: &str) -> bool {
-    plugins.any(|n| n == name)
+fn enabled<'a>(mut plugins: impl Iterator<Item = &'a PluginId>, id: PluginId) -> bool {
+    plugins.any(|n| *n == id)
 }

@@ -17,7 +17,7 @@ use crate::report::{Context, Explanation, Note, Subject, failed_scheduling_messa
 use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{Pick, TieBreak, feasible_nodes_to_find, pick};
-use crate::scheduler::{Evaluation, Input, Verdict, evaluate};
+use crate::scheduler::{Evaluation, Input, PluginId, Verdict, evaluate};
 use crate::state::{ClusterState, Pod};
 
 /// The workload to schedule and how.
@@ -88,7 +88,7 @@ pub fn simulate(
             .pre_score
             .iter()
             .chain(&profile.filter)
-            .any(|p| p == "PodTopologySpread");
+            .any(|p| *p == PluginId::PodTopologySpread);
         if count > 1
             && owned
             && spreads
@@ -496,7 +496,11 @@ mod tests {
             &mut TieBreak::FirstByName,
             |c| {
                 let b = c.evaluation.nodes.iter().find(|n| &*n.name == "b");
-                let cell = b.and_then(|n| n.scores.iter().find(|s| s.plugin == "ImageLocality"));
+                let cell = b.and_then(|n| {
+                    n.scores
+                        .iter()
+                        .find(|s| *s.plugin == crate::scheduler::PluginId::ImageLocality)
+                });
                 image_scores.push(cell.and_then(|s| s.raw));
             },
         );

@@ -11,7 +11,8 @@ use super::whatif::{Ending, Request as WhatifRequest, Validate, whatif};
 use super::{Diffed, Options};
 use crate::cluster::KubeArgs;
 use crate::error::Error;
-use crate::report::{Note, Verdict};
+use crate::report::Note;
+use crate::scheduler::Verdict;
 use crate::state::edits::Edit;
 
 /// A file holding `value` as JSON (which the snapshot and manifest readers take as YAML).

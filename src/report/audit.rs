@@ -10,11 +10,10 @@ use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
-use super::entries::Code;
 use super::pods::PodRow;
 use super::{API_VERSION, Explanation, Note, SchedulerEvent};
-use crate::scheduler::FilterDetails;
 use crate::scheduler::audit::{Broken, Standing};
+use crate::scheduler::{Code, FilterDetails, PluginId};
 use crate::state::{ClusterState, Pod, PodRef, Taint};
 
 pub const KIND: &str = "SchedulingAudit";
@@ -131,24 +130,21 @@ impl Serialize for Rule {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Written<'a> {
-            plugin: &'a str,
+            plugin: &'a PluginId,
             reason: std::borrow::Cow<'a, str>,
             code: Code,
             #[serde(skip_serializing_if = "<[Taint]>::is_empty")]
             untolerated_taints: &'a [Taint],
             #[serde(skip_serializing_if = "<[Arc<PodRef>]>::is_empty")]
             pods: &'a [Arc<PodRef>],
-            #[serde(
-                skip_serializing_if = "Option::is_none",
-                serialize_with = "super::details::filter"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             details: Option<&'a FilterDetails>,
         }
         let b = &self.0;
         Written {
-            plugin: b.plugin,
+            plugin: &b.plugin,
             reason: b.status.message(),
-            code: b.status.code.into(),
+            code: b.status.code,
             untolerated_taints: &b.taints,
             pods: &b.pods,
             details: b.details.as_ref(),
@@ -163,7 +159,7 @@ impl Serialize for Rule {
 pub struct Unchecked {
     pub pod: String,
     pub node: String,
-    pub plugin: &'static str,
+    pub plugin: PluginId,
     pub why: String,
 }
 

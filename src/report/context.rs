@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::scheduler::PluginId;
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::release::Release;
@@ -81,9 +82,9 @@ pub struct Unevaluated {
     /// NodeResourcesFit scores the pod, and its score ignores the pod's pod-level requests.
     pub pod_level_fit_score: bool,
     /// The Filter and Score plugins of the profile this version does not model.
-    pub plugins: Vec<String>,
+    pub plugins: Vec<PluginId>,
     /// Each storage plugin not evaluated for the pod, and why.
-    pub storage: Vec<(&'static str, Gap)>,
+    pub storage: Vec<(PluginId, Gap)>,
     /// The pod's claims its workload's templates would create.
     pub claims_from_templates: Vec<String>,
     /// The pod's claims bound to a volume but not bind-completed, where VolumeBinding filters.
@@ -237,7 +238,7 @@ fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> V
         notes.push(Note::NotEvaluated(plugins));
     }
     // One note per reason, naming every plugin it leaves out.
-    let mut gaps: Vec<(Vec<&'static str>, Gap)> = Vec::new();
+    let mut gaps: Vec<(Vec<PluginId>, Gap)> = Vec::new();
     for (plugin, gap) in storage {
         match gaps.iter_mut().find(|(_, g)| *g == gap) {
             Some((plugins, _)) => plugins.push(plugin),
@@ -279,9 +280,9 @@ mod tests {
     use super::{Manifest, Subject};
     use crate::pipeline::context;
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
-    use crate::scheduler::Input;
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
+    use crate::scheduler::{Input, PluginId};
     use crate::state::validate::Finding;
     use crate::state::{ClusterState, ContainerName, Defaulted, Pod, read_snapshot_str};
 
@@ -444,8 +445,8 @@ mod tests {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"plugins": {
-                "filter": {"disabled": [{"name": "PodTopologySpread"}]},
-                "preScore": {"disabled": [{"name": "PodTopologySpread"}]}}}]
+                "filter": {"disabled": [{"name": PluginId::PodTopologySpread}]},
+                "preScore": {"disabled": [{"name": PluginId::PodTopologySpread}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");
@@ -476,7 +477,7 @@ mod tests {
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
-            "profiles": [{"plugins": {"score": {"disabled": [{"name": "NodeResourcesFit"}]}}}]
+            "profiles": [{"plugins": {"score": {"disabled": [{"name": PluginId::NodeResourcesFit}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");

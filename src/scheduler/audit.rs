@@ -16,6 +16,7 @@ use super::details::FilterDetails;
 use super::inter_pod_affinity::{InterPodAffinity, TermKind};
 use super::node_affinity::{LastRequired, NodeAffinity};
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::profile::Profile;
 use super::status::{PreFilterOutcome, Status};
 use super::taint_toleration::TaintToleration;
@@ -28,12 +29,16 @@ pub const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 
 /// The plugins whose Filter checks a pod's required rules against its node, in the default
 /// profile's order.
-const RULES: [&str; 3] = ["TaintToleration", "NodeAffinity", "InterPodAffinity"];
+const RULES: [PluginId; 3] = [
+    PluginId::TaintToleration,
+    PluginId::NodeAffinity,
+    PluginId::InterPodAffinity,
+];
 
 /// A required rule the pod's node no longer satisfies, as its plugin's Filter says it.
 #[derive(Debug, Clone)]
 pub struct Broken {
-    pub plugin: &'static str,
+    pub plugin: PluginId,
     /// The plugin's status, in upstream's words (PreFilter's when PreFilter rejected the pod).
     pub status: Status,
     /// The Filter's details on the node: every term and expression with the node's value,
@@ -53,7 +58,7 @@ pub struct Standing {
     pub cordoned: bool,
     pub broken: Vec<Broken>,
     /// Plugins that could not be evaluated, with why (never shown as satisfied).
-    pub not_evaluated: Vec<(&'static str, String)>,
+    pub not_evaluated: Vec<(PluginId, String)>,
 }
 
 /// Checks existing pod `pod` (an index into `state.pods()`) against its own node under
@@ -77,12 +82,12 @@ pub fn check_bound(
         ..Standing::default()
     };
     for plugin in RULES {
-        if !profile.filter.iter().any(|p| p == plugin) {
+        if !profile.filter.contains(&plugin) {
             continue;
         }
-        let pre_filter = profile.pre_filter.iter().any(|p| p == plugin);
+        let pre_filter = profile.pre_filter.contains(&plugin);
         let checked = match plugin {
-            "TaintToleration" => {
+            PluginId::TaintToleration => {
                 run(
                     TaintToleration::new(input, &profile.gates),
                     pre_filter,
@@ -100,7 +105,7 @@ pub fn check_bound(
                     .filter(|(_, details, taints, _)| details.is_none() || !taints.is_empty())
                 })
             }
-            "NodeAffinity" => run(
+            PluginId::NodeAffinity => run(
                 NodeAffinity::alone(input, &profile.node_affinity, last),
                 pre_filter,
                 node,
@@ -246,7 +251,7 @@ mod tests {
         pod["spec"]["nodeSelector"] = json!({"zone": "z2"});
         let s = standing(json!([zone_node("a", "z1"), pod]), "p");
         assert_eq!(s.broken.len(), 1);
-        assert_eq!(s.broken[0].plugin, "NodeAffinity");
+        assert_eq!(s.broken[0].plugin, PluginId::NodeAffinity);
         assert_eq!(
             s.broken[0].status.message(),
             "node(s) didn't match Pod's node affinity/selector"
