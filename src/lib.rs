@@ -19,7 +19,7 @@
 //! `scheduler` is pure (no client, terminal or clock), which is what lets the oracle corpus
 //! (cases translated from upstream's own unit tests) drive it directly. Imports point down
 //! only (app -> cluster, render -> report -> scheduler -> state; cluster reads only state)
-//! and no file imports itself through others: `tests/layers.rs` checks both. `report` owns
+//! and no file imports itself through others: `tests/it/layers.rs` checks both. `report` owns
 //! the output's schema and its typed notes; `render` chooses every word.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -5,13 +5,13 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::fake_api::FakeApi;
+use crate::support::fake_api::FakeApi;
 
 const CLUSTER: &str = "tests/audit/cluster.yaml";
 

@@ -11,7 +11,6 @@
 //! per property, a third of it for the YAML one; about ten seconds each) sets the run length;
 //! `.ci/run` uses the default.
 
-mod support;
 
 use kubectl_affinity::app::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
@@ -20,7 +19,7 @@ use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{Pod, read_pod_manifests_str, read_snapshot_str};
 use proptest::prelude::*;
 use serde_json::{Value, json as j};
-use support::oracle;
+use crate::support::oracle;
 
 /// The corpus, read once for the whole run.
 fn corpus() -> &'static [oracle::Case] {

@@ -5,13 +5,13 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
+use crate::support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
 
 struct Env {
     fake: FakeApi,

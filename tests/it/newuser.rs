@@ -1,13 +1,13 @@
 //! What a new user tripped on, end to end through the binary: input read as kubectl reads it,
 //! errors for input that cannot be meant, output that stays readable, a snapshot safe to share.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-use support::fake_api::FakeApi;
+use crate::support::fake_api::FakeApi;
 
 fn run(args: &[&str]) -> Output {
     support::kubectl_affinity()

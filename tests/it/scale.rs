@@ -5,13 +5,13 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::fake_api::FakeApi;
+use crate::support::fake_api::FakeApi;
 
 const DEPLOYMENT: &str = "tests/scale/deployment.yaml";
 const STATEFUL_SET: &str = "tests/scale/statefulset.yaml";

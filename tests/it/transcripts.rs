@@ -2,8 +2,8 @@
 //! and `explain` of a pending and a running pod, as the table (with drill-down), wide, JSON and
 //! YAML. Each transcript is a snapshot (tests/snapshots/) holding the command line and its
 //! exact output, so any change to what users see fails here and shows up in review.
-//! After an intended change: `INSTA_UPDATE=always cargo test --test transcripts`, then read
-//! the diff of tests/snapshots/ before committing it.
+//! After an intended change: `INSTA_UPDATE=always cargo test --test it transcripts`, then
+//! read the diff of tests/snapshots/ before committing it.
 
 use std::process::Command;
 
@@ -28,6 +28,15 @@ fn transcript(args: &[&str]) -> String {
     text
 }
 
+/// Checks a transcript against its snapshot, tests/snapshots/transcripts__NAME.snap: the name
+/// and folder the snapshots had when this module was a test crate of its own.
+fn assert_transcript(name: impl std::fmt::Display, text: String) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(format!("transcripts__{name}"), text));
+}
+
 const SNAPSHOT: [&str; 2] = ["--snapshot", "examples/cluster.yaml"];
 
 /// Every output format of one command; `drill` nodes get a drill-down in the table.
@@ -38,16 +47,16 @@ fn all_outputs(name: &str, command: &[&str], drill: &[&str]) {
     for n in drill {
         table.extend(["--node", n]);
     }
-    insta::assert_snapshot!(format!("{name}-table"), transcript(&table));
+    assert_transcript(format!("{name}-table"), transcript(&table));
     let mut wide = base.clone();
     wide.extend(["-o", "wide"]);
-    insta::assert_snapshot!(format!("{name}-wide"), transcript(&wide));
+    assert_transcript(format!("{name}-wide"), transcript(&wide));
     let mut json = base.clone();
     json.extend(["-o", "json"]);
-    insta::assert_snapshot!(format!("{name}-json"), transcript(&json));
+    assert_transcript(format!("{name}-json"), transcript(&json));
     let mut yaml = base;
     yaml.extend(["-o", "yaml"]);
-    insta::assert_snapshot!(format!("{name}-yaml"), transcript(&yaml));
+    assert_transcript(format!("{name}-yaml"), transcript(&yaml));
 }
 
 #[test]
@@ -102,7 +111,7 @@ fn explain_running_pod() {
 
 #[test]
 fn errors_and_exit_codes() {
-    insta::assert_snapshot!(
+    assert_transcript(
         "error-pod-not-found",
         transcript(&[
             "explain",
@@ -113,7 +122,7 @@ fn errors_and_exit_codes() {
             "examples/cluster.yaml"
         ])
     );
-    insta::assert_snapshot!(
+    assert_transcript(
         "exit-code-no-feasible-node",
         transcript(&[
             "explain",

@@ -9,8 +9,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod support;
-use support::fake_api::FakeApi;
+use crate::support::fake_api::FakeApi;
 
 /// A node tainted `dedicated=gpu:NoSchedule`, and a 2-CPU one.
 const CLUSTER: &str = r#"apiVersion: v1

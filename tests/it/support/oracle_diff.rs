@@ -43,7 +43,7 @@ pub fn unpack(dir: &Path) -> Vec<PathBuf> {
 /// case's scheduler configuration when it has one. The corpus hands its pods to the scheduler
 /// without an API server, so some (`spec.overhead` without a RuntimeClass) are pods the
 /// API server's admission would refuse: `--validate=warn` evaluates them anyway, as
-/// `tests/oracle.rs` does for upstream's unit-test pods.
+/// `tests/it/oracle.rs` does for upstream's unit-test pods.
 pub fn args(case: &Path) -> Vec<String> {
     let mut args = vec![
         "whatif".to_string(),
