@@ -4,12 +4,11 @@
 // A panic here is a test's failure report.
 #![allow(clippy::unwrap_used)]
 
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
 use crate::support::fake_api::FakeApi;
+use serde_json::Value;
 
 /// Two 1-CPU nodes (`a`: pool blue; `b`: pool green, kata runtime), a full node `c` for
 /// preemption, and the admission objects the tests read.

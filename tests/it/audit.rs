@@ -10,8 +10,8 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::{Value, json};
 use crate::support::fake_api::FakeApi;
+use serde_json::{Value, json};
 
 const CLUSTER: &str = "tests/audit/cluster.yaml";
 

@@ -10,8 +10,8 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::{Value, json};
 use crate::support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
+use serde_json::{Value, json};
 
 struct Env {
     fake: FakeApi,

@@ -6,8 +6,8 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
 use crate::support::fake_api::FakeApi;
+use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {
     support::kubectl_affinity()

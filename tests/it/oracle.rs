@@ -4,13 +4,12 @@
 //! `NOT_YET` and the test fails if a folder is in neither list. The project's own translations
 //! of further rows of the same upstream test functions (`tests/oracle/extra/`) run with them.
 
-
-use kubectl_affinity::scheduler::config::FeatureGates;
-use kubectl_affinity::scheduler::profile::Profile;
-use kubectl_affinity::state::{ClusterState, Pod};
 use crate::support::oracle::{
     Case, check, extra_dir, load_cases, load_extra_cases, oracle_dir, write_inputs,
 };
+use kubectl_affinity::scheduler::config::FeatureGates;
+use kubectl_affinity::scheduler::profile::Profile;
+use kubectl_affinity::state::{ClusterState, Pod};
 
 const EVALUATED: &[&str] = &[
     "NodeAffinity",

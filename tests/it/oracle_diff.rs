@@ -1,13 +1,12 @@
 //! The differential corpus: kube-scheduler's own whole decisions (tests/oracle-diff/README.md),
 //! each case run through the binary as a user would run it and compared field by field.
 
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::{Value, json};
 use crate::support::oracle_diff::{Difference, args, comparable_reasons, compare, unpack};
+use serde_json::{Value, json};
 
 /// Runs the binary on a case and compares its JSON with the case's expected.json.
 fn check(case: &Path) -> Vec<Difference> {

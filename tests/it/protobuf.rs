@@ -5,6 +5,7 @@
 
 use crate::support;
 
+use crate::support::{cluster_gen, pb_encode};
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
 use kubectl_affinity::state::decode::json::{
@@ -19,7 +20,6 @@ use kubectl_affinity::state::resources::ImageNames;
 use kubectl_affinity::state::{Node, Pod};
 use prost::Message;
 use serde_json::{Value, json};
-use crate::support::{cluster_gen, pb_encode};
 
 /// Every object of `kind` (`Pod` or `Node`) in the oracle corpus, each case's incoming pod
 /// first for pods, and in a 20-node generated cluster, named for the failure messages.

@@ -7,7 +7,6 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-
 use std::path::Path;
 use std::process::Command;
 

@@ -10,8 +10,8 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
 use crate::support::fake_api::FakeApi;
+use serde_json::Value;
 
 const DEPLOYMENT: &str = "tests/scale/deployment.yaml";
 const STATEFUL_SET: &str = "tests/scale/statefulset.yaml";

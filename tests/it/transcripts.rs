@@ -119,8 +119,8 @@ fn errors_and_exit_codes() {
             "-n",
             "default",
             "--snapshot",
-            "examples/cluster.yaml"
-        ])
+            "examples/cluster.yaml",
+        ]),
     );
     assert_transcript(
         "exit-code-no-feasible-node",
@@ -130,7 +130,7 @@ fn errors_and_exit_codes() {
             "--snapshot",
             "examples/cluster.yaml",
             "--exit-code",
-            "--no-headers"
-        ])
+            "--no-headers",
+        ]),
     );
 }
