@@ -98,6 +98,29 @@ pub fn in_process(args: &[OsString]) -> Option<Cli> {
     Cli::try_parse_from(line).ok()
 }
 
+/// Runs a command line through the binary and fails unless it answers as `here`, the run of
+/// the same line by [`run`], did.
+pub fn assert_binary_agrees<S: AsRef<OsStr>>(args: &[S], here: &Output) {
+    let binary = kubectl_affinity()
+        .args(args)
+        .output()
+        .expect("run the binary");
+    let text = |out: &Output| {
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let line: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+    assert_eq!(
+        text(&binary),
+        text(here),
+        "the binary (left) and a run in this process (right) differ on `{}`",
+        line.join(" ")
+    );
+}
+
 /// The value of the last `-o`/`--output` of a command line.
 fn output_format<'a>(words: &[&'a str]) -> Option<&'a str> {
     let mut format = None;
@@ -169,19 +192,7 @@ fn runs_in_this_process_answer_as_the_binary() {
             assert!(terminal, "{line:?} does not run in this process");
             not_here.push(line.join(" "));
         }
-        let here = run(&args);
-        let binary = kubectl_affinity()
-            .args(&args)
-            .output()
-            .expect("run the binary");
-        let text = |out: &Output| {
-            (
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            )
-        };
-        assert_eq!(text(&here), text(&binary), "{line:?}");
+        assert_binary_agrees(&args, &run(&args));
     }
     if !not_here.is_empty() {
         // Written past the test harness's capture, which hides a passing test's output.
