@@ -1,23 +1,31 @@
 //! Transcripts of every output on the bundled demo: each example manifest through `whatif`,
 //! and `explain` of a pending and a running pod, as the table (with drill-down), wide, JSON and
 //! YAML. Each transcript is a snapshot (tests/snapshots/) holding the command line and its
-//! exact output, so any change to what users see fails here and shows up in review.
+//! exact output, so any change to what users see fails here and shows up in review. The
+//! command lines run in this process as the binary runs them (`support::run`); those about
+//! how the process ends run through the binary too.
 //! After an intended change: `INSTA_UPDATE=always cargo test --test it transcripts`, then
 //! read the diff of tests/snapshots/ before committing it.
 
-use std::process::Command;
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-affinity");
+use crate::support::{assert_binary_agrees, run};
 
+/// The transcript of a command line, run in this process as the binary runs it.
 fn transcript(args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .output()
-        .expect("run binary");
+    said(args, &run(args))
+}
+
+/// The transcript of a command line whose subject is how the process ends, through the binary
+/// too, which must answer the same.
+fn transcript_and_binary(args: &[&str]) -> String {
+    let out = run(args);
+    assert_binary_agrees(args, &out);
+    said(args, &out)
+}
+
+/// The command line, what it wrote and how it ended.
+fn said(args: &[&str], out: &Output) -> String {
     let mut text = format!("$ kubectl affinity {}\n", args.join(" "));
     text.push_str(&String::from_utf8_lossy(&out.stdout));
     if !out.stderr.is_empty() {
@@ -113,7 +121,7 @@ fn explain_running_pod() {
 fn errors_and_exit_codes() {
     assert_transcript(
         "error-pod-not-found",
-        transcript(&[
+        transcript_and_binary(&[
             "explain",
             "nope",
             "-n",
@@ -124,7 +132,7 @@ fn errors_and_exit_codes() {
     );
     assert_transcript(
         "exit-code-no-feasible-node",
-        transcript(&[
+        transcript_and_binary(&[
             "explain",
             "pending-gpu",
             "--snapshot",
