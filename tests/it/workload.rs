@@ -1,6 +1,7 @@
-//! `whatif` of a workload, run in this process as the binary runs it: every replica scheduled in turn with the
-//! earlier ones assumed, ties said, the Pending ones with the scheduler's message, the exit
-//! code, and the flags that choose the count, the replica shown and the tie-break.
+//! `whatif` of a workload, run in this process as the binary runs it: every replica scheduled
+//! in turn with the earlier ones assumed, ties said, the Pending ones with the scheduler's
+//! message, the exit code, and the flags that choose the count, the replica shown and the
+//! tie-break.
 
 use std::io::Write;
 
