@@ -1,17 +1,17 @@
 //! The live path end to end: the binary, run as a user runs it, reaches the in-process fake API
 //! server (`kubectl_affinity_testkit::fake_api`) through a kubeconfig file in a temporary
-//! directory.
+//! directory. The offline answers it is compared with run in this process.
 
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use crate::support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fake_api::{self, FakeApi, TOKEN, user_token, write_kubeconfig};
 
 struct Env {
     fake: FakeApi,
@@ -91,14 +91,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Runs with `--snapshot examples/cluster.yaml` (no cluster at all).
+/// Runs with `--snapshot examples/cluster.yaml` (no cluster at all), in this process as the
+/// binary runs it.
 fn offline_json(args: &[&str]) -> Value {
-    let home = tempfile::tempdir().unwrap();
-    let out = bin(home.path())
-        .args(args)
-        .args(["--snapshot", "examples/cluster.yaml", "-o", "json"])
-        .output()
-        .unwrap();
+    let mut line = args.to_vec();
+    line.extend(["--snapshot", "examples/cluster.yaml", "-o", "json"]);
+    let out = support::run(&line);
     assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_slice(&out.stdout).unwrap()
 }
