@@ -12,6 +12,7 @@ mod fuzz_regressions;
 mod hostile;
 mod krew;
 mod layers;
+mod layout;
 mod live;
 mod newuser;
 mod oracle;
