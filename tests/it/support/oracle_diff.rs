@@ -1,9 +1,7 @@
 //! The differential corpus (tests/oracle-diff/README.md): whole scheduling decisions of
-//! kube-scheduler's own code, unpacked from one archive, and the comparison of the binary's
+//! kube-scheduler's own code, unpacked from one archive, and the comparison of the command's
 //! JSON explanation with a case's `expected.json`, field by field as the corpus's README
 //! defines it.
-
-#![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
