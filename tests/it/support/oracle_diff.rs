@@ -37,7 +37,7 @@ pub fn unpack(dir: &Path) -> Vec<PathBuf> {
     cases
 }
 
-/// The binary's arguments for a case: `whatif` of pod.yaml on cluster.yaml, as JSON, with the
+/// The command line of a case: `whatif` of pod.yaml on cluster.yaml, as JSON, with the
 /// case's scheduler configuration when it has one. The corpus hands its pods to the scheduler
 /// without an API server, so some (`spec.overhead` without a RuntimeClass) are pods the
 /// API server's admission would refuse: `--validate=warn` evaluates them anyway, as
