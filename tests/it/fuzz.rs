@@ -11,7 +11,6 @@
 //! per property, a third of it for the YAML one; about ten seconds each) sets the run length;
 //! `.ci/run` uses the default.
 
-use crate::support::oracle;
 use kubectl_affinity::app::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
 use kubectl_affinity::scheduler::config::FeatureGates;
@@ -19,6 +18,8 @@ use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{Pod, read_pod_manifests_str, read_snapshot_str};
 use proptest::prelude::*;
 use serde_json::{Value, json as j};
+
+use crate::support::oracle;
 
 /// The corpus, read once for the whole run.
 fn corpus() -> &'static [oracle::Case] {
