@@ -1,5 +1,6 @@
-//! The repository's root holds the project's own files only: a file committed or about to be
-//! by accident (a shell redirection's `100:`, an editor's backup) fails here, by name.
+//! The project's layout: the repository's root holds the project's own files only (a file
+//! committed or about to be by accident, a shell redirection's `100:` or an editor's backup,
+//! fails here by name), and the integration tests are one crate.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -92,5 +93,28 @@ fn the_root_holds_only_the_projects_files() {
         "not part of the project's layout, at {}: {strays:?} (remove them, or add a new part \
          of the layout to EXPECTED in tests/it/layout.rs)",
         root.display()
+    );
+}
+
+/// One test crate links the library once: a new file of tests is a module of `tests/it`, not
+/// a crate of its own (every `tests/*.rs` and `tests/*/main.rs` is one).
+#[test]
+fn the_integration_tests_are_one_crate() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let crates: BTreeSet<String> = std::fs::read_dir(&tests)
+        .expect("read tests/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs") || p.join("main.rs").is_file())
+        .map(|p| {
+            p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        crates,
+        BTreeSet::from(["it".to_string()]),
+        "test crates under tests/ (make each a module of tests/it instead)"
     );
 }
