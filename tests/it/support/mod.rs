@@ -18,7 +18,7 @@ pub use kubectl_affinity_testkit::{cluster_gen, fake_api, pb_encode};
 const NO_KUBECONFIG: &str = "/nonexistent/kubeconfig";
 
 /// The environment variable that overrides the largest input read.
-pub const INPUT_LIMIT_ENV: &str = "KUBECTL_AFFINITY_MAX_INPUT_BYTES";
+const INPUT_LIMIT_ENV: &str = "KUBECTL_AFFINITY_MAX_INPUT_BYTES";
 
 /// The binary, hermetic: run from the package's root, without colour, with no kubeconfig of
 /// the machine's user (its context namespace would apply), not as if inside a cluster, and
@@ -65,8 +65,9 @@ pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
 
 /// The command line as the binary parses it, when a run in this process answers as the
 /// binary's would; `None` for those that need the binary:
-/// - without `--snapshot`, or to complete words: a live run reads the environment's
-///   kubeconfig, in-cluster settings and home directory, which the binary is given apart;
+/// - without `--snapshot`, or to complete words: a live run reads the kubeconfig, in-cluster
+///   settings and home directory of the environment, which [`kubectl_affinity`] sets for the
+///   binary alone;
 /// - reading standard input (`-`), which the binary gets empty;
 /// - a table (or an unparsed format) while this process's standard output is a terminal: the
 ///   table takes its width and colour from it, the binary's output is a pipe;
@@ -76,7 +77,7 @@ pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
 ///
 /// Offline, a kubeconfig only names the namespace a pod gets by default: a line that names
 /// none gets the binary's, which does not exist.
-pub fn in_process(args: &[OsString]) -> Option<Cli> {
+fn in_process(args: &[OsString]) -> Option<Cli> {
     let words: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
     let given = |flag: &str| {
         words
