@@ -366,13 +366,14 @@ fn server_dry_run_evaluates_the_pod_the_api_server_returns() {
     assert_eq!(feasible(&doc), ["a", "b"]);
     assert!(fake.seen().iter().all(|s| s.method == "GET"));
 
-    let out = bin(dir.path())
-        .args(["whatif", "--server-dry-run", "-f"])
-        .arg(&manifest)
-        .arg("--snapshot")
-        .arg(&cluster)
-        .output()
-        .unwrap();
+    let out = support::run(&[
+        "whatif",
+        "--server-dry-run",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--snapshot",
+        cluster.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--server-dry-run asks the live API server")
