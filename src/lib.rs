@@ -23,9 +23,10 @@
 //! `scheduler` is pure (no client, terminal or clock), which is what lets the oracle corpus
 //! (cases translated from upstream's own unit tests) drive it directly. Imports point down
 //! only (app -> cli, pipeline, render -> cluster, report -> scheduler -> state; cluster
-//! reads only state) and no file imports itself through others: `tests/layers.rs` checks
+//! reads only state) and no file imports itself through others: `tests/it/layers.rs` checks
 //! both. `pipeline` runs every step and renders nothing; `report` owns the output's schema
-//! and its typed notes, and describes the results it is given; `render` chooses every word.
+//! and its typed notes, and describes the results it is given; a plugin's explanation (its
+//! detail type, cells, drill-down lines, suggestions) lives beside the plugin; `render` draws.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

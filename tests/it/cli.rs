@@ -1,19 +1,13 @@
-//! The binary as a user runs it on the bundled demo: outputs, exit codes, error messages.
+//! The command line as a user runs it on the bundled demo: outputs, exit codes, error
+//! messages. Run in this process as the binary runs it (`support::run`), but where the
+//! process itself is the subject: its exit code, standard input, a closed pipe, the
+//! environment.
 
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .output()
-        .expect("run binary")
-}
+use crate::support::{kubectl_affinity, run};
 
 fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
@@ -232,6 +226,7 @@ fn table_shows_verdicts_and_drill_down() {
 
 #[test]
 fn exit_code_three_when_no_node_fits() {
+    let run = |args: &[&str]| kubectl_affinity().args(args).output().expect("run binary");
     let out = run(&[
         "whatif",
         "-f",

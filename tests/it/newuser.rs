@@ -1,20 +1,15 @@
-//! What a new user tripped on, end to end through the binary: input read as kubectl reads it,
-//! errors for input that cannot be meant, output that stays readable, a snapshot safe to share.
-
-mod support;
+//! What a new user tripped on, end to end: input read as kubectl reads it, errors for input
+//! that cannot be meant, output that stays readable, a snapshot safe to share. Offline runs
+//! in this process as the binary runs them; live ones, a pipe, a terminal and the
+//! environment through the binary.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use support::fake_api::FakeApi;
 
-fn run(args: &[&str]) -> Output {
-    support::kubectl_affinity()
-        .args(args)
-        .output()
-        .expect("run binary")
-}
+use crate::support::fake_api::FakeApi;
+use crate::support::{self, run};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -246,12 +241,14 @@ fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
     ];
     for question in questions {
         let answer = |snapshot: &Path| {
-            let out = support::kubectl_affinity()
-                .args(*question)
-                .args(["-o", "json", "--snapshot"])
-                .arg(snapshot)
-                .output()
-                .expect("run");
+            let mut line = question.to_vec();
+            line.extend([
+                "-o",
+                "json",
+                "--snapshot",
+                snapshot.to_str().expect("UTF-8"),
+            ]);
+            let out = run(&line);
             assert!(out.status.success(), "{question:?}: {}", text(&out.stderr));
             let mut doc: Value = serde_json::from_slice(&out.stdout).expect("json");
             doc.as_object_mut().expect("object").remove("source");
@@ -346,14 +343,10 @@ fn long_node_names_keep_the_table_readable() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (snapshot, pod) = eks_cluster(&dir);
     for extra in [&[][..], &["--all-nodes"][..]] {
-        let out = support::kubectl_affinity()
-            .args(["whatif", "-f"])
-            .arg(&pod)
-            .arg("--snapshot")
-            .arg(&snapshot)
-            .args(extra)
-            .output()
-            .expect("run");
+        let mut line = vec!["whatif", "-f", pod.to_str().expect("UTF-8")];
+        line.extend(["--snapshot", snapshot.to_str().expect("UTF-8")]);
+        line.extend(extra);
+        let out = run(&line);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let table = text(&out.stdout);
         assert_readable(

@@ -11,8 +11,6 @@
 //! per property, a third of it for the YAML one; about ten seconds each) sets the run length;
 //! `.ci/run` uses the default.
 
-mod support;
-
 use kubectl_affinity::pipeline::explain_pod;
 use kubectl_affinity::render::{TableOptions, json, table, yaml};
 use kubectl_affinity::scheduler::config::FeatureGates;
@@ -20,7 +18,8 @@ use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::state::{Pod, read_pod_manifests_str, read_snapshot_str};
 use proptest::prelude::*;
 use serde_json::{Value, json as j};
-use support::oracle;
+
+use crate::support::oracle;
 
 /// The corpus, read once for the whole run.
 fn corpus() -> &'static [oracle::Case] {

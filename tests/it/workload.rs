@@ -1,11 +1,13 @@
-//! `whatif` of a workload through the binary: every replica scheduled in turn with the
-//! earlier ones assumed, ties said, the Pending ones with the scheduler's message, the exit
-//! code, and the flags that choose the count, the replica shown and the tie-break.
+//! `whatif` of a workload, run in this process as the binary runs it: every replica scheduled
+//! in turn with the earlier ones assumed, ties said, the Pending ones with the scheduler's
+//! message, the exit code, and the flags that choose the count, the replica shown and the
+//! tie-break.
 
 use std::io::Write;
-use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::support::run;
 
 /// Four usable nodes in zones z1 and z2, and a tainted one alone in zone z3.
 const NODES: &str = r#"
@@ -73,15 +75,6 @@ impl Files {
         f.write_all(text.as_bytes()).expect("write");
         path.display().to_string()
     }
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .output()
-        .expect("run binary")
 }
 
 /// `whatif -f manifest --snapshot nodes -o json` with `extra` flags.

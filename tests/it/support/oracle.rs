@@ -1,8 +1,6 @@
 //! The oracle corpus: loading its cases and checking an explanation document (as JSON)
 //! against a case's expectations.
 
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

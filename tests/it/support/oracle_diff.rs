@@ -1,9 +1,7 @@
 //! The differential corpus (tests/oracle-diff/README.md): whole scheduling decisions of
-//! kube-scheduler's own code, unpacked from one archive, and the comparison of the binary's
+//! kube-scheduler's own code, unpacked from one archive, and the comparison of the command's
 //! JSON explanation with a case's `expected.json`, field by field as the corpus's README
 //! defines it.
-
-#![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -39,11 +37,11 @@ pub fn unpack(dir: &Path) -> Vec<PathBuf> {
     cases
 }
 
-/// The binary's arguments for a case: `whatif` of pod.yaml on cluster.yaml, as JSON, with the
+/// The command line of a case: `whatif` of pod.yaml on cluster.yaml, as JSON, with the
 /// case's scheduler configuration when it has one. The corpus hands its pods to the scheduler
 /// without an API server, so some (`spec.overhead` without a RuntimeClass) are pods the
 /// API server's admission would refuse: `--validate=warn` evaluates them anyway, as
-/// `tests/oracle.rs` does for upstream's unit-test pods.
+/// `tests/it/oracle.rs` does for upstream's unit-test pods.
 pub fn args(case: &Path) -> Vec<String> {
     let mut args = vec![
         "whatif".to_string(),

@@ -3,8 +3,6 @@
 //! upstream's `.proto` files), so a wrong field number in the tool's own messages shows here.
 //! The pods and nodes are every one of the oracle corpus and of a generated cluster.
 
-mod support;
-
 use k8s_openapi::api::core::v1 as core;
 use k8s_pb::api::core::v1 as pbcore;
 use kubectl_affinity::state::decode::json::{
@@ -19,7 +17,8 @@ use kubectl_affinity::state::resources::ImageNames;
 use kubectl_affinity::state::{Node, Pod};
 use prost::Message;
 use serde_json::{Value, json};
-use support::{cluster_gen, pb_encode};
+
+use crate::support::{self, cluster_gen, pb_encode};
 
 /// Every object of `kind` (`Pod` or `Node`) in the oracle corpus, each case's incoming pod
 /// first for pods, and in a 20-node generated cluster, named for the failure messages.

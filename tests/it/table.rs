@@ -1,21 +1,15 @@
-//! The table and the drill-down a new user reads, end to end through the binary: a node's
-//! value said as the node's, topology spread in its own column, and the line that says which
-//! rule rejects most nodes and why.
-
-use std::process::Command;
+//! The table and the drill-down a new user reads, end to end through the command line (run
+//! in this process as the binary runs it): a node's value said as the node's, topology spread
+//! in its own column, and the line that says which rule rejects most nodes and why.
 
 use serde_json::Value;
 
+use crate::support;
+
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .args(args)
-        .args(["--snapshot", "examples/cluster.yaml"])
-        .output()
-        .expect("run binary");
+    let mut line = args.to_vec();
+    line.extend(["--snapshot", "examples/cluster.yaml"]);
+    let out = support::run(&line);
     assert!(
         out.status.code().is_some_and(|c| c == 0 || c == 3),
         "{}",

@@ -1,5 +1,6 @@
 //! `--kubernetes-version`: for each release in `../shared/versions`, a case whose answer
-//! differs from 1.35's, and the default taken from what a snapshot records.
+//! differs from 1.35's, and the default taken from what a snapshot records (run in this
+//! process as the binary runs it) or the API server says (through the binary).
 
 // A panic here is a test's failure report.
 #![allow(clippy::unwrap_used)]
@@ -9,8 +10,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod support;
-use support::fake_api::FakeApi;
+use crate::support;
+use crate::support::fake_api::FakeApi;
 
 /// A node tainted `dedicated=gpu:NoSchedule`, and a 2-CPU one.
 const CLUSTER: &str = r#"apiVersion: v1
@@ -32,24 +33,13 @@ const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: d
                    spec:\n  containers: [{name: app, image: nginx, resources: {requests: {cpu: \"4\"}}}]\n";
 
 fn run(dir: &Path, cluster: &str, args: &[&str]) -> Output {
-    std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
-    std::fs::write(dir.join("pod.yaml"), POD).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
-        .current_dir(dir)
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env("NO_COLOR", "1")
-        .args([
-            "whatif",
-            "-f",
-            "pod.yaml",
-            "--snapshot",
-            "cluster.yaml",
-            "-o",
-            "json",
-        ])
-        .args(args)
-        .output()
-        .unwrap()
+    let (snapshot, pod) = (dir.join("cluster.yaml"), dir.join("pod.yaml"));
+    std::fs::write(&snapshot, cluster).unwrap();
+    std::fs::write(&pod, POD).unwrap();
+    let (snapshot, pod) = (snapshot.to_str().unwrap(), pod.to_str().unwrap());
+    let mut line = vec!["whatif", "-f", pod, "--snapshot", snapshot, "-o", "json"];
+    line.extend(args);
+    support::run(&line)
 }
 
 fn message(dir: &Path, cluster: &str, args: &[&str]) -> (String, Value) {

@@ -7,12 +7,10 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
-use support::fake_api::{FakeApi, TOKEN};
+use crate::support::fake_api::{FakeApi, TOKEN};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

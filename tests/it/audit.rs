@@ -1,23 +1,21 @@
 //! `kubectl affinity audit`, run as a user runs it: on a snapshot of a cluster after changes
 //! (a relabelled node, a new NoSchedule taint, an anti-affinity pair placed together by hand,
-//! a cordoned node, two Pending replicas), and live against the fake API server.
+//! a cordoned node, two Pending replicas), and live against the fake API server. On a snapshot
+//! it runs in this process as the binary runs it, but for the exit code; live through the
+//! binary.
 
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
-
-mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::fake_api::FakeApi;
+
+use crate::support::fake_api::FakeApi;
+use crate::support::{kubectl_affinity, run};
 
 const CLUSTER: &str = "tests/audit/cluster.yaml";
-
-fn run(args: &[&str]) -> Output {
-    support::kubectl_affinity().args(args).output().unwrap()
-}
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -177,6 +175,7 @@ fn all_namespaces_and_the_parts_asked_for() {
 
 #[test]
 fn exit_code_three_when_anything_is_pending_or_breaks_its_rules() {
+    let run = |args: &[&str]| kubectl_affinity().args(args).output().unwrap();
     let out = run(&["audit", "-n", "shop", "--snapshot", CLUSTER, "--exit-code"]);
     assert_eq!(out.status.code(), Some(3));
     let out = run(&["audit", "-n", "shop", "--snapshot", CLUSTER]);

@@ -1,17 +1,18 @@
-//! `whatif --scale KIND/NAME=N` through the binary: a workload that exists, read from a
-//! snapshot or got from the (fake) API server, gains the pods its controller would create,
-//! scheduled beside the pods it runs now.
+//! `whatif --scale KIND/NAME=N` as a user runs it: a workload that exists, read from a
+//! snapshot (run in this process as the binary runs it) or got from the (fake) API server
+//! (through the binary), gains the pods its controller would create, scheduled beside the
+//! pods it runs now.
 
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
-
-mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::fake_api::FakeApi;
+
+use crate::support::fake_api::FakeApi;
+use crate::support::{self, run};
 
 const DEPLOYMENT: &str = "tests/scale/deployment.yaml";
 const STATEFUL_SET: &str = "tests/scale/statefulset.yaml";
@@ -24,10 +25,6 @@ const ANTI_AFFINITY_MESSAGE: &str = "0/5 nodes are available: 1 node(s) had unto
     taint(s), 4 node(s) didn't match pod anti-affinity rules. no new claims to deallocate, \
     preemption: 0/5 nodes are available: 1 Preemption is not helpful for scheduling, 4 No \
     preemption victims found for incoming pod.";
-
-fn run(args: &[&str]) -> Output {
-    support::kubectl_affinity().args(args).output().unwrap()
-}
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

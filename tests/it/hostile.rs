@@ -1,9 +1,10 @@
-//! Broken and hostile input through the binary, as a user meets it: every bad manifest or
-//! snapshot ends with one error naming the file, the document, the object and the field, and
-//! the next step (exit 1); what the API server accepts and the scheduler reads specially is
-//! evaluated as upstream, with a note (exit 0); oversized, endless, deep and self-expanding
-//! input ends with an error in bounded time and memory. Inputs are generated here: no large
-//! file is committed.
+//! Broken and hostile input as a user meets it: every bad manifest or snapshot ends with one
+//! error naming the file, the document, the object and the field, and the next step (exit 1);
+//! what the API server accepts and the scheduler reads specially is evaluated as upstream,
+//! with a note (exit 0); oversized, endless, deep and self-expanding input ends with an error
+//! in bounded time and memory. Files run in this process as the binary runs them; standard
+//! input and the memory bound through the binary. Inputs are generated here: no large file
+//! is committed.
 
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -15,20 +16,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::{kubectl_affinity, run};
+
 const SNAPSHOT: &str = "examples/cluster.yaml";
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env_remove("KUBECTL_AFFINITY_MAX_INPUT_BYTES");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -173,7 +163,7 @@ fn empty_input_says_what_to_give() {
         ],
     );
     // Standard input is named as such.
-    let out = bin()
+    let out = kubectl_affinity()
         .args(["whatif", "-f", "-", "--snapshot", SNAPSHOT])
         .stdin(Stdio::null())
         .output()
@@ -628,7 +618,7 @@ fn endless_stdin_stops_at_the_input_limit() {
         ["whatif", "-f", "examples/web-store.yaml", "--snapshot", "-"],
     ] {
         let start = Instant::now();
-        let mut child = bin()
+        let mut child = kubectl_affinity()
             .args(args)
             .env("KUBECTL_AFFINITY_MAX_INPUT_BYTES", "4000000")
             .stdin(Stdio::piped())

@@ -1,16 +1,17 @@
 //! `whatif` pods as the API server's admission plugins admit them: LimitRanger, RuntimeClass,
-//! Priority's global default, PodNodeSelector; from a snapshot and live.
+//! Priority's global default, PodNodeSelector; from a snapshot (run in this process as the
+//! binary runs it) and live (through the binary).
 
 // A panic here is a test's failure report.
 #![allow(clippy::unwrap_used)]
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::fake_api::FakeApi;
+
+use crate::support;
+use crate::support::fake_api::FakeApi;
 
 /// Two 1-CPU nodes (`a`: pool blue; `b`: pool green, kata runtime), a full node `c` for
 /// preemption, and the admission objects the tests read.
@@ -84,14 +85,16 @@ fn pod(dir: &Path, namespace: &str, spec: &str) -> PathBuf {
 fn whatif(dir: &Path, cluster: &str, namespace: &str, spec: &str) -> Output {
     let snapshot = write(dir, "cluster.yaml", cluster);
     let manifest = pod(dir, namespace, spec);
-    bin(dir)
-        .args(["whatif", "-f"])
-        .arg(&manifest)
-        .arg("--snapshot")
-        .arg(&snapshot)
-        .args(["-o", "json"])
-        .output()
-        .unwrap()
+    let (manifest, snapshot) = (manifest.to_str().unwrap(), snapshot.to_str().unwrap());
+    support::run(&[
+        "whatif",
+        "-f",
+        manifest,
+        "--snapshot",
+        snapshot,
+        "-o",
+        "json",
+    ])
 }
 
 fn json(out: &Output) -> Value {
@@ -163,13 +166,17 @@ fn a_limit_range_default_request_makes_the_pod_not_fit() {
         "{err}"
     ); // `--validate=warn` evaluates the admitted pod anyway and says who would refuse it.
     let snapshot = dir.path().join("cluster.yaml");
-    let out = bin(dir.path())
-        .args(["whatif", "--validate=warn", "-o", "json", "-f"])
-        .arg(pod(dir.path(), "limited", over))
-        .arg("--snapshot")
-        .arg(&snapshot)
-        .output()
-        .unwrap();
+    let manifest = pod(dir.path(), "limited", over);
+    let out = support::run(&[
+        "whatif",
+        "--validate=warn",
+        "-o",
+        "json",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+    ]);
     let doc = json(&out);
     assert!(feasible(&doc).is_empty());
     assert!(notes(&doc).contains(
@@ -359,13 +366,14 @@ fn server_dry_run_evaluates_the_pod_the_api_server_returns() {
     assert_eq!(feasible(&doc), ["a", "b"]);
     assert!(fake.seen().iter().all(|s| s.method == "GET"));
 
-    let out = bin(dir.path())
-        .args(["whatif", "--server-dry-run", "-f"])
-        .arg(&manifest)
-        .arg("--snapshot")
-        .arg(&cluster)
-        .output()
-        .unwrap();
+    let out = support::run(&[
+        "whatif",
+        "--server-dry-run",
+        "-f",
+        manifest.to_str().unwrap(),
+        "--snapshot",
+        cluster.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--server-dry-run asks the live API server")

@@ -1,23 +1,31 @@
 //! Transcripts of every output on the bundled demo: each example manifest through `whatif`,
 //! and `explain` of a pending and a running pod, as the table (with drill-down), wide, JSON and
 //! YAML. Each transcript is a snapshot (tests/snapshots/) holding the command line and its
-//! exact output, so any change to what users see fails here and shows up in review.
-//! After an intended change: `INSTA_UPDATE=always cargo test --test transcripts`, then read
-//! the diff of tests/snapshots/ before committing it.
+//! exact output, so any change to what users see fails here and shows up in review. The
+//! command lines run in this process as the binary runs them (`support::run`); those about
+//! how the process ends run through the binary too.
+//! After an intended change: `INSTA_UPDATE=always cargo test --test it transcripts`, then
+//! read the diff of tests/snapshots/ before committing it.
 
-use std::process::Command;
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-affinity");
+use crate::support::{assert_binary_agrees, run};
 
+/// The transcript of a command line, run in this process as the binary runs it.
 fn transcript(args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        // Hermetic: no kubeconfig of the machine's user (its context namespace would apply).
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .output()
-        .expect("run binary");
+    said(args, &run(args))
+}
+
+/// The transcript of a command line whose subject is how the process ends, through the binary
+/// too, which must answer the same.
+fn transcript_and_binary(args: &[&str]) -> String {
+    let out = run(args);
+    assert_binary_agrees(args, &out);
+    said(args, &out)
+}
+
+/// The command line, what it wrote and how it ended.
+fn said(args: &[&str], out: &Output) -> String {
     let mut text = format!("$ kubectl affinity {}\n", args.join(" "));
     text.push_str(&String::from_utf8_lossy(&out.stdout));
     if !out.stderr.is_empty() {
@@ -26,6 +34,15 @@ fn transcript(args: &[&str]) -> String {
     }
     text.push_str(&format!("--- exit {}\n", out.status.code().unwrap_or(-1)));
     text
+}
+
+/// Checks a transcript against its snapshot, tests/snapshots/transcripts__NAME.snap: the name
+/// and folder the snapshots had when this module was a test crate of its own.
+fn assert_transcript(name: impl std::fmt::Display, text: String) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(format!("transcripts__{name}"), text));
 }
 
 const SNAPSHOT: [&str; 2] = ["--snapshot", "examples/cluster.yaml"];
@@ -38,16 +55,16 @@ fn all_outputs(name: &str, command: &[&str], drill: &[&str]) {
     for n in drill {
         table.extend(["--node", n]);
     }
-    insta::assert_snapshot!(format!("{name}-table"), transcript(&table));
+    assert_transcript(format!("{name}-table"), transcript(&table));
     let mut wide = base.clone();
     wide.extend(["-o", "wide"]);
-    insta::assert_snapshot!(format!("{name}-wide"), transcript(&wide));
+    assert_transcript(format!("{name}-wide"), transcript(&wide));
     let mut json = base.clone();
     json.extend(["-o", "json"]);
-    insta::assert_snapshot!(format!("{name}-json"), transcript(&json));
+    assert_transcript(format!("{name}-json"), transcript(&json));
     let mut yaml = base;
     yaml.extend(["-o", "yaml"]);
-    insta::assert_snapshot!(format!("{name}-yaml"), transcript(&yaml));
+    assert_transcript(format!("{name}-yaml"), transcript(&yaml));
 }
 
 #[test]
@@ -102,26 +119,26 @@ fn explain_running_pod() {
 
 #[test]
 fn errors_and_exit_codes() {
-    insta::assert_snapshot!(
+    assert_transcript(
         "error-pod-not-found",
-        transcript(&[
+        transcript_and_binary(&[
             "explain",
             "nope",
             "-n",
             "default",
             "--snapshot",
-            "examples/cluster.yaml"
-        ])
+            "examples/cluster.yaml",
+        ]),
     );
-    insta::assert_snapshot!(
+    assert_transcript(
         "exit-code-no-feasible-node",
-        transcript(&[
+        transcript_and_binary(&[
             "explain",
             "pending-gpu",
             "--snapshot",
             "examples/cluster.yaml",
             "--exit-code",
-            "--no-headers"
-        ])
+            "--no-headers",
+        ]),
     );
 }
