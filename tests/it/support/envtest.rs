@@ -347,9 +347,9 @@ impl Envtest {
                 token(user)
             );
             // Written aside and renamed: tests running at once may write it together.
-            let tmp = self
-                .dir
-                .join(format!("kubeconfig-{user}.{}", std::process::id()));
+            static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = self.dir.join(format!("kubeconfig-{user}.{n}"));
             std::fs::write(&tmp, text).unwrap();
             std::fs::rename(&tmp, &path).unwrap();
         }
