@@ -237,3 +237,193 @@ fn the_server_sees_only_reads_and_the_opt_in_dry_run_with_the_plugins_user_agent
     }
     assert!(creates >= 1, "the dry run's create is not in the audit log");
 }
+
+/// Each node's verdict in a `whatif -o json` answer, with the pod as admitted.
+fn verdicts(out: &Output) -> (serde_json::Value, Vec<(String, String)>) {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_string(),
+                n["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (doc["pod"].clone(), nodes)
+}
+
+/// `whatif` of each manifest, emulating admission and with `--server-dry-run` (the server's
+/// own admission and validation): the same verdicts on every node, or both refuse.
+fn assert_admission_agrees(env: &Envtest, cases: &[&str]) {
+    let mut disagree = Vec::new();
+    for case in cases {
+        let file = format!("tests/envtest/admission/{case}.yaml");
+        let emulated = bin(env, envtest::PLUGIN)
+            .args(["whatif", "-f", &file, "-o", "json"])
+            .output()
+            .unwrap();
+        let server = bin(env, envtest::PLUGIN_ADMIN)
+            .args(["whatif", "-f", &file, "-o", "json", "--server-dry-run"])
+            .output()
+            .unwrap();
+        match (emulated.status.success(), server.status.success()) {
+            (true, true) => {
+                let (e, s) = (verdicts(&emulated), verdicts(&server));
+                if e.1 != s.1 {
+                    disagree.push(format!(
+                        "{case}: emulated {:?}\nserver {:?}\npods {}\n{}",
+                        e.1, s.1, e.0, s.0
+                    ));
+                }
+            }
+            (false, false) => {
+                let said = text(&server.stderr);
+                // The server's refusal as it means it: never an RBAC problem (the user may
+                // create pods), never a passing fault to retry.
+                assert!(
+                    !said.contains("RBAC") && !said.contains("retry"),
+                    "{case}: {said}"
+                );
+            }
+            _ => disagree.push(format!(
+                "{case}: emulated exit {:?}: {}\nserver exit {:?}: {}",
+                emulated.status.code(),
+                text(&emulated.stderr),
+                server.status.code(),
+                text(&server.stderr)
+            )),
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n\n"));
+}
+
+#[test]
+fn emulated_admission_agrees_with_the_servers_dry_run() {
+    let Some(env) = envtest::shared("emulated_admission_agrees_with_the_servers_dry_run") else {
+        return;
+    };
+    assert_admission_agrees(
+        env,
+        &[
+            "limit-range-default",
+            "limit-range-default-fits",
+            "limit-range-max",
+            "runtime-class",
+            "runtime-class-missing",
+            "priority-class",
+            "priority-class-missing",
+            "namespace-missing",
+        ],
+    );
+}
+
+#[test]
+fn emulated_admission_agrees_with_a_server_that_enables_pod_node_selector() {
+    let Some(env) = envtest::with_admission(
+        "emulated_admission_agrees_with_a_server_that_enables_pod_node_selector",
+    ) else {
+        return;
+    };
+    assert_admission_agrees(env, &["node-selector", "toleration-not-allowed"]);
+}
+
+#[test]
+fn a_dry_run_refusal_is_classified_as_the_server_means_it() {
+    let Some(env) = envtest::shared("a_dry_run_refusal_is_classified_as_the_server_means_it")
+    else {
+        return;
+    };
+    let dry_run = |user: &str, case: &str| {
+        let out = bin(env, user)
+            .args(["whatif", "--server-dry-run", "-f"])
+            .arg(format!("tests/envtest/admission/{case}.yaml"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{case}: {}", text(&out.stdout));
+        text(&out.stderr)
+    };
+    for (case, words) in [
+        (
+            "limit-range-max",
+            &[
+                "LimitRanger admission plugin refused the pod",
+                "403 Forbidden",
+                "maximum cpu usage per Container is 2, but limit is 4",
+            ][..],
+        ),
+        (
+            "runtime-class-missing",
+            &[
+                "RuntimeClass admission plugin refused the pod",
+                "RuntimeClass \"kata\" not found",
+            ],
+        ),
+        (
+            "priority-class-missing",
+            &[
+                "Priority admission plugin refused the pod",
+                "no PriorityClass with name ultra was found",
+            ],
+        ),
+        (
+            "limit-range-default",
+            &[
+                "invalid after admission",
+                "422 Invalid",
+                "spec.containers[0].resources.requests: Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi",
+            ],
+        ),
+        (
+            "namespace-missing",
+            &["404 NotFound", "namespace \"nowhere\" does not exist"],
+        ),
+    ] {
+        let said = dry_run(envtest::PLUGIN_ADMIN, case);
+        for w in words {
+            assert!(said.contains(w), "{case}: {w:?} not in {said}");
+        }
+        assert!(
+            !said.contains("retry") && !said.contains("RBAC"),
+            "{case}: {said}"
+        );
+    }
+    // A user who may not create pods: RBAC's refusal, named as one.
+    let said = dry_run(envtest::PLUGIN, "runtime-class");
+    assert!(
+        said.contains("needs RBAC permission to create pods"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_emulated_refusals_name_the_server_words() {
+    let Some(env) = envtest::shared("the_emulated_refusals_name_the_server_words") else {
+        return;
+    };
+    for (case, words) in [
+        (
+            "limit-range-default",
+            "Pod \"big-request\" is invalid: spec.containers[0].resources.requests: Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi",
+        ),
+        ("namespace-missing", "namespaces \"nowhere\" not found"),
+        (
+            "limit-range-max",
+            "pods \"too-much-cpu\" is forbidden: maximum cpu usage per Container is 2, but limit is 4",
+        ),
+    ] {
+        let out = bin(env, envtest::PLUGIN)
+            .args(["whatif", "-f"])
+            .arg(format!("tests/envtest/admission/{case}.yaml"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{case}");
+        assert!(
+            text(&out.stderr).contains(words),
+            "{case}: {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! A real API server for the tests, by envtest's convention: `KUBEBUILDER_ASSETS` names a
 //! folder holding `kube-apiserver` and `etcd` (`.ci/run` unpacks them there from
 //! `../shared/envtest`). One etcd and one API server serve the whole test run, started by the
-//! first test that asks ([`shared`]).
+//! first test that asks ([`shared`]); a second API server on the same etcd, with the admission
+//! plugins most clusters leave off, only for the test that asks for it ([`with_admission`]).
 //!
 //! The cluster is put there through the API as a cluster's controllers would have left it:
 //! objects created, nodes' and pods' status written through the `status` subresource, pods
@@ -51,6 +52,7 @@ pub struct Envtest {
 
 /// Why the real-server tests cannot run here, or the server.
 static SHARED: OnceLock<Result<Envtest, String>> = OnceLock::new();
+static ADMISSION: OnceLock<Result<Envtest, String>> = OnceLock::new();
 /// etcd's client URL, shared by both API servers.
 static ETCD: OnceLock<Result<(String, PathBuf), String>> = OnceLock::new();
 
@@ -59,6 +61,37 @@ static ETCD: OnceLock<Result<(String, PathBuf), String>> = OnceLock::new();
 /// not start fails the test.
 pub fn shared(test: &str) -> Option<&'static Envtest> {
     available(test, SHARED.get_or_init(start_populated))
+}
+
+/// A second API server on the same etcd (so the same cluster) with PodNodeSelector and
+/// PodTolerationRestriction enabled, as few clusters run them.
+pub fn with_admission(test: &str) -> Option<&'static Envtest> {
+    shared(test)?;
+    available(
+        test,
+        ADMISSION.get_or_init(|| {
+            let (etcd, root) = etcd()?.clone();
+            let dir = root.join("admission");
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            for f in [
+                "ca.crt",
+                "ca.key",
+                "server.crt",
+                "server.key",
+                "sa.key",
+                "sa.pub",
+                "tokens.csv",
+                "policy.yaml",
+            ] {
+                std::fs::copy(root.join(f), dir.join(f)).map_err(|e| e.to_string())?;
+            }
+            apiserver(
+                &dir,
+                &etcd,
+                &["--enable-admission-plugins=PodNodeSelector,PodTolerationRestriction"],
+            )
+        }),
+    )
 }
 
 fn available(test: &str, server: &'static Result<Envtest, String>) -> Option<&'static Envtest> {
