@@ -639,4 +639,18 @@ mod tests {
             |r| !r.forbidden && r.message.starts_with("pod tolerations (possibly merged")
         ));
     }
+
+    #[test]
+    fn a_namespace_that_does_not_exist_is_refused_only_when_namespaces_are_known() {
+        let mut objects = AdmissionObjects::default();
+        assert!(namespace_lifecycle(&objects, "nowhere").is_none());
+        objects.existing_namespaces = Some(["shop".to_string()].into());
+        assert!(namespace_lifecycle(&objects, "shop").is_none());
+        assert!(namespace_lifecycle(&objects, "kube-system").is_none());
+        let r = namespace_lifecycle(&objects, "nowhere").expect("refused");
+        assert_eq!(
+            (r.plugin, r.words("p").as_str()),
+            ("NamespaceLifecycle", "namespaces \"nowhere\" not found")
+        );
+    }
 }

@@ -784,4 +784,42 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn admitted_resources_are_refused_as_the_api_server_words_it() {
+        let spec: core::PodSpec = serde_json::from_value(serde_json::json!({
+            "initContainers": [{"name": "i", "resources": {"requests": {"nvidia.com/gpu": "1"}}}],
+            "containers": [
+                {"name": "a", "resources": {"requests": {"memory": "1Gi"}, "limits": {"memory": "512Mi"}}},
+                {"name": "b", "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "1"}}},
+                {"name": "c", "resources": {"requests": {"hugepages-2Mi": "2Mi"}, "limits": {"hugepages-2Mi": "4Mi"}}},
+            ],
+        }))
+        .expect("spec");
+        let found: Vec<(String, String)> = admitted_resources(&spec)
+            .into_iter()
+            .inspect(|f| assert!(f.rejected))
+            .map(|f| (f.field, f.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "spec.initContainers[0].resources.limits".to_string(),
+                    "Required value: Limit must be set for non overcommitable resources"
+                        .to_string()
+                ),
+                (
+                    "spec.containers[0].resources.requests".to_string(),
+                    "Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi"
+                        .to_string()
+                ),
+                (
+                    "spec.containers[2].resources.requests".to_string(),
+                    "Invalid value: \"2Mi\": must be equal to hugepages-2Mi limit of 4Mi"
+                        .to_string()
+                ),
+            ]
+        );
+    }
 }
