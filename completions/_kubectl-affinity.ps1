@@ -189,6 +189,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-affinity' -ScriptBlock 
             [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the API server''s certificate against (default: the server''s host)')
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (0: no paging), as kubectl''s --chunk-size')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Write every field of every object (environment values, commands, annotations), not only what scheduling reads; check the file before sharing it')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace, as a snapshot always holds (accepted, as for kubectl get -A)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace, as a snapshot always holds (accepted, as for kubectl get -A)')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure; for tests only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

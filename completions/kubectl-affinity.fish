@@ -177,6 +177,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapsh
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l tls-server-name -d 'Server name to check the API server\'s certificate against (default: the server\'s host)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l chunk-size -d 'Objects per page when listing (0: no paging), as kubectl\'s --chunk-size' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l full -d 'Write every field of every object (environment values, commands, annotations), not only what scheduling reads; check the file before sharing it'
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace, as a snapshot always holds (accepted, as for kubectl get -A)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure; for tests only)'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand snapshot" -s V -l version -d 'Print version'

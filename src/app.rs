@@ -167,27 +167,23 @@ fn snapshot(
     } else {
         Contents::Scheduling
     };
-    let notes = match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        None => write_snapshot(&live, out, contents)?,
+    // Nothing is written until every list has been read: a list that fails leaves no partial
+    // document (which would read as a smaller cluster), and a file given as it was.
+    let mut document = Vec::new();
+    let notes = write_snapshot(&live, &mut document, contents)?;
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        None => out.write_all(&document)?,
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|source| SourceError::Io {
-                path: path.display().to_string(),
-                source,
-            })?;
-            let mut w = std::io::BufWriter::new(file);
-            let written = write_snapshot(&live, &mut w, contents)
-                .and_then(|notes| w.flush().map(|()| notes).map_err(Error::from));
-            match written {
-                Ok(notes) => notes,
-                Err(e) => {
-                    // A partial snapshot would read as a smaller cluster: leave none.
-                    drop(w);
-                    let _ = std::fs::remove_file(path);
-                    return Err(e);
+            if let Err(source) = std::fs::write(path, &document) {
+                let _ = std::fs::remove_file(path);
+                return Err(SourceError::Io {
+                    path: path.display().to_string(),
+                    source,
                 }
+                .into());
             }
         }
-    };
+    }
     // The file says what it lacks at its end; a user (or script) reading the terminal learns
     // it here. Still a usable snapshot: exit 0, as the README says.
     crate::render::snapshot_warnings(warn, &notes)?;
@@ -209,6 +205,7 @@ fn write_snapshot(
             Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
             Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
             Omission::Admission(r) => Note::SnapshotWithoutAdmissionObjects(r.into()),
+            Omission::Events(r) => Note::SnapshotWithoutEvents(r.into()),
         })
         .collect();
     crate::render::snapshot_notes(out, &notes)?;

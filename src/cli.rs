@@ -177,6 +177,9 @@ pub struct SnapshotArgs {
     /// only what scheduling reads; check the file before sharing it.
     #[arg(long)]
     pub full: bool,
+    /// Every namespace, as a snapshot always holds (accepted, as for kubectl get -A).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
 }
 
 #[derive(Debug, Args)]

@@ -44,12 +44,12 @@ impl Live {
                 .get_slim::<core::Namespace>(api.resource_url(), ns, &req)
                 .await;
             match unless_forbidden(got, req)? {
-                Ok(got) => objects.push(Object::Namespace {
+                Ok(Some(got)) => objects.push(Object::Namespace {
                     name: ns.clone(),
                     labels: None,
-                    annotations: got
-                        .and_then(|n| NamespaceAnnotations::of(n.metadata.annotations.as_ref())),
+                    annotations: NamespaceAnnotations::of(got.metadata.annotations.as_ref()),
                 }),
+                Ok(None) => objects.push(Object::AbsentNamespace(ns.clone())),
                 Err(req) => return Ok(Err(req)),
             }
         }

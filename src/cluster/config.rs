@@ -328,6 +328,9 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
 /// BENCHMARKS.md, "The machine").
 const READ_BUFFER: usize = 64 * 1024;
 
+/// What every request says it comes from: `kubectl-affinity/VERSION`.
+pub const USER_AGENT: &str = concat!("kubectl-affinity/", env!("CARGO_PKG_VERSION"));
+
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP
 /// connector through rustls with the connect, read and write timeouts, then the base URI,
 /// authentication and extra-header layers), with hyper's reads capped at [`READ_BUFFER`].
@@ -336,8 +339,13 @@ const READ_BUFFER: usize = 64 * 1024;
 /// [`load`] turns off for the tool's own retries; its tracing layer, which only logs; the
 /// expiry of an exec plugin's client certificate, which tells long-lived clients when to
 /// rebuild and a command never reaches.
-pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
+pub fn client(mut config: kube::Config) -> Result<kube::Client, kube::Error> {
     use kube::client::ConfigExt;
+    // Admins see whose traffic it is in their audit logs, as kubectl's is.
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(USER_AGENT),
+    ));
     if config.proxy_url.is_some() {
         return kube::Client::try_from(config);
     }

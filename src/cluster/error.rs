@@ -126,6 +126,45 @@ pub enum ClusterError {
         server: String,
         detail: String,
     },
+    /// `--server-dry-run`: an admission plugin or webhook refused the pod (403 that is not
+    /// RBAC's). Nothing to retry: the pod or the cluster's objects must change.
+    #[error(
+        "{request}: the API server's {plugin} refused the pod (dry run, nothing stored; {code} \
+         {reason}): {message}; change the manifest, or the objects {plugin} reads"
+    )]
+    AdmissionRefused {
+        request: String,
+        plugin: String,
+        code: u16,
+        reason: String,
+        message: String,
+    },
+    /// `--server-dry-run`: the pod, as admission left it, is invalid (422).
+    #[error(
+        "{request}: the API server found the pod invalid after admission (dry run, nothing \
+         stored; 422 Invalid): {causes}; fix these fields of the manifest (admission's \
+         defaults, such as a LimitRange's, count)"
+    )]
+    Invalid { request: String, causes: String },
+    /// `--server-dry-run`: what the pod needs does not exist (404), e.g. its namespace.
+    #[error(
+        "{request}: the API server refused the pod (dry run, nothing stored; 404 NotFound): \
+         {missing} does not exist; create it, or name one that exists"
+    )]
+    Missing { request: String, missing: String },
+    /// `--server-dry-run`: admitting the pod failed inside the API server (500 from an
+    /// admission plugin or webhook). Not retried: a create is not a read.
+    #[error(
+        "{request}: the API server failed while admitting the pod (dry run, nothing stored; \
+         {code} {reason}): {message}; an admission webhook or plugin failed, ask the cluster's \
+         admins (not retried)"
+    )]
+    AdmissionFailed {
+        request: String,
+        code: u16,
+        reason: String,
+        message: String,
+    },
     /// Writing the snapshot failed.
     #[error("writing the snapshot: {0}")]
     Write(#[from] std::io::Error),

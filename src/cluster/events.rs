@@ -73,6 +73,9 @@ impl Live {
 }
 
 /// The latest FailedScheduling event of each pod, by (namespace, name).
+/// The field selector of the scheduler's events about pods, for every pod.
+pub(super) const SCHEDULING_EVENTS: &str = "involvedObject.kind=Pod,reason=FailedScheduling";
+
 pub type PodEvents = BTreeMap<(String, String), LastEvent>;
 
 impl Live {
@@ -92,7 +95,7 @@ impl Live {
             ),
             None => (Api::all(client), Request::new("list", "events", true)),
         };
-        let selector = "involvedObject.kind=Pod,reason=FailedScheduling";
+        let selector = SCHEDULING_EVENTS;
         let mut latest: BTreeMap<(String, String), (k8s_openapi::jiff::Timestamp, LastEvent)> =
             BTreeMap::new();
         let result = self.rt.block_on(self.server.list(

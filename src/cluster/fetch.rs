@@ -16,7 +16,7 @@ use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
 use crate::state::labels::Labels;
-use crate::state::needs::{NamespaceLabels, Needs};
+use crate::state::needs::{AnyPod, NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
 use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume};
 use crate::state::{
@@ -52,7 +52,11 @@ impl Live {
         // the thread that reads every answer held up the next request.
         let (fold, folded) = std::sync::mpsc::channel();
         let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
-        let images = ImageNames::Only(needs.images.iter().cloned().collect());
+        let images = if needs.any_pod == AnyPod::No {
+            ImageNames::Only(needs.images.iter().cloned().collect())
+        } else {
+            ImageNames::All
+        };
         let list_nodes = async {
             self.server
                 .list(
@@ -163,6 +167,14 @@ impl Live {
     /// ReplicaSets per Deployment, each with its pod template). `Err(request)` when one is
     /// forbidden.
     async fn workloads(&self, needs: &Needs) -> Result<Result<Vec<Object>, Request>, ClusterError> {
+        let scope = match &needs.any_pod {
+            AnyPod::No => None,
+            AnyPod::Namespace(ns) => Some(Some(ns.as_str())),
+            AnyPod::Cluster => Some(None),
+        };
+        if let Some(namespace) = scope {
+            return self.all_workloads(namespace).await;
+        }
         let client = &self.server.client;
         let mut w = Vec::new();
         for ns in &needs.services {
@@ -234,6 +246,111 @@ impl Live {
                 Ok(got) => w.extend(got),
                 Err(refused) => return Ok(Err(refused)),
             }
+        }
+        Ok(Ok(w))
+    }
+
+    /// Every Service, ReplicationController, ReplicaSet and StatefulSet of `namespace` (of
+    /// the cluster for `None`), their selectors only: what default spreading may read for
+    /// pods known only once read. `Err(request)` when one list is forbidden.
+    async fn all_workloads(
+        &self,
+        namespace: Option<&str>,
+    ) -> Result<Result<Vec<Object>, Request>, ClusterError> {
+        fn url<K: kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>>(
+            client: &kube::Client,
+            ns: Option<&str>,
+        ) -> String {
+            match ns {
+                Some(ns) => Api::<K>::namespaced(client.clone(), ns)
+                    .resource_url()
+                    .to_string(),
+                None => Api::<K>::all(client.clone()).resource_url().to_string(),
+            }
+        }
+        fn key(m: crate::state::ObjectName) -> (String, String) {
+            (m.namespace.unwrap_or_default(), m.name.unwrap_or_default())
+        }
+        let client = &self.server.client;
+        let req = |resource: &'static str| {
+            let req = Request::new("list", resource, true);
+            match namespace {
+                Some(ns) => req.namespace(ns),
+                None => req,
+            }
+        };
+        let mut w = Vec::new();
+        let r = req("services");
+        let listed = self
+            .server
+            .collect(
+                &url::<core::Service>(client, namespace),
+                r.clone(),
+                |o: MapSelectorObject| {
+                    Some(Object::Service {
+                        namespace: key(o.metadata).0,
+                        selector: o.spec.and_then(|s| s.selector),
+                    })
+                },
+            )
+            .await;
+        match unless_forbidden(listed, r)? {
+            Ok(items) => w.extend(items),
+            Err(refused) => return Ok(Err(refused)),
+        }
+        let r = req("replicationcontrollers");
+        let listed = self
+            .server
+            .collect(
+                &url::<core::ReplicationController>(client, namespace),
+                r.clone(),
+                |o: MapSelectorObject| {
+                    Some(Object::ReplicationController {
+                        key: key(o.metadata),
+                        selector: o.spec.and_then(|s| s.selector),
+                    })
+                },
+            )
+            .await;
+        match unless_forbidden(listed, r)? {
+            Ok(items) => w.extend(items),
+            Err(refused) => return Ok(Err(refused)),
+        }
+        let r = req("replicasets");
+        let listed = self
+            .server
+            .collect(
+                &url::<apps::ReplicaSet>(client, namespace),
+                r.clone(),
+                |o: LabelSelectorObject| {
+                    Some(Object::ReplicaSet {
+                        key: key(o.metadata),
+                        selector: o.spec.and_then(|s| s.selector),
+                    })
+                },
+            )
+            .await;
+        match unless_forbidden(listed, r)? {
+            Ok(items) => w.extend(items),
+            Err(refused) => return Ok(Err(refused)),
+        }
+        let r = req("statefulsets");
+        let listed = self
+            .server
+            .collect(
+                &url::<apps::StatefulSet>(client, namespace),
+                r.clone(),
+                |o: LabelSelectorObject| {
+                    Some(Object::StatefulSet {
+                        key: key(o.metadata),
+                        selector: o.spec.and_then(|s| s.selector),
+                    })
+                },
+            )
+            .await;
+        match unless_forbidden(listed, r)? {
+            Ok(items) => w.extend(items),
+            Err(refused) => return Ok(Err(refused)),
         }
         Ok(Ok(w))
     }

@@ -44,4 +44,6 @@ pub enum Omission {
     Storage(Refused),
     /// LimitRanges, RuntimeClasses or a namespace, read for admission.
     Admission(Refused),
+    /// The scheduler's FailedScheduling events.
+    Events(Refused),
 }

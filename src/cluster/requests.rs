@@ -80,7 +80,22 @@ pub(super) struct Server {
 
 impl Server {
     /// One request with the timeout and bounded retries for transient statuses.
-    pub(super) async fn call<T, F, Fut>(&self, req: &Request, mut f: F) -> Result<T, Failure>
+    pub(super) async fn call<T, F, Fut>(&self, req: &Request, f: F) -> Result<T, Failure>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, kube::Error>>,
+    {
+        self.call_retrying(req, &[429, 500, 503, 504], f).await
+    }
+
+    /// One request with the timeout, retried a bounded number of times on the statuses
+    /// `transient` names.
+    pub(super) async fn call_retrying<T, F, Fut>(
+        &self,
+        req: &Request,
+        transient: &[u16],
+        mut f: F,
+    ) -> Result<T, Failure>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, kube::Error>>,
@@ -97,7 +112,7 @@ impl Server {
             match result {
                 Ok(v) => return Ok(v),
                 Err(kube::Error::Api(s))
-                    if matches!(s.code, 429 | 500 | 503 | 504) && attempt < MAX_RETRIES =>
+                    if transient.contains(&s.code) && attempt < MAX_RETRIES =>
                 {
                     let hint = s
                         .details
@@ -144,6 +159,22 @@ impl Server {
 
     fn status_error(&self, req: &Request, s: &Status) -> ClusterError {
         let t = &self.target;
+        if s.reason == NOT_A_STATUS {
+            // kube keeps a body that is no Status as the message: a proxy's page, which may
+            // hold anything. Never shown.
+            return ClusterError::Protocol {
+                request: req.to_string(),
+                server: t.server.clone(),
+                detail: format!(
+                    "{} {} with a body that is not a Kubernetes Status (not shown)",
+                    s.code,
+                    http::StatusCode::from_u16(s.code)
+                        .ok()
+                        .and_then(|c| c.canonical_reason())
+                        .unwrap_or("")
+                ),
+            };
+        }
         match s.code {
             401 => ClusterError::Unauthorized {
                 request: req.to_string(),
@@ -314,7 +345,11 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     one_line(&parts[keep..].join(": "))
 }
 
-fn one_line(s: &str) -> String {
+/// The reason kube gives an error answer whose body is not a `Status` (the body becomes the
+/// message).
+pub(super) const NOT_A_STATUS: &str = "Failed to parse error data";
+
+pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

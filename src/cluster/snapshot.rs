@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 
 use super::client::Live;
 use super::error::ClusterError;
+use super::events::SCHEDULING_EVENTS;
 use super::fetch::NON_TERMINAL_PODS;
 use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
@@ -33,8 +34,8 @@ impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
     /// ReplicaSets, StatefulSets, Deployments, PodDisruptionBudgets, PriorityClasses,
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
-    /// LimitRanges and RuntimeClasses as one `v1 List` in YAML, page by page. Returns what was
-    /// left out: a list the API server refused.
+    /// LimitRanges, RuntimeClasses and the scheduler's FailedScheduling events as one `v1
+    /// List` in YAML. Returns what was left out: a list the API server refused.
     pub fn write_snapshot(
         &self,
         out: &mut dyn Write,
@@ -233,6 +234,21 @@ impl Live {
                 Err(e) => return Err(e),
             }
         }
+        // The scheduler's last word on each pending pod, which `--snapshot` shows as live
+        // does. Events written through events.k8s.io/v1 are the same objects, read here
+        // through core/v1 as the live read reads them.
+        let events: Api<core::Event> = Api::all(self.server.client.clone());
+        let req = Request::new("list", "events", true);
+        match self
+            .snapshot_resource(&events, req.clone(), Some(SCHEDULING_EVENTS), out, contents)
+            .await
+        {
+            Ok(()) => {}
+            Err(ClusterError::Forbidden(_)) => {
+                omitted.push(Omission::Events(Refused::new(&req, &self.server.target)))
+            }
+            Err(e) => return Err(e),
+        }
         writeln!(out, "kind: List")?;
         writeln!(out, "metadata:")?;
         writeln!(out, "  resourceVersion: \"\"")?;
@@ -335,6 +351,7 @@ impl Contents {
                 "creation time, replicas, ordinals, claim templates and pod template, kept as",
                 "pods are. No environment, command, arguments, probes or annotations of pods and",
                 "workloads; no object keeps the copy of itself `kubectl apply` annotates it with.",
+                "The scheduler's FailedScheduling events about pods are kept as listed.",
                 "`snapshot --full` writes every field.",
             ],
             Contents::Full => &[

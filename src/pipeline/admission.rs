@@ -119,10 +119,14 @@ impl Admission<'_> {
                 self.source
             ),
         };
+        let holds_pods = state
+            .all_pods()
+            .any(|p| *p.id.namespace == *pod.id.namespace);
         let admitted = crate::state::admission::admit(
             &mut api_pod,
             state.admission_objects(),
             state.priority_classes(),
+            holds_pods,
         )
         .map_err(|r| refused(&r))?;
         // A validating plugin's refusal stops a strict run; `--validate=warn` evaluates the
@@ -131,6 +135,28 @@ impl Admission<'_> {
             && self.validate == Validate::Strict
         {
             return Err(refused(r));
+        }
+        // The API server validates the pod admission left (`ValidatePodCreate`, 422): a
+        // LimitRange's default limit below a request the manifest makes is refused there.
+        let invalid = crate::state::validate::admitted_resources(
+            api_pod.spec.as_ref().unwrap_or(&Default::default()),
+        );
+        if let Some(first) = invalid.first() {
+            match self.validate {
+                Validate::Strict => {
+                    return Err(Error::Manifest {
+                        path: self.file.display().to_string(),
+                        message: format!(
+                            "Pod \"{}\" is invalid: {}: {} (the API server's validation of the \
+                             pod as admission left it; what admission reads is read from {}): fix \
+                             the manifest, or pass --validate=warn to evaluate it anyway",
+                            pod.id.name, first.field, first.message, self.source
+                        ),
+                    });
+                }
+                Validate::Warn => manifest.findings.extend(invalid),
+                Validate::Ignore => {}
+            }
         }
         let (mut admitted_pod, defaulted) = Pod::from_manifest(api_pod);
         admitted.priority.apply(&mut admitted_pod);

@@ -13,9 +13,10 @@ use crate::report::diff::AuditDiff;
 use crate::report::{Note, Subject};
 use crate::scheduler::Input;
 use crate::scheduler::audit::{Standing, check_bound};
+use crate::scheduler::needs::needs_of_any_pod;
 use crate::scheduler::node_affinity::LastRequired;
 use crate::scheduler::profile::Profile;
-use crate::state::needs::{NamespaceLabels, Needs};
+use crate::state::needs::AnyPod;
 use crate::state::{ClusterState, Pod, PodRef};
 
 /// What `audit` looks at: the namespace (`None`: every one), and which pods.
@@ -41,16 +42,15 @@ pub fn audit(options: &Options, request: &Request) -> Result<Outcome<Audited>, E
         pending: both || request.pending,
         violating: both || request.violating,
     };
-    // The pods are not known before they are read: namespace labels as their terms need
-    // them; PodDisruptionBudgets for preemption's part of the message; the storage objects
-    // for the volume plugins. Default spreading's workloads are left unread: its
-    // constraints are ScheduleAnyway, so they change no FailedScheduling message.
-    let need = Needs {
-        namespace_labels: NamespaceLabels::ForExistingTerms,
-        disruption_budgets: scope.pending,
-        storage: scope.pending,
-        ..Needs::default()
-    };
+    // The pods are not known before they are read: what any pod of the scope may need.
+    // PodDisruptionBudgets (preemption's part of the message) and the storage objects only
+    // for Pending pods; a running pod's check reads no more than its node.
+    let mut need = needs_of_any_pod(match &scope.namespace {
+        Some(ns) => AnyPod::Namespace(ns.clone()),
+        None => AnyPod::Cluster,
+    });
+    need.disruption_budgets = scope.pending;
+    need.storage = scope.pending;
     let (state, mut read) = run.read(&need)?;
     let clusters = run.edit(state)?;
     let mut profiles = BTreeMap::new();
@@ -77,7 +77,12 @@ pub fn audit(options: &Options, request: &Request) -> Result<Outcome<Audited>, E
     let pending: Vec<PodRef> = doc.pending_pods().collect();
     for pod in pending {
         let key = (pod.namespace.to_string(), pod.name.to_string());
-        if let Some(e) = events.get(&key).cloned() {
+        // Live, the events are listed; a snapshot holds those it was written with.
+        let event = match run.source.live() {
+            Some(_) => events.get(&key).cloned(),
+            None => clusters.edited.scheduling_event(&key.0, &key.1).cloned(),
+        };
+        if let Some(e) = event {
             doc.set_scheduler_event(&pod, e.message, e.last_seen, e.count, e.reported_by);
         }
     }

@@ -8,9 +8,9 @@ use crate::cluster::{EventLookup, LastEvent, Live, Names};
 use crate::error::Error;
 use crate::report::diff::ExplanationDiff;
 use crate::report::{Explanation, Note, Subject};
-use crate::scheduler::needs::needs;
+use crate::scheduler::needs::{needs, needs_of_any_pod};
 use crate::scheduler::profile::Profile;
-use crate::state::needs::{NamespaceLabels, Needs};
+use crate::state::needs::{AnyPod, Needs};
 use crate::state::selector::LabelSelector;
 use crate::state::{ClusterState, FoundPod, Pod, PodRef};
 
@@ -213,12 +213,7 @@ pub fn explain_several(options: &Options, several: &Several) -> Result<Outcome<E
     run.emulate()?;
     let namespace = run.namespace();
     // The pods are known once read: what their evaluations may need is read with them.
-    let need = Needs {
-        namespace_labels: NamespaceLabels::ForExistingTerms,
-        disruption_budgets: true,
-        storage: true,
-        ..Needs::default()
-    };
+    let need = needs_of_any_pod(AnyPod::Namespace(namespace.clone()));
     let (state, read) = run.read(&need)?;
     let clusters = run.edit(state)?;
     let state = &clusters.edited;
@@ -267,18 +262,21 @@ pub fn explain_several(options: &Options, several: &Several) -> Result<Outcome<E
         return Err(Error::Usage("no pod to explain".to_string()));
     };
     doc.source = Some(run.source.name());
-    if let Some(live) = run.source.live()
-        && rows[explained].node.is_none()
-        && rows[explained].phase == "Pending"
-    {
-        match live.scheduling_events(Some(&namespace))? {
-            Ok(events) => {
-                let key = (namespace.clone(), rows[explained].name.clone());
-                if let Some(e) = events.get(&key).cloned() {
-                    doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
+    if rows[explained].node.is_none() && rows[explained].phase == "Pending" {
+        let key = (namespace.clone(), rows[explained].name.clone());
+        // Live, the events are listed; a snapshot holds those it was written with.
+        let event = match run.source.live() {
+            Some(live) => match live.scheduling_events(Some(&namespace))? {
+                Ok(events) => events.get(&key).cloned(),
+                Err(refused) => {
+                    doc.notes.push(Note::EventsForbidden(refused.into()));
+                    None
                 }
-            }
-            Err(refused) => doc.notes.push(Note::EventsForbidden(refused.into())),
+            },
+            None => clusters.edited.scheduling_event(&key.0, &key.1).cloned(),
+        };
+        if let Some(e) = event {
+            doc.set_scheduler_event(e.message, e.last_seen, e.count, e.reported_by);
         }
     }
     doc.pods = rows;

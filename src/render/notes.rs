@@ -81,12 +81,22 @@ impl Display for Note {
             ),
             Note::EventsForbidden(r) => write!(
                 f,
-                "cannot list events in namespace {} (403 Forbidden for user {} in context {}): \
-                 the scheduler's own FailedScheduling message is not shown; grant list on events \
-                 to see it",
-                r.namespace.as_deref().unwrap_or_default(),
+                "cannot {}{} (403 Forbidden for user {} in context {}): the scheduler's own \
+                 FailedScheduling message is not shown; grant list on events to see it",
+                Request(r),
+                if r.namespace.is_none() {
+                    " in all namespaces"
+                } else {
+                    ""
+                },
                 r.user,
                 r.context
+            ),
+            Note::SnapshotWithoutEvents(r) => write!(
+                f,
+                "events left out: list events is forbidden for user {} in context {}; the \
+                 scheduler's own FailedScheduling messages will not be shown",
+                r.user, r.context
             ),
             Note::Finding(finding) => {
                 let verdict = if finding.rejected {

@@ -70,6 +70,7 @@ pub struct AuditSummary {
     /// Static pods' mirrors, which the kubelet runs from a file and no scheduler placed:
     /// their rules are not checked.
     pub static_pods_not_checked: usize,
+    /// The cluster's cordoned nodes, whether they run audited pods or not.
     pub cordoned_nodes: usize,
 }
 
@@ -261,7 +262,7 @@ impl Audit {
                     .count(),
                 violating: violating.len(),
                 static_pods_not_checked: static_pods,
-                cordoned_nodes: cordoned.len(),
+                cordoned_nodes: state.nodes().iter().filter(|n| n.unschedulable).count(),
             },
             pending,
             violating: scope.violating.then_some(violating),

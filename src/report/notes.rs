@@ -135,6 +135,8 @@ pub enum Note {
     ScaledBeside { current: u32, pending: Vec<String> },
     /// `snapshot`: LimitRanges or RuntimeClasses were left out, their list refused.
     SnapshotWithoutAdmissionObjects(Refusal),
+    /// `snapshot`: the scheduler's FailedScheduling events were left out, their list refused.
+    SnapshotWithoutEvents(Refusal),
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

@@ -12,7 +12,7 @@ use super::storage::{self, Gap};
 use super::volume_binding::VolumeBinding;
 use super::volume_restrictions::VolumeRestrictions;
 use super::volume_zone::VolumeZone;
-use crate::state::needs::{Controller, NamespaceLabels, Needs};
+use crate::state::needs::{AnyPod, Controller, NamespaceLabels, Needs};
 use crate::state::resources::normalized_image_name;
 use crate::state::{OwnerKind, Pod};
 
@@ -68,6 +68,21 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     .into_iter()
     .any(|k| k.relevant(pod).is_some() && runs(profile, &k.id()));
     needs
+}
+
+/// What any pod of `scope` may need, for commands whose pods are known only once read
+/// (`explain -l`, a workload's pods, `audit`): every node image and the scope's Services and
+/// controllers, as a snapshot holds them, so that the answer is the snapshot's; namespace
+/// labels as the existing terms need them; PodDisruptionBudgets for preemption; storage
+/// objects for the volume plugins. A profile is chosen per pod, after the lists.
+pub fn needs_of_any_pod(scope: AnyPod) -> Needs {
+    Needs {
+        namespace_labels: NamespaceLabels::ForExistingTerms,
+        disruption_budgets: true,
+        storage: true,
+        any_pod: scope,
+        ..Needs::default()
+    }
 }
 
 /// Each storage plugin of `profile` that is not evaluated for the pod, and why.

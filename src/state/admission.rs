@@ -43,6 +43,9 @@ pub struct AdmissionObjects {
     pub runtime_classes: Vec<RuntimeClass>,
     /// Per namespace, the three annotations above; namespaces with none are left out.
     pub namespaces: BTreeMap<String, NamespaceAnnotations>,
+    /// The namespaces that exist, where the source says (NamespaceLifecycle refuses a pod
+    /// of any other); `None`: not known.
+    pub existing_namespaces: Option<std::collections::BTreeSet<String>>,
 }
 
 /// The admission annotations of a namespace; every other annotation is never kept.
@@ -155,10 +158,13 @@ pub struct Admission {
 /// Admits `pod` (namespace set) on create as kube-apiserver's default plugin chain would,
 /// with what was read of the objects the plugins read. `Err`: a mutating plugin refused it,
 /// so there is no admitted pod.
+///
+/// `holds_pods`: the pod's namespace holds pods, so it exists whatever namespaces were read.
 pub fn admit(
     pod: &mut core::Pod,
     objects: &AdmissionObjects,
     priority_classes: &[PriorityClass],
+    holds_pods: bool,
 ) -> Result<Admission, Refused> {
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let mut ranges: Vec<&LimitRange> = objects
@@ -169,6 +175,9 @@ pub fn admit(
     ranges.sort_by(|a, b| a.name.cmp(&b.name));
     let annotations = objects.namespaces.get(&namespace);
     let mut changes = Vec::new();
+    if let Some(r) = namespace_lifecycle(objects, &namespace).filter(|_| !holds_pods) {
+        return Err(r);
+    }
 
     // Mutating phase.
     changes.extend(
@@ -229,6 +238,21 @@ pub fn admit(
 }
 
 /// PodNodeSelector's `Admit` (`plugin/pkg/admission/podnodeselector/admission.go`).
+/// The API server's own namespaces, which always exist.
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// NamespaceLifecycle: a pod of a namespace that does not exist is refused (404) before any
+/// other plugin sees it; only when the source says which namespaces exist, and never for the
+/// API server's own.
+fn namespace_lifecycle(objects: &AdmissionObjects, namespace: &str) -> Option<Refused> {
+    let known = objects.existing_namespaces.as_ref()?;
+    (!known.contains(namespace) && !SYSTEM_NAMESPACES.contains(&namespace)).then(|| Refused {
+        plugin: "NamespaceLifecycle",
+        message: format!("namespaces \"{namespace}\" not found"),
+        forbidden: false,
+    })
+}
+
 fn pod_node_selector(pod: &mut core::Pod, selector: &str) -> Result<Vec<Change>, Refused> {
     let name = "PodNodeSelector";
     let ns = labels_map(selector).map_err(|e| Refused {
@@ -614,5 +638,19 @@ mod tests {
         assert!(pod_toleration_restriction(&mut spec, &a).is_err_and(
             |r| !r.forbidden && r.message.starts_with("pod tolerations (possibly merged")
         ));
+    }
+
+    #[test]
+    fn a_namespace_that_does_not_exist_is_refused_only_when_namespaces_are_known() {
+        let mut objects = AdmissionObjects::default();
+        assert!(namespace_lifecycle(&objects, "nowhere").is_none());
+        objects.existing_namespaces = Some(["shop".to_string()].into());
+        assert!(namespace_lifecycle(&objects, "shop").is_none());
+        assert!(namespace_lifecycle(&objects, "kube-system").is_none());
+        let r = namespace_lifecycle(&objects, "nowhere").expect("refused");
+        assert_eq!(
+            (r.plugin, r.words("p").as_str()),
+            ("NamespaceLifecycle", "namespaces \"nowhere\" not found")
+        );
     }
 }

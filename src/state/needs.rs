@@ -27,6 +27,30 @@ pub struct Needs {
     pub admission_namespaces: BTreeSet<String>,
     /// RuntimeClasses: a pod to admit names one.
     pub runtime_classes: bool,
+    /// Pods known only once read (`explain -l`, a workload's pods, `audit`): what any pod of
+    /// the scope may need of node images and workloads is read, as a snapshot holds it.
+    pub any_pod: AnyPod,
+}
+
+/// Where the pods known only once read are: nowhere (every pod is known first), one
+/// namespace, or the whole cluster. Ordered from the least to the most read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AnyPod {
+    #[default]
+    No,
+    Namespace(String),
+    Cluster,
+}
+
+impl AnyPod {
+    /// Where both scopes' pods are.
+    fn merge(self, other: AnyPod) -> AnyPod {
+        match (self, other) {
+            (AnyPod::No, o) | (o, AnyPod::No) => o,
+            (AnyPod::Namespace(a), AnyPod::Namespace(b)) if a == b => AnyPod::Namespace(a),
+            _ => AnyPod::Cluster,
+        }
+    }
 }
 
 /// A pod's controller, as default spreading reads it.
@@ -60,10 +84,11 @@ impl Needs {
         self.storage |= other.storage;
         self.admission_namespaces.extend(other.admission_namespaces);
         self.runtime_classes |= other.runtime_classes;
+        self.any_pod = std::mem::take(&mut self.any_pod).merge(other.any_pod);
     }
 
     /// Whether default spreading needs any Service or controller.
     pub fn workloads(&self) -> bool {
-        !self.services.is_empty() || !self.controllers.is_empty()
+        !self.services.is_empty() || !self.controllers.is_empty() || self.any_pod != AnyPod::No
     }
 }

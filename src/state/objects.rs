@@ -40,6 +40,8 @@ pub enum Object {
         labels: Option<Labels>,
         annotations: Option<NamespaceAnnotations>,
     },
+    /// A namespace got by name that does not exist: the namespaces that do are then known.
+    AbsentNamespace(String),
     /// A Service of `namespace`, by its `spec.selector`.
     Service {
         namespace: String,
@@ -121,11 +123,20 @@ impl Objects {
                 if let Some(a) = annotations {
                     self.admission.namespaces.insert(name.clone(), a);
                 }
+                self.admission
+                    .existing_namespaces
+                    .get_or_insert_with(Default::default)
+                    .insert(name.clone());
                 if let Some(labels) = labels {
                     self.namespaces
                         .get_or_insert_with(BTreeMap::new)
                         .insert(name, labels);
                 }
+            }
+            Object::AbsentNamespace(_) => {
+                self.admission
+                    .existing_namespaces
+                    .get_or_insert_with(Default::default);
             }
             Object::Service {
                 namespace,

@@ -22,6 +22,7 @@
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
+use super::quantity::Quantity;
 use super::selector::{label_key_errors, label_value_errors, validate_label_value};
 
 /// A finding about one field of a pod spec.
@@ -438,6 +439,69 @@ fn topology_key(key: &str, field: String, out: &mut Vec<Finding>) {
     }
 }
 
+/// What the API server's validation says of the containers' resources once admission has
+/// set them (`ValidateResourceRequirements`: a request above its limit, or a resource that
+/// cannot be overcommitted whose request is not its limit), init containers first, as it
+/// validates them: a LimitRange's default limit can fall below a request the manifest
+/// makes. Every finding is a rejection.
+pub fn admitted_resources(spec: &core::PodSpec) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let lists = [
+        (
+            "initContainers",
+            spec.init_containers.as_deref().unwrap_or_default(),
+        ),
+        ("containers", spec.containers.as_slice()),
+    ];
+    for (list, containers) in lists {
+        for (i, c) in containers.iter().enumerate() {
+            let Some(r) = &c.resources else { continue };
+            let at = format!("spec.{list}[{i}].resources");
+            let limits = r.limits.as_ref();
+            for (name, request) in r.requests.iter().flatten() {
+                let limit = limits.and_then(|l| l.get(name));
+                let overcommit = overcommit_allowed(name);
+                let Some(limit) = limit else {
+                    if !overcommit {
+                        findings.push(Finding::rejected(
+                            format!("{at}.limits"),
+                            "Required value: Limit must be set for non overcommitable resources"
+                                .to_string(),
+                        ));
+                    }
+                    continue;
+                };
+                let (Ok(req), Ok(lim)) = (Quantity::parse(&request.0), Quantity::parse(&limit.0))
+                else {
+                    continue;
+                };
+                let words = if !overcommit && req.nanos() != lim.nanos() {
+                    "must be equal to"
+                } else if req.nanos() > lim.nanos() {
+                    "must be less than or equal to"
+                } else {
+                    continue;
+                };
+                findings.push(Finding::rejected(
+                    format!("{at}.requests"),
+                    format!(
+                        "Invalid value: \"{}\": {words} {name} limit of {}",
+                        request.0, limit.0
+                    ),
+                ));
+            }
+        }
+    }
+    findings
+}
+
+/// Whether a resource may be requested below its limit (`helper.IsOvercommitAllowed`): a
+/// native resource (no domain, or a `kubernetes.io/` one) other than hugepages.
+fn overcommit_allowed(name: &str) -> bool {
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    native && !name.starts_with("hugepages-")
+}
+
 /// Every finding about the scheduling fields of `spec`; `at` is the path of the pod spec in
 /// its object (`spec`, `spec.template.spec`...).
 pub fn pod_spec(spec: &core::PodSpec, at: &str) -> Vec<Finding> {
@@ -717,6 +781,44 @@ mod tests {
                 "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
                 "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
                 "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions[0].operator",
+            ]
+        );
+    }
+
+    #[test]
+    fn admitted_resources_are_refused_as_the_api_server_words_it() {
+        let spec: core::PodSpec = serde_json::from_value(serde_json::json!({
+            "initContainers": [{"name": "i", "resources": {"requests": {"nvidia.com/gpu": "1"}}}],
+            "containers": [
+                {"name": "a", "resources": {"requests": {"memory": "1Gi"}, "limits": {"memory": "512Mi"}}},
+                {"name": "b", "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "1"}}},
+                {"name": "c", "resources": {"requests": {"hugepages-2Mi": "2Mi"}, "limits": {"hugepages-2Mi": "4Mi"}}},
+            ],
+        }))
+        .expect("spec");
+        let found: Vec<(String, String)> = admitted_resources(&spec)
+            .into_iter()
+            .inspect(|f| assert!(f.rejected))
+            .map(|f| (f.field, f.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "spec.initContainers[0].resources.limits".to_string(),
+                    "Required value: Limit must be set for non overcommitable resources"
+                        .to_string()
+                ),
+                (
+                    "spec.containers[0].resources.requests".to_string(),
+                    "Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi"
+                        .to_string()
+                ),
+                (
+                    "spec.containers[2].resources.requests".to_string(),
+                    "Invalid value: \"2Mi\": must be equal to hugepages-2Mi limit of 4Mi"
+                        .to_string()
+                ),
             ]
         );
     }

@@ -710,3 +710,27 @@ fn a_big_cluster_with_no_room_lists_the_closest_nodes() {
         "{text}"
     );
 }
+
+/// The summary counts the cluster's cordoned nodes, also those that run no audited pod (the
+/// demo's worker-c-2 runs none of shop's, nor gpu-c-1 once cordoned).
+#[test]
+fn every_cordoned_node_is_counted() {
+    let out = crate::support::run(&[
+        "audit",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--cordon",
+        "gpu-c-1",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["cordonedNodes"], 2, "{}", doc["summary"]);
+}

@@ -19,6 +19,7 @@ mod oracle;
 mod oracle_diff;
 mod protobuf;
 mod readme;
+mod real_server;
 mod scale;
 mod table;
 mod transcripts;

@@ -2,6 +2,7 @@
 //! binary, the oracle corpus, the differential corpus, and the test kit's fake API server,
 //! cluster generator and protobuf encoder.
 
+pub mod envtest;
 pub mod oracle;
 pub mod oracle_diff;
 
