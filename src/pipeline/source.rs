@@ -141,6 +141,11 @@ impl SchedulerFlags {
         Ok(())
     }
 
+    /// The release emulated (1.35 until [`SchedulerFlags::emulate`] chose one).
+    pub fn release(&self) -> Release {
+        self.gates.release
+    }
+
     /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.
     /// A pod whose scheduler no profile serves is evaluated with the default scheduler's
     /// profile, and the report says the scheduler would never take it.

@@ -148,7 +148,7 @@ static REGISTRY: [Registration; 15] = [
     Registration { id: PluginId::InterPodAffinity, make: |i, p| made(InterPodAffinity::new(i, p.inter_pod_affinity)), explain: &inter_pod_affinity::explain::Explainer },
     Registration { id: PluginId::NodeResourcesFit, make: |i, p| made(NodeResourcesFit::new(i, &p.node_resources_fit, &p.gates)), explain: &node_resources_fit::explain::Explainer },
     Registration { id: PluginId::NodePorts, make: |i, _| made(NodePorts::new(i)), explain: &node_ports::explain::Explainer },
-    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation)), explain: &balanced_allocation::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation, p.gates.release)), explain: &balanced_allocation::explain::Explainer },
     Registration { id: PluginId::ImageLocality, make: |i, _| made(ImageLocality::new(i)), explain: &image_locality::explain::Explainer },
     Registration { id: PluginId::PodTopologySpread, make: |i, p| made(PodTopologySpread::new(i, &p.pod_topology_spread, &p.gates)), explain: &pod_topology_spread::explain::Explainer },
     Registration { id: PluginId::VolumeRestrictions, make: |i, p| made(VolumeRestrictions::new(i, p.gates.release)), explain: &volume_restrictions::explain::Explainer },

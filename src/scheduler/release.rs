@@ -18,15 +18,25 @@
 //!   binder.go`), older up to 1.32, and VolumeRestrictions' ReadWriteOncePod reason
 //!   (`pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go`), older up to
 //!   1.33;
+//! - how a pod's requests are counted (`staging/src/k8s.io/component-helpers/resource/
+//!   helpers.go`, `pkg/scheduler/framework/types.go`): pod-level requests from 1.34
+//!   (PodLevelResources), existing pods' container resize status from 1.33
+//!   (InPlacePodVerticalScaling), their pod-level resize status from 1.36; in 1.31 the nodes'
+//!   non-zero requests count a sidecar as an init container; NodePorts counts sidecars' host
+//!   ports from 1.34; ImageLocality counts image volumes from 1.36 (`ResourceRules`);
+//! - NodeResourcesBalancedAllocation (`pkg/scheduler/framework/plugins/noderesources/
+//!   balanced_allocation.go`): from 1.33 it skips a pod requesting none of its resources;
+//!   from 1.36 it scores the change of balance;
 //! - the scheduler's feature gates each release knows (`pkg/features/kube_features.go`).
 //!
 //! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
-//! BalancedAllocation scoring BestEffort pods and PodTopologySpread counting per topology key
-//! (1.31, 1.32), existing pods' requests from spec only (1.31, 1.32), pod-level resources
-//! ignored, sidecar host ports ignored and namespaceSelector terms replaced (1.31–1.33), and
-//! 1.31's FitError leaving out nodes a PreFilterResult removed.
+//! PodTopologySpread counting per topology key (1.31, 1.32), namespaceSelector terms
+//! replaced (1.31–1.33), 1.31's FitError leaving out nodes a PreFilterResult removed, and the
+//! uniformly random pick among the top-scored nodes (up to 1.34).
 
 use std::fmt;
+
+use crate::state::ResourceRules;
 
 /// A kube-scheduler minor release.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,6 +64,31 @@ pub struct Facts {
     pub volume_binding_older_node_reason: bool,
     /// VolumeRestrictions' ReadWriteOncePod reason is the older "node has pod using ...".
     pub read_write_once_pod_older_reason: bool,
+    /// PodLevelResources on: `spec.resources.requests` replace the containers' sum, for the
+    /// incoming pod and every existing one (`staging/src/k8s.io/component-helpers/resource/
+    /// helpers.go`).
+    pub pod_level_resources: bool,
+    /// InPlacePodVerticalScaling on: existing pods' containers count their resize status.
+    pub container_resize_status: bool,
+    /// InPlacePodLevelResourcesVerticalScaling on: existing pods' pod-level requests count
+    /// the pod's resize status.
+    pub pod_level_resize_status: bool,
+    /// The nodes' non-zero requests count a sidecar as an init container
+    /// (`calculateResource` in `pkg/scheduler/framework/types.go`).
+    pub sidecar_non_zero_as_init: bool,
+    /// NodePorts counts sidecars' host ports (`pkg/scheduler/util/utils.go`).
+    pub sidecar_host_ports: bool,
+    /// ImageLocality counts image volumes (`sumImageScores`).
+    pub image_locality_image_volumes: bool,
+    /// BalancedAllocation skips, at PreScore, a pod requesting none of its resources
+    /// (kubernetes#129138).
+    pub balanced_allocation_skips_best_effort: bool,
+    /// BalancedAllocation scores the change of balance the pod makes (kubernetes#135573).
+    pub balanced_allocation_scores_change: bool,
+    /// NodeDeclaredFeatures is in the default profile (gate NodeDeclaredFeatures on), and
+    /// the API server admits `restartPolicyRules` with `RestartAllContainers`
+    /// (RestartAllContainersOnContainerExits on).
+    pub node_declared_features: bool,
     /// Scheduler feature gates new in this release (of those the table tracks).
     pub gates_new: &'static [&'static str],
 }
@@ -105,6 +140,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: false,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: true,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: false,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: &[],
         },
     ),
@@ -118,6 +162,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: false,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: false,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_32,
         },
     ),
@@ -131,6 +184,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_33,
         },
     ),
@@ -144,6 +206,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_34,
         },
     ),
@@ -157,6 +228,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: true,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_35,
         },
     ),
@@ -175,6 +255,19 @@ impl Release {
 
     pub fn facts(self) -> &'static Facts {
         &self.row().2
+    }
+
+    /// How this release counts a pod's requests, host ports and images.
+    pub fn resource_rules(self) -> ResourceRules {
+        let f = self.facts();
+        ResourceRules {
+            pod_level: f.pod_level_resources,
+            container_status: f.container_resize_status,
+            pod_level_status: f.pod_level_resize_status,
+            sidecar_non_zero_as_init: f.sidecar_non_zero_as_init,
+            sidecar_host_ports: f.sidecar_host_ports,
+            image_volumes: f.image_locality_image_volumes,
+        }
     }
 
     /// Whether this release's kube-scheduler has feature gate `gate`: no later release
@@ -232,18 +325,10 @@ impl Release {
     pub fn unmodelled(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self <= Release::V1_32 {
-            v.extend([
-                "NodeResourcesBalancedAllocation scoring BestEffort pods",
-                "PodTopologySpread counting constraints that share a topology key together",
-                "existing pods' requests from their spec only (InPlacePodVerticalScaling off)",
-            ]);
+            v.push("PodTopologySpread counting constraints that share a topology key together");
         }
         if self <= Release::V1_33 {
-            v.extend([
-                "pod-level resources ignored (PodLevelResources off)",
-                "sidecar host ports ignored by NodePorts",
-                "namespaceSelector of the pod's affinity terms replaced once resolved",
-            ]);
+            v.push("namespaceSelector of the pod's affinity terms replaced once resolved");
         }
         if self == Release::V1_31 {
             v.push("FitError counting only the nodes that ran Filter");
