@@ -47,6 +47,7 @@ pub enum Release {
     V1_34,
     #[default]
     V1_35,
+    V1_36,
 }
 
 /// What differs from one release to the next.
@@ -93,6 +94,15 @@ pub struct Facts {
     pub gates_new: &'static [&'static str],
 }
 
+/// Gates new in 1.36 (of those the scheduler reads; `pkg/features/kube_features.go` of
+/// v1.36.2).
+const NEW_IN_1_36: &[&str] = &[
+    "DRAListTypeAttributes",
+    "DRANodeAllocatableResources",
+    "DRAWorkloadResourceClaims",
+    "TopologyAwareWorkloadScheduling",
+];
+
 /// Gates new in 1.35.
 const NEW_IN_1_35: &[&str] = &[
     "DRADeviceTaintRules",
@@ -129,7 +139,7 @@ const NEW_IN_1_33: &[&str] = &[
 const NEW_IN_1_32: &[&str] = &["SchedulerAsyncPreemption", "PodLevelResources"];
 
 /// Every release, oldest first, with its facts.
-const TABLE: [(Release, &str, Facts); 5] = [
+const TABLE: [(Release, &str, Facts); 6] = [
     (
         Release::V1_31,
         "1.31",
@@ -240,6 +250,28 @@ const TABLE: [(Release, &str, Facts); 5] = [
             gates_new: NEW_IN_1_35,
         },
     ),
+    (
+        Release::V1_36,
+        "1.36",
+        Facts {
+            taint_reason_names_taint: false,
+            fit_unresolvable_over_allocatable: true,
+            dynamic_resources_default: true,
+            dynamic_resources_scores: true,
+            volume_binding_older_node_reason: false,
+            read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: true,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: true,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: true,
+            node_declared_features: true,
+            gates_new: NEW_IN_1_36,
+        },
+    ),
 ];
 
 /// The releases emulated, for messages: `1.31, 1.32, 1.33, 1.34, 1.35`.
@@ -251,6 +283,11 @@ impl Release {
     fn row(self) -> &'static (Release, &'static str, Facts) {
         // Every variant has its row: the table is indexed by the enum's order.
         &TABLE[self as usize]
+    }
+
+    /// The newest release emulated.
+    pub fn newest() -> Release {
+        TABLE[TABLE.len() - 1].0
     }
 
     pub fn facts(self) -> &'static Facts {
@@ -317,7 +354,8 @@ impl Release {
             .and_then(|m| m.parse().ok());
         match minor {
             Some(m) if m < 31 => Release::V1_31,
-            _ => Release::V1_35,
+            Some(_) => Release::newest(),
+            None => Release::default(),
         }
     }
 

@@ -820,8 +820,11 @@ pub struct PodResources {
     pub fit_scorer: Option<Box<Resources>>,
     /// Host ports of containers and sidecars (`GetHostPorts`).
     pub host_ports: Vec<HostPort>,
-    /// Images of init containers, then containers (what ImageLocality looks up).
+    /// Images of init containers, then containers, then (from 1.36) image volumes: what
+    /// ImageLocality looks up.
     pub images: Vec<String>,
+    /// How many of `images` are image volumes' (at the end).
+    pub volume_images: usize,
     /// An init container with `restartPolicy: Always`.
     pub has_restartable_init: bool,
     /// Quantities that failed to parse (API validation rejects them; hand-written files
@@ -936,8 +939,10 @@ impl Inputs {
             self.host_ports[self.sidecar_ports..].to_vec()
         };
         let mut images = self.images.clone();
+        let mut volume_images = 0;
         if rules.image_volumes {
             images.extend(self.volume_images.iter().cloned());
+            volume_images = self.volume_images.len();
         }
         PodResources {
             requests: Resources::max_from_list(&spec_requests),
@@ -948,6 +953,7 @@ impl Inputs {
             fit_scorer,
             host_ports,
             images,
+            volume_images,
             has_restartable_init: self.has_restartable_init,
             problems: Vec::new(),
             inputs: None,
