@@ -211,6 +211,9 @@ pub struct FeatureGates {
     pub given: BTreeMap<String, bool>,
     /// The release emulated: the facts that differ from 1.35 (`release.rs`).
     pub release: Release,
+    /// The version a server or snapshot says, when newer than the newest release emulated
+    /// (which `release` then is), for the report to name both.
+    pub newer_than_emulated: Option<String>,
 }
 
 impl FeatureGates {

@@ -340,11 +340,13 @@ impl Release {
             .map(|(r, ..)| *r)
     }
 
-    /// The emulated release closest to `version` (an API server's `gitVersion`): an older
-    /// server is emulated as 1.31, a newer one as 1.35, an unreadable version as 1.35.
-    pub fn closest(version: &str) -> Release {
+    /// The release to emulate for `version` (an API server's `gitVersion`, or what a
+    /// snapshot records): that release; for one newer than the newest emulated, the newest
+    /// (`Closest::Newer`); an unreadable version as 1.35. One older than the oldest is an
+    /// error naming it.
+    pub fn closest(version: &str) -> Result<Closest, String> {
         if let Some(r) = Release::parse(version) {
-            return r;
+            return Ok(Closest::Same(r));
         }
         let minor: Option<u32> = version
             .trim()
@@ -352,10 +354,17 @@ impl Release {
             .strip_prefix("1.")
             .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|m| m.parse().ok());
+        let oldest = TABLE[0].1;
         match minor {
-            Some(m) if m < 31 => Release::V1_31,
-            Some(_) => Release::newest(),
-            None => Release::default(),
+            Some(m) if m < 31 => Err(format!(
+                "kube-scheduler {} is older than the oldest release this version emulates \
+                 ({oldest}): its rules are not known here; pass --kubernetes-version with \
+                 one of {} to evaluate as that release",
+                version.trim(),
+                supported()
+            )),
+            Some(_) => Ok(Closest::Newer(Release::newest())),
+            None => Ok(Closest::Same(Release::default())),
         }
     }
 
@@ -375,6 +384,22 @@ impl Release {
             v.push("a uniformly random pick among the top-scored nodes");
         }
         v
+    }
+}
+
+/// The release emulated for a version read from a server or a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closest {
+    Same(Release),
+    /// Newer than the newest release emulated: emulated as that one, and said.
+    Newer(Release),
+}
+
+impl Closest {
+    pub fn release(self) -> Release {
+        match self {
+            Closest::Same(r) | Closest::Newer(r) => r,
+        }
     }
 }
 
