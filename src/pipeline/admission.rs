@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::{self as core, PersistentVolumeClaim};
 use crate::cluster::Live;
 use crate::error::Error;
 use crate::report::{DaemonTolerations, Manifest};
+use crate::scheduler::release::Release;
 use crate::state::{
     ClusterState, ManifestPod, Pod, add_daemon_tolerations, merge_match_label_keys,
 };
@@ -40,6 +41,8 @@ pub struct Created {
 /// How `whatif` makes and admits its pods.
 #[derive(Debug)]
 pub struct Admission<'a> {
+    /// The release emulated: what its API server admits, how its scheduler counts the pod.
+    pub release: Release,
     pub validate: Validate,
     /// The manifest's file, else the source's name, for messages.
     pub file: PathBuf,
@@ -107,8 +110,9 @@ impl Admission<'_> {
             mut api_pod,
             ..
         } = created;
+        let rules = self.release.resource_rules();
         if self.dry_run.is_some() {
-            return Ok((pod, manifest));
+            return Ok((pod.under(rules), manifest));
         }
         let refused = |r: &crate::state::admission::Refused| Error::Manifest {
             path: self.file.display().to_string(),
@@ -165,6 +169,6 @@ impl Admission<'_> {
         manifest.rejected = admitted
             .rejected
             .map(|r| (r.plugin, r.words(&admitted_pod.id.name)));
-        Ok((admitted_pod, manifest))
+        Ok((admitted_pod.under(rules), manifest))
     }
 }

@@ -135,10 +135,12 @@ impl<'a> Run<'a> {
         self.source.load(needs)
     }
 
-    /// The edits applied to `state`; with `--diff`, the state as read kept beside it.
+    /// The edits applied to `state`; with `--diff`, the state as read kept beside it. Both as
+    /// the release emulated counts the pods' resources.
     fn edit(&self, state: ClusterState) -> Result<Clusters, Error> {
-        let unedited = self.options.diff.then(|| state.clone());
-        let edited = crate::state::edits::apply(state, &self.options.edits)?;
+        let rules = self.scheduler.release().resource_rules();
+        let unedited = self.options.diff.then(|| state.clone().under(rules));
+        let edited = crate::state::edits::apply(state, &self.options.edits)?.under(rules);
         Ok(Clusters { edited, unedited })
     }
 

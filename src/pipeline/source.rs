@@ -8,8 +8,9 @@ use crate::cluster::{KubeArgs, Live, Omission, Refused, context_namespace};
 use crate::error::Error;
 use crate::report::{Note, Refusal};
 use crate::scheduler::config::FeatureGates;
+use crate::scheduler::config::ProfileError;
 use crate::scheduler::profile::Profile;
-use crate::scheduler::release::Release;
+use crate::scheduler::release::{Closest, Release};
 use crate::state::needs::Needs;
 use crate::state::{ClusterState, read_objects, read_snapshot, recorded_version, require_nodes};
 
@@ -126,20 +127,31 @@ impl SchedulerFlags {
     /// Emulates `version` (`--kubernetes-version`), else the live API server's release (the
     /// closest one emulated), else the release a snapshot records, else 1.35.
     pub fn emulate(&mut self, version: Option<Release>, source: &Source) -> Result<(), Error> {
-        let release = match (version, source) {
-            (Some(r), _) => r,
+        let seen = match (version, source) {
+            (Some(_), _) => None,
             // A server whose `/version` cannot be read is emulated as 1.35; the lists that
             // follow report what is wrong with the connection.
-            (None, Source::Live(live)) => live
-                .server_version()
-                .map(|v| Release::closest(&v))
-                .unwrap_or_default(),
-            (None, Source::Snapshot(path)) => recorded_version(path)
-                .map(|v| Release::closest(&v))
-                .unwrap_or_default(),
+            (None, Source::Live(live)) => live.server_version().ok(),
+            (None, Source::Snapshot(path)) => recorded_version(path),
+        };
+        let release = match (version, seen.as_deref()) {
+            (Some(r), _) => r,
+            (None, None) => Release::default(),
+            (None, Some(v)) => match Release::closest(v).map_err(ProfileError)? {
+                Closest::Same(r) => r,
+                Closest::Newer(r) => {
+                    self.gates.newer_than_emulated = Some(v.trim().to_string());
+                    r
+                }
+            },
         };
         self.gates = std::mem::take(&mut self.gates).for_release(release)?;
         Ok(())
+    }
+
+    /// The release emulated (1.35 until [`SchedulerFlags::emulate`] chose one).
+    pub fn release(&self) -> Release {
+        self.gates.release
     }
 
     /// The profile for the pod's scheduler: from `--scheduler-config`, else upstream's default.

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::report::{Explanation, Note, Subject};
 use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
+use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::state::needs::Needs;
 use crate::state::scale::{Existing, Missing, ScaleTarget};
@@ -74,7 +75,8 @@ pub fn whatif(
         Some(e) => vec![e.template.clone()],
         None => manifests,
     };
-    let admission = Admission {
+    let mut admission = Admission {
+        release: Release::default(),
         validate: request.validate,
         file: (request.file.clone()).unwrap_or_else(|| PathBuf::from(run.source.name())),
         source: run.source.name(),
@@ -91,6 +93,7 @@ pub fn whatif(
     profiles(&run)?;
     // `Run::emulate` would borrow the whole run, whose source the admission holds.
     (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
+    admission.release = run.scheduler.release();
     let profiles = profiles(&run)?;
     let dry_run = admission.dry_run.is_some();
     let (mut state, read) = run.read(&needs_of(&pods, &profiles, dry_run))?;

@@ -371,12 +371,24 @@ impl Display for Note {
             Note::Emulated {
                 release,
                 unmodelled,
-            } => write!(
+            } => {
+                write!(
+                    f,
+                    "emulating kube-scheduler {release}: its reason texts, default plugins, \
+                     {} status and feature gates",
+                    PluginId::NodeResourcesFit,
+                )?;
+                if unmodelled.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, "; left to 1.35's rules: {}", unmodelled.join("; "))
+                }
+            }
+            Note::NewerThanEmulated { seen, release } => write!(
                 f,
-                "emulating kube-scheduler {release}: its reason texts, default plugins, \
-                 {} status and feature gates; left to 1.35's rules: {}",
-                PluginId::NodeResourcesFit,
-                unmodelled.join("; ")
+                "the cluster runs {seen}, newer than the newest release this version \
+                 emulates: evaluated as kube-scheduler {release}; what changed since is not \
+                 known here"
             ),
             Note::ServerDryRun => f.write_str(
                 "the pod is the one the API server returned for a dry-run create \

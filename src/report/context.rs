@@ -221,6 +221,12 @@ fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> V
     } = unevaluated;
     let mut notes = Vec::new();
     let release = profile.gates.release;
+    if let Some(seen) = &profile.gates.newer_than_emulated {
+        notes.push(Note::NewerThanEmulated {
+            seen: seen.clone(),
+            release: release.name(),
+        });
+    }
     if release != Release::default() {
         notes.push(Note::Emulated {
             release: release.name(),

@@ -40,6 +40,9 @@ pub enum Note {
         release: &'static str,
         unmodelled: Vec<&'static str>,
     },
+    /// The server or snapshot says a release newer than the newest emulated, which is
+    /// emulated in its place.
+    NewerThanEmulated { seen: String, release: &'static str },
     /// `whatif --server-dry-run`: the pod is the one the API server returned.
     ServerDryRun,
     /// `whatif --validate=warn`: a validating admission plugin would refuse the pod.

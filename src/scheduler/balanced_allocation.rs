@@ -1,7 +1,8 @@
 //! NodeResourcesBalancedAllocation (`noderesources/balanced_allocation.go`): favours nodes
 //! whose utilisation fractions (real requests, pod included) are close to each other. Scores
-//! are final (no NormalizeScore); a pod that requests none of the resources is skipped in
-//! PreScore so best-effort pods do not all land on one node.
+//! are final (no NormalizeScore); from 1.33 a pod that requests none of the resources is
+//! skipped in PreScore so best-effort pods do not all land on one node (kubernetes#129138);
+//! before, it is scored on the nodes' usage alone.
 
 pub mod explain;
 
@@ -12,6 +13,7 @@ use serde::Serialize;
 use super::config::BalancedAllocationArgs;
 use super::node_resources_fit::{PerResource, ScoredResource, allocatable_and_requested};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::release::Release;
 use super::status::{PreScoreOutcome, Status};
 
 /// One resource's utilisation after placing the pod.
@@ -31,6 +33,17 @@ pub struct Fraction {
 pub struct ScoreDetails {
     pub fractions: Vec<Fraction>,
     pub std_dev: f64,
+    /// From 1.36, the score is the change of balance the pod makes: this is the balance
+    /// (`(1 − std) × 100`) of the node without the pod, and the score
+    /// `50 + (50 + with − without) / 2` (kubernetes#135573).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance_without_pod: Option<i64>,
+}
+
+/// 1.36's score from the balance with and without the pod: 75 when the pod changes nothing,
+/// in Go's int64 arithmetic (division truncating toward zero).
+pub fn change_of_balance(with_pod: i64, without_pod: i64) -> i64 {
+    50 + (50 + with_pod - without_pod) / 2
 }
 
 /// `balancedResourceScorer`: (1 − standard deviation of the fractions) × 100, truncated.
@@ -59,10 +72,14 @@ pub struct BalancedAllocation<'a> {
     args: &'a BalancedAllocationArgs,
     /// The strategy's resources with the pod's requests, resolved once.
     scored: Vec<ScoredResource>,
+    /// A pod requesting none of the resources is skipped (1.33 on).
+    skips_best_effort: bool,
+    /// The score is the change of balance (1.36 on).
+    scores_change: bool,
 }
 
 impl<'a> BalancedAllocation<'a> {
-    pub fn new(input: Input<'a>, args: &'a BalancedAllocationArgs) -> Self {
+    pub fn new(input: Input<'a>, args: &'a BalancedAllocationArgs, release: Release) -> Self {
         let scored = args
             .resources
             .iter()
@@ -75,7 +92,16 @@ impl<'a> BalancedAllocation<'a> {
             input,
             args,
             scored,
+            skips_best_effort: release.facts().balanced_allocation_skips_best_effort,
+            scores_change: release.facts().balanced_allocation_scores_change,
         }
+    }
+}
+
+impl BalancedAllocation<'_> {
+    /// A pod this release skips: it requests none of the resources.
+    fn best_effort(&self) -> bool {
+        self.skips_best_effort && self.scored.iter().all(|r| r.pod_request() == 0)
     }
 }
 
@@ -89,7 +115,7 @@ impl Plugin for BalancedAllocation<'_> {
     }
 
     fn pre_score(&mut self, _candidates: &[usize]) -> PreScoreOutcome {
-        if self.scored.iter().all(|r| r.pod_request() == 0) {
+        if self.best_effort() {
             PreScoreOutcome::Skip
         } else {
             PreScoreOutcome::Proceed
@@ -100,8 +126,8 @@ impl Plugin for BalancedAllocation<'_> {
         if self.args.resources.is_empty() {
             return Err("resources not found".to_string());
         }
-        // Without PreScore upstream scores a best-effort pod 0.
-        if self.scored.iter().all(|r| r.pod_request() == 0) {
+        // Without PreScore upstream scores a best-effort pod 0 (1.33 on).
+        if self.best_effort() {
             return Ok((0, None));
         }
         let usage = self.input.node_usage(ni);
@@ -113,7 +139,20 @@ impl Plugin for BalancedAllocation<'_> {
             allocatable.push(a);
             requested.push(q);
         }
-        let (score, std_dev) = balanced_score(&requested, &allocatable);
+        let (mut score, std_dev) = balanced_score(&requested, &allocatable);
+        let mut balance_without_pod = None;
+        if self.scores_change {
+            // The node as it is: what it holds, without the pod's requests.
+            let without: PerResource<i64> = requested
+                .iter()
+                .zip(&self.scored)
+                .zip(&allocatable)
+                .map(|((q, r), a)| if *a == 0 { 0 } else { q - r.pod_request() })
+                .collect();
+            let (before, _) = balanced_score(&without, &allocatable);
+            balance_without_pod = Some(before);
+            score = change_of_balance(score, before);
+        }
         let fractions = self
             .args
             .resources
@@ -127,7 +166,14 @@ impl Plugin for BalancedAllocation<'_> {
                     .then(|| (requested[i] as f64 / allocatable[i] as f64).min(1.0)),
             })
             .collect();
-        Ok((score, Some(ScoreDetails { fractions, std_dev })))
+        Ok((
+            score,
+            Some(ScoreDetails {
+                fractions,
+                std_dev,
+                balance_without_pod,
+            }),
+        ))
     }
 }
 

@@ -161,10 +161,13 @@ const SCHEDULER_GATES: &[&str] = &[
     "DRADeviceTaintRules",
     "DRADeviceTaints",
     "DRAExtendedResource",
+    "DRAListTypeAttributes",
+    "DRANodeAllocatableResources",
     "DRAPartitionableDevices",
     "DRAPrioritizedList",
     "DRAResourceClaimDeviceStatus",
     "DRASchedulerFilterTimeout",
+    "DRAWorkloadResourceClaims",
     "DynamicResourceAllocation",
     "GangScheduling",
     "GenericWorkload",
@@ -183,6 +186,7 @@ const SCHEDULER_GATES: &[&str] = &[
     "SidecarContainers",
     "StorageCapacityScoring",
     "TaintTolerationComparisonOperators",
+    "TopologyAwareWorkloadScheduling",
     "VolumeAttributesClass",
     "VolumeLimitScaling",
 ];
@@ -207,6 +211,9 @@ pub struct FeatureGates {
     pub given: BTreeMap<String, bool>,
     /// The release emulated: the facts that differ from 1.35 (`release.rs`).
     pub release: Release,
+    /// The version a server or snapshot says, when newer than the newest release emulated
+    /// (which `release` then is), for the report to name both.
+    pub newer_than_emulated: Option<String>,
 }
 
 impl FeatureGates {

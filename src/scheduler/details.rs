@@ -12,6 +12,7 @@ use super::balanced_allocation;
 use super::image_locality;
 use super::inter_pod_affinity;
 use super::node_affinity;
+use super::node_declared_features;
 use super::node_name;
 use super::node_ports;
 use super::node_resources_fit;
@@ -82,6 +83,7 @@ per_plugin! {
         NodeVolumeLimits(Box<node_volume_limits::FilterDetails>),
         VolumeBinding(Box<volume_binding::FilterDetails>),
         VolumeZone(Box<volume_zone::FilterDetails>),
+        NodeDeclaredFeatures(node_declared_features::FilterDetails),
     }
 }
 

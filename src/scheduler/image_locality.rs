@@ -169,7 +169,10 @@ impl Plugin for ImageLocality<'_> {
         } else {
             Arc::new(self.details(ni))
         };
-        let score = calculate_priority(details.sum, details.images.len());
+        // From 1.36 image volumes add to the sum but not to the cap, which counts containers
+        // (`calculatePriority(sumScores, len(containers)+len(initContainers))`).
+        let containers = details.images.len() - self.input.pod.template.resources.volume_images;
+        let score = calculate_priority(details.sum, containers);
         Ok((score, Some(details)))
     }
 }

@@ -20,6 +20,7 @@ pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod needs;
 pub mod node_affinity;
+pub mod node_declared_features;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;

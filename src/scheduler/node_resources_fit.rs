@@ -749,7 +749,8 @@ mod tests {
         assert_eq!(requested, [100, 200 << 20]);
         assert_eq!(score, 96);
 
-        let balanced = BalancedAllocation::new(input, &profile.balanced_allocation);
+        let balanced =
+            BalancedAllocation::new(input, &profile.balanced_allocation, profile.gates.release);
         let (_, details) = balanced.score(0).expect("score");
         let requested: Vec<i64> = details
             .expect("details")

@@ -31,6 +31,7 @@ pub enum PluginId {
     NodeResourcesBalancedAllocation,
     ImageLocality,
     DefaultBinder,
+    NodeDeclaredFeatures,
     /// A plugin upstream does not ship (out of tree), or `*` in a profile's disabled list,
     /// by its name as written. Never the name of one of the others: [`PluginId::named`]
     /// makes those.
@@ -39,7 +40,7 @@ pub enum PluginId {
 
 impl PluginId {
     /// Every in-tree plugin.
-    pub const IN_TREE: [PluginId; 19] = [
+    pub const IN_TREE: [PluginId; 20] = [
         PluginId::SchedulingGates,
         PluginId::PrioritySort,
         PluginId::NodeUnschedulable,
@@ -59,6 +60,7 @@ impl PluginId {
         PluginId::NodeResourcesBalancedAllocation,
         PluginId::ImageLocality,
         PluginId::DefaultBinder,
+        PluginId::NodeDeclaredFeatures,
     ];
 
     /// The plugin a profile names `name`.
@@ -91,6 +93,7 @@ impl PluginId {
             PluginId::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
             PluginId::ImageLocality => "ImageLocality",
             PluginId::DefaultBinder => "DefaultBinder",
+            PluginId::NodeDeclaredFeatures => "NodeDeclaredFeatures",
             PluginId::Other(name) => name,
         }
     }

@@ -59,9 +59,11 @@ fn extension_points(plugin: &PluginId) -> Option<u8> {
         | P::NodeResourcesFit
         | P::VolumeBinding => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
         P::DynamicResources => PRE_FILTER | FILTER | POST_FILTER | PRE_SCORE | SCORE,
-        P::NodePorts | P::VolumeRestrictions | P::NodeVolumeLimits | P::VolumeZone => {
-            PRE_FILTER | FILTER
-        }
+        P::NodePorts
+        | P::VolumeRestrictions
+        | P::NodeVolumeLimits
+        | P::VolumeZone
+        | P::NodeDeclaredFeatures => PRE_FILTER | FILTER,
         P::NodeResourcesBalancedAllocation => PRE_SCORE | SCORE,
         P::ImageLocality => SCORE,
         P::DefaultPreemption => POST_FILTER,
@@ -90,6 +92,7 @@ pub fn is_implemented(plugin: &PluginId) -> bool {
             | P::NodeVolumeLimits
             | P::VolumeBinding
             | P::VolumeZone
+            | P::NodeDeclaredFeatures
     )
 }
 
@@ -412,7 +415,7 @@ impl Profile {
         // scores from 1.35 (default_plugins.go of each release).
         let facts = gates.release.facts();
         let dra = |n: &PluginId| *n == PluginId::DynamicResources;
-        let defaults: Vec<PluginRef> = DEFAULT_PLUGINS
+        let mut defaults: Vec<PluginRef> = DEFAULT_PLUGINS
             .iter()
             .filter(|(n, _)| !dra(n) || facts.dynamic_resources_default)
             .map(|(n, w)| PluginRef {
@@ -420,6 +423,14 @@ impl Profile {
                 weight: (*w != 0 && (!dra(n) || facts.dynamic_resources_scores)).then_some(*w),
             })
             .collect();
+        // From 1.36 the gate NodeDeclaredFeatures is on: `applyFeatureGates` appends the
+        // plugin after DefaultBinder, so it is the last PreFilter and Filter plugin.
+        if facts.node_declared_features {
+            defaults.push(PluginRef {
+                name: PluginId::NodeDeclaredFeatures,
+                weight: None,
+            });
+        }
         let empty = Plugins::default();
         let plugins = plugins.unwrap_or(&empty);
         let (multi_point, _) = merge_plugin_set(&defaults, &plugins.multi_point);

@@ -14,6 +14,7 @@ use super::explain::{Explain, Silent};
 use super::image_locality::{self, ImageLocality};
 use super::inter_pod_affinity::{self, InterPodAffinity};
 use super::node_affinity::{self, NodeAffinity};
+use super::node_declared_features::{self, NodeDeclaredFeatures};
 use super::node_name::{self, NodeName};
 use super::node_ports::{self, NodePorts};
 use super::node_resources_fit::{self, NodeResourcesFit};
@@ -140,7 +141,7 @@ fn made<'a>(plugin: impl Registered + 'a) -> Option<Box<dyn Registered + 'a>> {
 /// The in-tree plugins this version models, a registration each. Where several explain one
 /// table column (the cordon and the taints), they fill it in this order.
 #[rustfmt::skip]
-static REGISTRY: [Registration; 15] = [
+static REGISTRY: [Registration; 16] = [
     Registration { id: PluginId::NodeUnschedulable, make: |i, _| made(NodeUnschedulable::new(i)), explain: &node_unschedulable::explain::Explainer },
     Registration { id: PluginId::NodeName, make: |i, _| made(NodeName::new(i)), explain: &node_name::explain::Explainer },
     Registration { id: PluginId::TaintToleration, make: |i, p| made(TaintToleration::new(i, &p.gates)), explain: &taint_toleration::explain::Explainer },
@@ -148,13 +149,14 @@ static REGISTRY: [Registration; 15] = [
     Registration { id: PluginId::InterPodAffinity, make: |i, p| made(InterPodAffinity::new(i, p.inter_pod_affinity)), explain: &inter_pod_affinity::explain::Explainer },
     Registration { id: PluginId::NodeResourcesFit, make: |i, p| made(NodeResourcesFit::new(i, &p.node_resources_fit, &p.gates)), explain: &node_resources_fit::explain::Explainer },
     Registration { id: PluginId::NodePorts, make: |i, _| made(NodePorts::new(i)), explain: &node_ports::explain::Explainer },
-    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation)), explain: &balanced_allocation::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation, p.gates.release)), explain: &balanced_allocation::explain::Explainer },
     Registration { id: PluginId::ImageLocality, make: |i, _| made(ImageLocality::new(i)), explain: &image_locality::explain::Explainer },
     Registration { id: PluginId::PodTopologySpread, make: |i, p| made(PodTopologySpread::new(i, &p.pod_topology_spread, &p.gates)), explain: &pod_topology_spread::explain::Explainer },
     Registration { id: PluginId::VolumeRestrictions, make: |i, p| made(VolumeRestrictions::new(i, p.gates.release)), explain: &volume_restrictions::explain::Explainer },
     Registration { id: PluginId::NodeVolumeLimits, make: |i, _| made(NodeVolumeLimits::new(i)), explain: &node_volume_limits::explain::Explainer },
     Registration { id: PluginId::VolumeBinding, make: |i, p| made(VolumeBinding::new(i, &p.gates)), explain: &volume_binding::explain::Explainer },
     Registration { id: PluginId::VolumeZone, make: |i, _| made(VolumeZone::new(i)), explain: &volume_zone::explain::Explainer },
+    Registration { id: PluginId::NodeDeclaredFeatures, make: |i, _| made(NodeDeclaredFeatures::new(i)), explain: &node_declared_features::explain::Explainer },
     // Modelled only for a pod without ResourceClaims, whose PreFilter it skips.
     Registration { id: PluginId::DynamicResources, make: |i, _| storage::Kind::DynamicResources.relevant(i.pod).is_none().then(|| made(storage::Skipped)).flatten(), explain: &storage::explain::DynamicResources },
 ];

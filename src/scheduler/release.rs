@@ -18,15 +18,25 @@
 //!   binder.go`), older up to 1.32, and VolumeRestrictions' ReadWriteOncePod reason
 //!   (`pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go`), older up to
 //!   1.33;
+//! - how a pod's requests are counted (`staging/src/k8s.io/component-helpers/resource/
+//!   helpers.go`, `pkg/scheduler/framework/types.go`): pod-level requests from 1.34
+//!   (PodLevelResources), existing pods' container resize status from 1.33
+//!   (InPlacePodVerticalScaling), their pod-level resize status from 1.36; in 1.31 the nodes'
+//!   non-zero requests count a sidecar as an init container; NodePorts counts sidecars' host
+//!   ports from 1.34; ImageLocality counts image volumes from 1.36 (`ResourceRules`);
+//! - NodeResourcesBalancedAllocation (`pkg/scheduler/framework/plugins/noderesources/
+//!   balanced_allocation.go`): from 1.33 it skips a pod requesting none of its resources;
+//!   from 1.36 it scores the change of balance;
 //! - the scheduler's feature gates each release knows (`pkg/features/kube_features.go`).
 //!
 //! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
-//! BalancedAllocation scoring BestEffort pods and PodTopologySpread counting per topology key
-//! (1.31, 1.32), existing pods' requests from spec only (1.31, 1.32), pod-level resources
-//! ignored, sidecar host ports ignored and namespaceSelector terms replaced (1.31–1.33), and
-//! 1.31's FitError leaving out nodes a PreFilterResult removed.
+//! PodTopologySpread counting per topology key (1.31, 1.32), namespaceSelector terms
+//! replaced (1.31–1.33), 1.31's FitError leaving out nodes a PreFilterResult removed, and the
+//! uniformly random pick among the top-scored nodes (up to 1.34).
 
 use std::fmt;
+
+use crate::state::ResourceRules;
 
 /// A kube-scheduler minor release.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +47,7 @@ pub enum Release {
     V1_34,
     #[default]
     V1_35,
+    V1_36,
 }
 
 /// What differs from one release to the next.
@@ -54,9 +65,43 @@ pub struct Facts {
     pub volume_binding_older_node_reason: bool,
     /// VolumeRestrictions' ReadWriteOncePod reason is the older "node has pod using ...".
     pub read_write_once_pod_older_reason: bool,
+    /// PodLevelResources on: `spec.resources.requests` replace the containers' sum, for the
+    /// incoming pod and every existing one (`staging/src/k8s.io/component-helpers/resource/
+    /// helpers.go`).
+    pub pod_level_resources: bool,
+    /// InPlacePodVerticalScaling on: existing pods' containers count their resize status.
+    pub container_resize_status: bool,
+    /// InPlacePodLevelResourcesVerticalScaling on: existing pods' pod-level requests count
+    /// the pod's resize status.
+    pub pod_level_resize_status: bool,
+    /// The nodes' non-zero requests count a sidecar as an init container
+    /// (`calculateResource` in `pkg/scheduler/framework/types.go`).
+    pub sidecar_non_zero_as_init: bool,
+    /// NodePorts counts sidecars' host ports (`pkg/scheduler/util/utils.go`).
+    pub sidecar_host_ports: bool,
+    /// ImageLocality counts image volumes (`sumImageScores`).
+    pub image_locality_image_volumes: bool,
+    /// BalancedAllocation skips, at PreScore, a pod requesting none of its resources
+    /// (kubernetes#129138).
+    pub balanced_allocation_skips_best_effort: bool,
+    /// BalancedAllocation scores the change of balance the pod makes (kubernetes#135573).
+    pub balanced_allocation_scores_change: bool,
+    /// NodeDeclaredFeatures is in the default profile (gate NodeDeclaredFeatures on), and
+    /// the API server admits `restartPolicyRules` with `RestartAllContainers`
+    /// (RestartAllContainersOnContainerExits on).
+    pub node_declared_features: bool,
     /// Scheduler feature gates new in this release (of those the table tracks).
     pub gates_new: &'static [&'static str],
 }
+
+/// Gates new in 1.36 (of those the scheduler reads; `pkg/features/kube_features.go` of
+/// v1.36.2).
+const NEW_IN_1_36: &[&str] = &[
+    "DRAListTypeAttributes",
+    "DRANodeAllocatableResources",
+    "DRAWorkloadResourceClaims",
+    "TopologyAwareWorkloadScheduling",
+];
 
 /// Gates new in 1.35.
 const NEW_IN_1_35: &[&str] = &[
@@ -94,7 +139,7 @@ const NEW_IN_1_33: &[&str] = &[
 const NEW_IN_1_32: &[&str] = &["SchedulerAsyncPreemption", "PodLevelResources"];
 
 /// Every release, oldest first, with its facts.
-const TABLE: [(Release, &str, Facts); 5] = [
+const TABLE: [(Release, &str, Facts); 6] = [
     (
         Release::V1_31,
         "1.31",
@@ -105,6 +150,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: false,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: true,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: false,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: &[],
         },
     ),
@@ -118,6 +172,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: true,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: false,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: false,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_32,
         },
     ),
@@ -131,6 +194,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: true,
+            pod_level_resources: false,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: false,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_33,
         },
     ),
@@ -144,6 +216,15 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: false,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_34,
         },
     ),
@@ -157,7 +238,38 @@ const TABLE: [(Release, &str, Facts); 5] = [
             dynamic_resources_scores: true,
             volume_binding_older_node_reason: false,
             read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: false,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: false,
+            node_declared_features: false,
             gates_new: NEW_IN_1_35,
+        },
+    ),
+    (
+        Release::V1_36,
+        "1.36",
+        Facts {
+            taint_reason_names_taint: false,
+            fit_unresolvable_over_allocatable: true,
+            dynamic_resources_default: true,
+            dynamic_resources_scores: true,
+            volume_binding_older_node_reason: false,
+            read_write_once_pod_older_reason: false,
+            pod_level_resources: true,
+            container_resize_status: true,
+            pod_level_resize_status: true,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_locality_image_volumes: true,
+            balanced_allocation_skips_best_effort: true,
+            balanced_allocation_scores_change: true,
+            node_declared_features: true,
+            gates_new: NEW_IN_1_36,
         },
     ),
 ];
@@ -173,8 +285,26 @@ impl Release {
         &TABLE[self as usize]
     }
 
+    /// The newest release emulated.
+    pub fn newest() -> Release {
+        TABLE[TABLE.len() - 1].0
+    }
+
     pub fn facts(self) -> &'static Facts {
         &self.row().2
+    }
+
+    /// How this release counts a pod's requests, host ports and images.
+    pub fn resource_rules(self) -> ResourceRules {
+        let f = self.facts();
+        ResourceRules {
+            pod_level: f.pod_level_resources,
+            container_status: f.container_resize_status,
+            pod_level_status: f.pod_level_resize_status,
+            sidecar_non_zero_as_init: f.sidecar_non_zero_as_init,
+            sidecar_host_ports: f.sidecar_host_ports,
+            image_volumes: f.image_locality_image_volumes,
+        }
     }
 
     /// Whether this release's kube-scheduler has feature gate `gate`: no later release
@@ -210,11 +340,13 @@ impl Release {
             .map(|(r, ..)| *r)
     }
 
-    /// The emulated release closest to `version` (an API server's `gitVersion`): an older
-    /// server is emulated as 1.31, a newer one as 1.35, an unreadable version as 1.35.
-    pub fn closest(version: &str) -> Release {
+    /// The release to emulate for `version` (an API server's `gitVersion`, or what a
+    /// snapshot records): that release; for one newer than the newest emulated, the newest
+    /// (`Closest::Newer`); an unreadable version as 1.35. One older than the oldest is an
+    /// error naming it.
+    pub fn closest(version: &str) -> Result<Closest, String> {
         if let Some(r) = Release::parse(version) {
-            return r;
+            return Ok(Closest::Same(r));
         }
         let minor: Option<u32> = version
             .trim()
@@ -222,9 +354,17 @@ impl Release {
             .strip_prefix("1.")
             .and_then(|m| m.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|m| m.parse().ok());
+        let oldest = TABLE[0].1;
         match minor {
-            Some(m) if m < 31 => Release::V1_31,
-            _ => Release::V1_35,
+            Some(m) if m < 31 => Err(format!(
+                "kube-scheduler {} is older than the oldest release this version emulates \
+                 ({oldest}): its rules are not known here; pass --kubernetes-version with \
+                 one of {} to evaluate as that release",
+                version.trim(),
+                supported()
+            )),
+            Some(_) => Ok(Closest::Newer(Release::newest())),
+            None => Ok(Closest::Same(Release::default())),
         }
     }
 
@@ -232,18 +372,10 @@ impl Release {
     pub fn unmodelled(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self <= Release::V1_32 {
-            v.extend([
-                "NodeResourcesBalancedAllocation scoring BestEffort pods",
-                "PodTopologySpread counting constraints that share a topology key together",
-                "existing pods' requests from their spec only (InPlacePodVerticalScaling off)",
-            ]);
+            v.push("PodTopologySpread counting constraints that share a topology key together");
         }
         if self <= Release::V1_33 {
-            v.extend([
-                "pod-level resources ignored (PodLevelResources off)",
-                "sidecar host ports ignored by NodePorts",
-                "namespaceSelector of the pod's affinity terms replaced once resolved",
-            ]);
+            v.push("namespaceSelector of the pod's affinity terms replaced once resolved");
         }
         if self == Release::V1_31 {
             v.push("FitError counting only the nodes that ran Filter");
@@ -252,6 +384,22 @@ impl Release {
             v.push("a uniformly random pick among the top-scored nodes");
         }
         v
+    }
+}
+
+/// The release emulated for a version read from a server or a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closest {
+    Same(Release),
+    /// Newer than the newest release emulated: emulated as that one, and said.
+    Newer(Release),
+}
+
+impl Closest {
+    pub fn release(self) -> Release {
+        match self {
+            Closest::Same(r) | Closest::Newer(r) => r,
+        }
     }
 }
 

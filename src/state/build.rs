@@ -8,8 +8,8 @@ use crate::state::defaults;
 use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::pod::{
-    AffinityTerm, ControllerRef, Pod, PodAffinity, PodRef, PodTemplate, SpreadConstraint,
-    VolumeKinds,
+    AffinityTerm, ControllerRef, Pod, PodAffinity, PodRef, PodTemplate, RESTART_ALL_CONTAINERS,
+    SpreadConstraint, VolumeKinds,
 };
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
@@ -26,6 +26,7 @@ impl Node {
             taints: p.taints,
             unschedulable: p.unschedulable,
             resources: NodeResources::from_parts(p.allocatable.as_ref(), p.images),
+            declared_features: p.declared_features,
         }
     }
 }
@@ -214,6 +215,13 @@ impl Pod {
                 priority: spec.priority.unwrap_or(0),
                 preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
                 has_resource_claims: spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
+                restarts_all_containers: spec
+                    .containers
+                    .iter()
+                    .flatten()
+                    .chain(spec.init_containers.iter().flatten())
+                    .flat_map(|c| c.restart_policy_rules.iter().flatten())
+                    .any(|r| r.action == RESTART_ALL_CONTAINERS),
                 volumes: VolumeKinds::of(spec.volumes.as_deref().unwrap_or_default()),
                 storage: spec
                     .volumes

@@ -15,7 +15,7 @@ use super::node::Node;
 use super::objects::Objects;
 use super::pod::{ControllerRef, Pod, PodRef, PodTemplate};
 use super::priority_class::PriorityClass;
-use super::resources::{HostPort, PodResources, Resources, normalized_image_name};
+use super::resources::{HostPort, PodResources, ResourceRules, Resources, normalized_image_name};
 use super::taints::Toleration;
 use super::volumes::Volumes;
 use super::workloads::WorkloadSelectors;
@@ -226,6 +226,40 @@ impl ClusterState {
     /// and pods is derived again.
     pub fn with_nodes_and_pods(self, nodes: Vec<Node>, pods: Vec<Pod>) -> ClusterState {
         ClusterState::new(nodes, pods, self.objects)
+    }
+
+    /// The state as a release counting pods' resources by `rules` sees it: the pods it
+    /// counts otherwise get their resources again, and what is derived from them (the
+    /// nodes' usage) is derived again. Returned as it is when no pod differs.
+    pub fn under(mut self, rules: ResourceRules) -> ClusterState {
+        if rules == ResourceRules::default() {
+            return self;
+        }
+        // Replicas share a template: each is recounted once (the old one is held so that its
+        // address names no other while the map lives).
+        let mut done: FastMap<*const PodTemplate, (Arc<PodTemplate>, Arc<PodTemplate>)> =
+            FastMap::default();
+        let mut changed = false;
+        for pod in self.pods.iter_mut().chain(self.other_pods.iter_mut()) {
+            let key = Arc::as_ptr(&pod.template);
+            if let Some((_, new)) = done.get(&key) {
+                pod.template = new.clone();
+                continue;
+            }
+            if let Some(new) = pod.template.under(rules) {
+                let old = std::mem::replace(&mut pod.template, new.clone());
+                done.insert(key, (old, new));
+                changed = true;
+            }
+        }
+        drop(done);
+        if !changed {
+            return self;
+        }
+        let nodes = std::mem::take(&mut self.nodes);
+        let mut pods = std::mem::take(&mut self.pods);
+        pods.append(&mut self.other_pods);
+        self.with_nodes_and_pods(nodes, pods)
     }
 
     /// What was read beside the nodes and pods.

@@ -745,6 +745,7 @@ mod tests {
             taints: Vec::new(),
             unschedulable: false,
             resources: Default::default(),
+            declared_features: Vec::new(),
         };
         let t = Topology::new(&[
             node("a", Some("z1")),
@@ -769,6 +770,7 @@ mod tests {
             taints: Vec::new(),
             unschedulable: false,
             resources: Default::default(),
+            declared_features: Vec::new(),
         };
         let t = Topology::new(&[
             node("a", "zone-b"),

@@ -66,6 +66,7 @@ pub use read::{
     VERSION_COMMENT, parse_documents, read_objects, read_snapshot, read_snapshot_str,
     recorded_version, require_nodes,
 };
+pub use resources::ResourceRules;
 pub use selector_flag::parse_selector_flag;
 pub use source::{Located, SourceError};
 pub use strict::closest;

@@ -12,4 +12,6 @@ pub struct Node {
     pub unschedulable: bool,
     /// Allocatable resources and cached images.
     pub resources: NodeResources,
+    /// `status.declaredFeatures`.
+    pub declared_features: Vec<String>,
 }

@@ -66,6 +66,11 @@ pub(crate) struct Status {
     pub(crate) container_statuses: Option<Vec<ContainerStatus>>,
     #[serde(default)]
     pub(crate) init_container_statuses: Option<Vec<ContainerStatus>>,
+    /// Pod-level resources after an in-place resize (read from 1.36 on).
+    #[serde(default)]
+    pub(crate) resources: Option<spec::ResourceRequirements>,
+    #[serde(default)]
+    pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +150,8 @@ pub(crate) struct Container {
     pub(crate) resources: Option<spec::ResourceRequirements>,
     #[serde(default)]
     pub(crate) restart_policy: Option<String>,
+    #[serde(default)]
+    pub(crate) restart_policy_rules: Option<Vec<spec::ContainerRestartRule>>,
 }
 
 /// A volume, only the sources the storage plugins look for (`VolumeKinds::of` and
@@ -177,6 +184,8 @@ pub(crate) struct Volume {
     pub(crate) vsphere_volume: Option<Checked<spec::VsphereVirtualDiskVolumeSource>>,
     #[serde(default)]
     pub(crate) portworx_volume: Option<Checked<spec::PortworxVolumeSource>>,
+    #[serde(default)]
+    pub(crate) image: Option<spec::ImageVolumeSource>,
 }
 
 /// A node, the fields the model is built from.
@@ -188,6 +197,8 @@ pub(crate) struct NodeParts {
     pub(crate) allocatable: Option<BTreeMap<String, Quantity>>,
     /// The images the read keeps (see `ImageNames`).
     pub(crate) images: Vec<NodeImage>,
+    /// `status.declaredFeatures` (read by NodeDeclaredFeatures from 1.36).
+    pub(crate) declared_features: Vec<String>,
 }
 
 /// One `status.images` entry of a node.

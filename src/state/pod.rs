@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::labels::Labels;
-use super::resources::PodResources;
+use super::resources::{PodResources, ResourceRules};
 use super::selector::LabelSelector;
 use super::spec;
 use super::taints::Toleration;
@@ -201,6 +201,10 @@ pub struct PodTemplate {
     pub preempt_never: bool,
     /// The pod references ResourceClaims (dynamic resource allocation).
     pub has_resource_claims: bool,
+    /// A container or init container has a `restartPolicyRules` entry with action
+    /// `RestartAllContainers`: the pod needs nodes declaring
+    /// `RestartAllContainersOnContainerExits` (NodeDeclaredFeatures, from 1.36).
+    pub restarts_all_containers: bool,
     /// What kinds of volumes the pod has, for the storage plugins' PreFilter.
     pub volumes: VolumeKinds,
     /// The volumes the storage plugins read (claims, ephemeral volumes, inline disks), in
@@ -210,6 +214,31 @@ pub struct PodTemplate {
     pub topology_spread: Vec<SpreadConstraint>,
     /// Requests, host ports and images, folded once.
     pub resources: Arc<PodResources>,
+}
+
+/// The `restartPolicyRules` action that makes a pod need a node feature.
+pub const RESTART_ALL_CONTAINERS: &str = "RestartAllContainers";
+
+impl PodTemplate {
+    /// The template as a release counting resources by `rules` has it; `None` when the
+    /// same.
+    pub fn under(&self, rules: ResourceRules) -> Option<Arc<PodTemplate>> {
+        let resources = self.resources.under(rules)?;
+        Some(Arc::new(PodTemplate {
+            resources: Arc::new(resources),
+            ..self.clone()
+        }))
+    }
+}
+
+impl Pod {
+    /// The pod as a release counting resources by `rules` has it.
+    pub fn under(mut self, rules: ResourceRules) -> Pod {
+        if let Some(t) = self.template.under(rules) {
+            self.template = t;
+        }
+        self
+    }
 }
 
 /// The volume kinds the storage plugins look at (their PreFilter skips pods without them).

@@ -218,6 +218,15 @@ pub const VERSION_COMMENT: &str = "# kubernetesVersion: ";
 /// The version a snapshot file records (`v1.33.5`), from its first line; `None` without one.
 pub fn recorded_version(path: &Path) -> Option<String> {
     use std::io::{BufRead, Read};
+    // Standard input is read once and kept (see `read_text`): its first line is there.
+    if path.as_os_str() == "-" {
+        let text = read_text(path).ok()?;
+        return text
+            .lines()
+            .next()?
+            .strip_prefix(VERSION_COMMENT)
+            .map(|v| v.trim().to_string());
+    }
     let mut line = String::new();
     let file = std::fs::File::open(path).ok()?;
     std::io::BufReader::new(file.take(256))

@@ -422,9 +422,61 @@ struct PodSpecRequests {
     containers: Vec<ContainerRequests>,
     init_containers: Vec<ContainerRequests>,
     pod_level: ResourceList,
+    /// The pod's own `status.resources.requests` and `status.allocatedResources` after an
+    /// in-place resize of its pod-level resources.
+    pod_level_actuated: Option<ResourceList>,
+    pod_level_allocated: Option<ResourceList>,
     overhead: ResourceList,
     resize_infeasible: bool,
     has_status: bool,
+}
+
+/// How one computation of [`PodSpecRequests::requests`] counts.
+#[derive(Debug, Clone, Copy, Default)]
+struct How {
+    /// The containers' resize status (`UseStatusResources`).
+    use_status: bool,
+    /// Pod-level requests replace the containers' (the opposite of `SkipPodLevelResources`).
+    pod_level: bool,
+    /// Pod-level requests take the pod's resize status too.
+    pod_level_status: bool,
+    /// Restartable init containers count as init containers (1.31's non-zero requests).
+    sidecars_as_init: bool,
+}
+
+/// How a release's kube-scheduler folds a pod's spec and status into what it counts, where
+/// releases differ (the release table, `scheduler::release`, says which release counts how;
+/// the default is 1.35's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceRules {
+    /// PodLevelResources: `spec.resources.requests` replace the containers' sum (from 1.34).
+    pub pod_level: bool,
+    /// InPlacePodVerticalScaling: existing pods' containers count their resize status
+    /// (from 1.33).
+    pub container_status: bool,
+    /// InPlacePodLevelResourcesVerticalScaling: existing pods' pod-level requests count the
+    /// pod's resize status (from 1.36).
+    pub pod_level_status: bool,
+    /// The nodes' non-zero requests count a restartable init container as an init container
+    /// (1.31's `calculateResource`: containers summed, init containers maxed).
+    pub sidecar_non_zero_as_init: bool,
+    /// NodePorts counts restartable init containers' host ports (from 1.34).
+    pub sidecar_host_ports: bool,
+    /// ImageLocality counts image volumes (from 1.36).
+    pub image_volumes: bool,
+}
+
+impl Default for ResourceRules {
+    fn default() -> Self {
+        ResourceRules {
+            pod_level: true,
+            container_status: true,
+            pod_level_status: false,
+            sidecar_non_zero_as_init: false,
+            sidecar_host_ports: true,
+            image_volumes: false,
+        }
+    }
 }
 
 /// `IsSupportedPodLevelResource`.
@@ -503,9 +555,28 @@ impl PodSpecRequests {
             .and_then(|s| s.conditions.as_ref())
             .and_then(|cs| cs.iter().find(|c| c.type_ == "PodResizePending"))
             .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+        let pod_list = |list: Option<&BTreeMap<String, ApiQuantity>>,
+                        field: &'static str,
+                        problems: &mut Vec<QuantityProblem>| {
+            list.map(|m| parse_list(Some(m), Side::Status, || field.to_string(), problems))
+        };
+        let pod_level_actuated = pod_list(
+            status
+                .and_then(|s| s.resources.as_ref())
+                .and_then(|r| r.requests.as_ref()),
+            "status.resources.requests",
+            problems,
+        );
+        let pod_level_allocated = pod_list(
+            status.and_then(|s| s.allocated_resources.as_ref()),
+            "status.allocatedResources",
+            problems,
+        );
         PodSpecRequests {
             containers,
             init_containers,
+            pod_level_actuated,
+            pod_level_allocated,
             pod_level: parse_list(
                 spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
                 Side::Spec,
@@ -528,8 +599,18 @@ impl PodSpecRequests {
         self.pod_level.keys().any(|k| pod_level_supported(k))
     }
 
-    /// `aggregateContainerResourcesByFn`.
-    fn aggregate(&self, source: Source, non_missing: &ResourceList) -> ResourceList {
+    /// The pod's own resize status is there.
+    fn has_pod_level_status(&self) -> bool {
+        self.pod_level_actuated.is_some() || self.pod_level_allocated.is_some()
+    }
+
+    /// `aggregateContainerResourcesByFn`; with `sidecars_as_init`, 1.31's non-zero sum.
+    fn aggregate(
+        &self,
+        source: Source,
+        non_missing: &ResourceList,
+        sidecars_as_init: bool,
+    ) -> ResourceList {
         let get = |c: &ContainerRequests| {
             let mut l = c.list(source, self.resize_infeasible);
             for (name, q) in non_missing.iter() {
@@ -545,7 +626,7 @@ impl PodSpecRequests {
         let mut init_peak = ResourceList::new();
         for c in &self.init_containers {
             let l = get(c);
-            let phase = if c.restartable {
+            let phase = if c.restartable && !sidecars_as_init {
                 add_into(&mut result, &l);
                 add_into(&mut sidecars, &l);
                 sidecars.clone()
@@ -560,19 +641,13 @@ impl PodSpecRequests {
         result
     }
 
-    /// `PodRequests`; `use_status` is kube-scheduler's `UseStatusResources`
-    /// (InPlacePodVerticalScaling, on by default), `pod_level` the opposite of
-    /// `SkipPodLevelResources` (PodLevelResources, on by default).
-    fn requests(
-        &self,
-        use_status: bool,
-        pod_level: bool,
-        non_missing: &ResourceList,
-    ) -> ResourceList {
-        let mut reqs = if use_status && self.has_status {
-            let spec = self.aggregate(Source::Spec, non_missing);
-            let allocated = self.aggregate(Source::Allocated, non_missing);
-            let actuated = self.aggregate(Source::Actuated, non_missing);
+    /// `PodRequests` counted as `how` says.
+    fn requests(&self, how: How, non_missing: &ResourceList) -> ResourceList {
+        let aggregate = |source| self.aggregate(source, non_missing, how.sidecars_as_init);
+        let mut reqs = if how.use_status && self.has_status {
+            let spec = aggregate(Source::Spec);
+            let allocated = aggregate(Source::Allocated);
+            let actuated = aggregate(Source::Actuated);
             let mut out = if self.resize_infeasible {
                 ResourceList::new()
             } else {
@@ -582,13 +657,31 @@ impl PodSpecRequests {
             max_into(&mut out, &allocated);
             out
         } else {
-            self.aggregate(Source::Spec, non_missing)
+            aggregate(Source::Spec)
         };
-        if pod_level && self.pod_level_set() {
-            for (name, q) in self.pod_level.iter() {
-                if pod_level_supported(name) {
-                    reqs.insert(name.clone(), *q);
-                }
+        if how.pod_level && self.pod_level_set() {
+            // `determineEffectiveRequests` (1.36): the larger of spec and resize status,
+            // the status alone once a resize is infeasible.
+            let mut pod_level =
+                if how.use_status && how.pod_level_status && self.has_pod_level_status() {
+                    let mut out = if self.resize_infeasible {
+                        ResourceList::new()
+                    } else {
+                        self.pod_level.clone()
+                    };
+                    for status in [&self.pod_level_actuated, &self.pod_level_allocated]
+                        .into_iter()
+                        .flatten()
+                    {
+                        max_into(&mut out, status);
+                    }
+                    out
+                } else {
+                    self.pod_level.clone()
+                };
+            pod_level.0.retain(|(name, _)| pod_level_supported(name));
+            for (name, q) in pod_level.iter() {
+                reqs.insert(name.clone(), *q);
             }
         }
         add_into(&mut reqs, &self.overhead);
@@ -601,7 +694,7 @@ impl PodSpecRequests {
 /// do not parse are left out; building the pod reports them.
 pub(crate) fn aggregate_container_requests(p: &PodParts) -> Vec<(Name, Quantity)> {
     PodSpecRequests::parse(p, &mut Vec::new())
-        .aggregate(Source::Spec, &ResourceList::new())
+        .aggregate(Source::Spec, &ResourceList::new(), false)
         .0
         .into_vec()
 }
@@ -660,11 +753,13 @@ impl ResourcesMemo {
             }
         }
         let resized = p.status.iter().any(|s| {
-            s.container_statuses
-                .iter()
-                .flatten()
-                .chain(s.init_container_statuses.iter().flatten())
-                .any(|c| c.allocated_resources.is_some() || c.resources.is_some())
+            s.resources.is_some()
+                || s.allocated_resources.is_some()
+                || s.container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.init_container_statuses.iter().flatten())
+                    .any(|c| c.allocated_resources.is_some() || c.resources.is_some())
         });
         if resized {
             return false;
@@ -696,6 +791,11 @@ impl ResourcesMemo {
             spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
         );
         put_list(key, spec.overhead.as_ref());
+        for v in spec.volumes.iter().flatten() {
+            if let Some(reference) = v.image.as_ref().and_then(|i| i.reference.as_deref()) {
+                put(key, reference);
+            }
+        }
         true
     }
 }
@@ -720,25 +820,65 @@ pub struct PodResources {
     pub fit_scorer: Option<Box<Resources>>,
     /// Host ports of containers and sidecars (`GetHostPorts`).
     pub host_ports: Vec<HostPort>,
-    /// Images of init containers, then containers (what ImageLocality looks up).
+    /// Images of init containers, then containers, then (from 1.36) image volumes: what
+    /// ImageLocality looks up.
     pub images: Vec<String>,
+    /// How many of `images` are image volumes' (at the end).
+    pub volume_images: usize,
     /// An init container with `restartPolicy: Always`.
     pub has_restartable_init: bool,
     /// Quantities that failed to parse (API validation rejects them; hand-written files
     /// may not).
     pub problems: Vec<QuantityProblem>,
+    /// Kept only for a pod another release may count differently.
+    inputs: Option<Arc<Inputs>>,
 }
 
-impl PodResources {
-    pub(crate) fn from_parts(p: &PodParts) -> PodResources {
-        let mut problems = Vec::new();
-        let parsed = PodSpecRequests::parse(p, &mut problems);
+/// What a pod's resources are computed from, kept beside them for the pods a release other
+/// than 1.35 may count differently (see [`PodResources::under`]).
+#[derive(Debug, Clone, Default)]
+struct Inputs {
+    parsed: PodSpecRequests,
+    /// Sidecars' host ports, then the containers'.
+    host_ports: Vec<HostPort>,
+    sidecar_ports: usize,
+    /// Images of init containers, then containers.
+    images: Vec<String>,
+    /// `spec.volumes[].image.reference`.
+    volume_images: Vec<String>,
+    has_restartable_init: bool,
+}
+
+impl Inputs {
+    /// Whether any rule of [`ResourceRules`] can count this pod otherwise than 1.35 does.
+    fn may_differ(&self) -> bool {
+        self.parsed.pod_level_set()
+            || self.parsed.has_status
+            || self.parsed.has_pod_level_status()
+            || self.has_restartable_init
+            || !self.volume_images.is_empty()
+    }
+
+    fn compute(&self, rules: ResourceRules) -> PodResources {
+        let parsed = &self.parsed;
         let none = ResourceList::new();
-        let spec_requests = parsed.requests(false, true, &none);
+        let how = How {
+            use_status: false,
+            pod_level: rules.pod_level,
+            pod_level_status: rules.pod_level_status,
+            sidecars_as_init: false,
+        };
+        let status = How {
+            use_status: rules.container_status,
+            ..how
+        };
+        let spec_requests = parsed.requests(how, &none);
+        let resized = (rules.container_status && parsed.has_status)
+            || (rules.pod_level_status && parsed.has_pod_level_status());
         // Without status resources (every pod not resized in place) the usage is the spec's.
         let usage_owned;
-        let usage_list = if parsed.has_status {
-            usage_owned = parsed.requests(true, true, &none);
+        let usage_list = if resized {
+            usage_owned = parsed.requests(status, &none);
             &usage_owned
         } else {
             &spec_requests
@@ -746,7 +886,7 @@ impl PodResources {
         // getNonMissingContainerRequests: without pod-level requests both defaults apply;
         // with them, only for a resource neither level sets.
         let mut non_missing = ResourceList::new();
-        let pod_level = parsed.pod_level_set();
+        let pod_level = rules.pod_level && parsed.pod_level_set();
         if !pod_level || !usage_list.contains_key(CPU) {
             non_missing.insert(
                 Cow::Borrowed(CPU),
@@ -759,10 +899,17 @@ impl PodResources {
                 Quantity::from_units(DEFAULT_MEMORY_REQUEST),
             );
         }
-        let non_zero = if non_missing.is_empty() {
+        let sidecars_as_init = rules.sidecar_non_zero_as_init && self.has_restartable_init;
+        let non_zero = if non_missing.is_empty() && !sidecars_as_init {
             usage_list.clone()
         } else {
-            parsed.requests(true, true, &non_missing)
+            parsed.requests(
+                How {
+                    sidecars_as_init,
+                    ..status
+                },
+                &non_missing,
+            )
         };
         // NodeResourcesFit's scorer is built by its strategy (`nodeResourceStrategyTypeMap`
         // in pkg/scheduler/framework/plugins/noderesources/fit.go) without the feature flags
@@ -770,8 +917,9 @@ impl PodResources {
         // with `SkipPodLevelResources` and without `UseStatusResources`: the spec's container
         // requests with the 100m / 200 MiB defaults, plus overhead, whatever `spec.resources`
         // says. Filter, BalancedAllocation and the nodes' totals use the pod-level requests.
-        let pod_level_requests = parsed.pod_level_set();
-        let fit_scorer = (pod_level_requests || parsed.has_status).then(|| {
+        // In 1.31 it counts sidecars as later releases do, where the nodes' non-zero sums
+        // do not.
+        let fit_scorer = (pod_level || resized || sidecars_as_init).then(|| {
             let mut defaults = ResourceList::new();
             defaults.insert(
                 Cow::Borrowed(CPU),
@@ -782,38 +930,87 @@ impl PodResources {
                 Quantity::from_units(DEFAULT_MEMORY_REQUEST),
             );
             Box::new(Resources::from_list(
-                &parsed.requests(false, false, &defaults),
+                &parsed.requests(How::default(), &defaults),
             ))
         });
-        let spec = p.spec.as_ref();
-        let mut host_ports = Vec::new();
-        let mut images = Vec::new();
-        let mut has_restartable_init = false;
-        if let Some(spec) = spec {
-            for c in spec.init_containers.iter().flatten() {
-                images.push(c.image.clone().unwrap_or_default());
-                if c.restart_policy.as_deref() == Some("Always") {
-                    has_restartable_init = true;
-                    host_ports.extend(host_ports_of(c));
-                }
-            }
-            for c in spec.containers.iter().flatten() {
-                images.push(c.image.clone().unwrap_or_default());
-                host_ports.extend(host_ports_of(c));
-            }
+        let host_ports = if rules.sidecar_host_ports {
+            self.host_ports.clone()
+        } else {
+            self.host_ports[self.sidecar_ports..].to_vec()
+        };
+        let mut images = self.images.clone();
+        let mut volume_images = 0;
+        if rules.image_volumes {
+            images.extend(self.volume_images.iter().cloned());
+            volume_images = self.volume_images.len();
         }
         PodResources {
             requests: Resources::max_from_list(&spec_requests),
             usage: Resources::from_list(usage_list),
             non_zero_milli_cpu: non_zero.get(CPU).map_or(0, |q| q.milli_value()),
             non_zero_memory: non_zero.get(MEMORY).map_or(0, |q| q.value()),
-            pod_level_requests,
+            pod_level_requests: pod_level,
             fit_scorer,
             host_ports,
             images,
-            has_restartable_init,
-            problems,
+            volume_images,
+            has_restartable_init: self.has_restartable_init,
+            problems: Vec::new(),
+            inputs: None,
         }
+    }
+}
+
+impl PodResources {
+    pub(crate) fn from_parts(p: &PodParts) -> PodResources {
+        let mut problems = Vec::new();
+        let parsed = PodSpecRequests::parse(p, &mut problems);
+        let spec = p.spec.as_ref();
+        let mut inputs = Inputs {
+            parsed,
+            ..Inputs::default()
+        };
+        let mut container_ports = Vec::new();
+        if let Some(spec) = spec {
+            for c in spec.init_containers.iter().flatten() {
+                inputs.images.push(c.image.clone().unwrap_or_default());
+                if c.restart_policy.as_deref() == Some("Always") {
+                    inputs.has_restartable_init = true;
+                    inputs.host_ports.extend(host_ports_of(c));
+                }
+            }
+            inputs.sidecar_ports = inputs.host_ports.len();
+            for c in spec.containers.iter().flatten() {
+                inputs.images.push(c.image.clone().unwrap_or_default());
+                container_ports.extend(host_ports_of(c));
+            }
+            inputs.volume_images = spec
+                .volumes
+                .iter()
+                .flatten()
+                .filter_map(|v| v.image.as_ref()?.reference.clone())
+                .collect();
+        }
+        inputs.host_ports.extend(container_ports);
+        let mut r = inputs.compute(ResourceRules::default());
+        r.problems = problems;
+        if inputs.may_differ() {
+            r.inputs = Some(Arc::new(inputs));
+        }
+        r
+    }
+
+    /// The pod's resources as a release counting by `rules` has them; `None` when they are
+    /// the same as these (1.35's).
+    pub fn under(&self, rules: ResourceRules) -> Option<PodResources> {
+        if rules == ResourceRules::default() {
+            return None;
+        }
+        let inputs = self.inputs.as_ref()?;
+        let mut r = inputs.compute(rules);
+        r.problems.clone_from(&self.problems);
+        r.inputs = Some(inputs.clone());
+        Some(r)
     }
 
     /// The pod's own request for one resource as NodeResourcesFit's scorer computes it

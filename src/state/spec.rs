@@ -194,6 +194,11 @@ wire! {
         pub protocol: Option<String> = "protocol",
     }
 
+    /// `restartPolicyRules[]` of a container: only the action is read (NodeDeclaredFeatures).
+    pub struct ContainerRestartRule as "ContainerRestartRule" {
+        pub action: String = "action",
+    }
+
     pub struct PodSchedulingGate as "PodSchedulingGate" {
         pub name: String = "name",
     }
@@ -283,6 +288,12 @@ wire! {
         pub storage_policy_id: Option<String> = "storagePolicyID",
         pub storage_policy_name: Option<String> = "storagePolicyName",
         pub volume_path: String = "volumePath",
+    }
+
+    /// An image volume (ImageLocality counts its image from 1.36).
+    pub struct ImageVolumeSource as "ImageVolumeSource" {
+        pub pull_policy: Option<String> = "pullPolicy",
+        pub reference: Option<String> = "reference",
     }
 
     pub struct PortworxVolumeSource as "PortworxVolumeSource" {

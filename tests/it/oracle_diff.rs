@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::oracle_diff::{Difference, args, comparable_reasons, compare, unpack};
+use crate::support::oracle_diff::{
+    Difference, args, comparable_reasons, compare, releases_archive, unpack, unpack_archive,
+};
 use crate::support::{assert_binary_agrees, run};
 
 /// The case's expected.json.
@@ -142,6 +144,92 @@ fn every_case_agrees_with_the_scheduler() {
     eprintln!(
         "{} cases agree with kube-scheduler ({groups:?})",
         cases.len()
+    );
+}
+
+/// The other releases (1.31 to 1.34, 1.36): each case run with `--kubernetes-version` set to
+/// the release whose scheduler decided it, compared as above; the first case of each group
+/// through the binary too.
+#[test]
+fn every_release_case_agrees_with_its_release() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = unpack_archive(&releases_archive(), dir.path());
+    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+    for case in &cases {
+        *groups
+            .entry(name(case).split('/').next().unwrap_or("").to_string())
+            .or_default() += 1;
+    }
+    // The archive is whole: a release lost in packing would pass by running nothing.
+    for release in ["1.31", "1.32", "1.33", "1.34", "1.36"] {
+        assert!(
+            groups
+                .get(&format!("release-{release}"))
+                .copied()
+                .unwrap_or(0)
+                > 0,
+            "the corpus has no release-{release}/: {groups:?}"
+        );
+    }
+    for release in ["1.31", "1.32", "1.33", "1.36"] {
+        assert!(
+            groups
+                .get(&format!("minimal-{release}"))
+                .copied()
+                .unwrap_or(0)
+                > 0,
+            "the corpus has no minimal-{release}/: {groups:?}"
+        );
+    }
+
+    let bad = disagreements(&cases);
+    let mut disagreeing: BTreeMap<String, usize> = BTreeMap::new();
+    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
+    for (case, diffs) in &bad {
+        *disagreeing
+            .entry(case.split('/').next().unwrap_or("").to_string())
+            .or_default() += 1;
+        let mut seen: Vec<&str> = diffs.iter().map(|d| d.class.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for class in seen {
+            *classes.entry(class).or_default() += 1;
+        }
+    }
+    let agreement: Vec<String> = groups
+        .iter()
+        .map(|(g, n)| format!("{g} {}/{n}", n - disagreeing.get(g).copied().unwrap_or(0)))
+        .collect();
+    let shown: Vec<String> = bad
+        .iter()
+        .take(40)
+        .map(|(case, diffs)| {
+            let lines: Vec<String> = diffs
+                .iter()
+                .map(|d| format!("    - {}", d.detail))
+                .collect();
+            format!("{case}\n{}", lines.join("\n"))
+        })
+        .collect();
+    eprintln!(
+        "agree with their release's kube-scheduler: {}",
+        agreement.join(", ")
+    );
+    let mut sampled = BTreeSet::new();
+    for case in &cases {
+        if sampled.insert(case.parent().expect("a case's group")) {
+            let args = args(case);
+            assert_binary_agrees(&args, &run(&args));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} cases disagree with their release's kube-scheduler ({}); by class: \
+         {classes:?}\n{}",
+        bad.len(),
+        cases.len(),
+        agreement.join(", "),
+        shown.join("\n")
     );
 }
 

@@ -115,8 +115,198 @@ fn a_snapshot_recording_its_version_is_emulated_as_that_release() {
     assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.35");
     let out = run(dir.path(), CLUSTER, &["--kubernetes-version", "1.29"]);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("use one of 1.31, 1.32, 1.33, 1.34, 1.35")
+        String::from_utf8_lossy(&out.stderr)
+            .contains("use one of 1.31, 1.32, 1.33, 1.34, 1.35, 1.36")
     );
+}
+
+/// An empty 32-CPU / 64Gi node and a 16-CPU one: a pod asking only for memory is scored by
+/// BalancedAllocation as the balance it leaves (1.35) or the change it makes (1.36).
+const TWO_NODES: &str = r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: big}
+  status: {allocatable: {cpu: "32", memory: 64Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: mid}
+  status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+"#;
+
+/// The pod's weighted BalancedAllocation score on `big`.
+fn balanced_on_big(doc: &Value) -> i64 {
+    let node = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "big")
+        .unwrap();
+    node["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["plugin"] == "NodeResourcesBalancedAllocation")
+        .unwrap()["weighted"]
+        .as_i64()
+        .unwrap()
+}
+
+fn scored(dir: &Path, cluster: &str, args: &[&str]) -> Value {
+    let (snapshot, pod) = (dir.join("cluster.yaml"), dir.join("pod.yaml"));
+    std::fs::write(&snapshot, cluster).unwrap();
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: m, namespace: default}\nspec:\n  \
+         containers: [{name: app, image: nginx, resources: {requests: {memory: 2Gi}}}]\n",
+    )
+    .unwrap();
+    let (snapshot, pod) = (snapshot.to_str().unwrap(), pod.to_str().unwrap());
+    let mut line = vec!["whatif", "-f", pod, "--snapshot", snapshot, "-o", "json"];
+    line.extend(args);
+    let out = support::run(&line);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_snapshot_recording_1_36_is_emulated_as_1_36_and_1_37_as_1_36_said() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1.35: B(with pod) = 98; 1.36: 50 + (50 + 98 - 100) / 2 = 74.
+    let doc = scored(dir.path(), TWO_NODES, &[]);
+    assert_eq!(balanced_on_big(&doc), 98);
+    let doc = scored(
+        dir.path(),
+        &format!("# kubernetesVersion: v1.36.2\n{TWO_NODES}"),
+        &[],
+    );
+    assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.36");
+    assert_eq!(balanced_on_big(&doc), 74);
+    let notes = doc["notes"].to_string();
+    assert!(notes.contains("emulating kube-scheduler 1.36"), "{notes}");
+    assert!(!notes.contains("newer than the newest"), "{notes}");
+
+    let doc = scored(
+        dir.path(),
+        &format!("# kubernetesVersion: v1.37.1\n{TWO_NODES}"),
+        &[],
+    );
+    assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.36");
+    assert_eq!(balanced_on_big(&doc), 74);
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("the cluster runs v1.37.1, newer than the newest release this version emulates: evaluated as kube-scheduler 1.36"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn a_snapshot_older_than_1_31_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &format!("# kubernetesVersion: v1.30.14\n{CLUSTER}"),
+        &[],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "kube-scheduler v1.30.14 is older than the oldest release this version emulates (1.31)"
+        ) && stderr.contains("--kubernetes-version"),
+        "{stderr}"
+    );
+    // The flag still chooses.
+    let out = run(
+        dir.path(),
+        &format!("# kubernetesVersion: v1.30.14\n{CLUSTER}"),
+        &["--kubernetes-version", "1.31"],
+    );
+    assert!(out.status.success());
+}
+
+#[test]
+fn a_snapshot_on_standard_input_is_emulated_as_the_release_it_records() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pod.yaml"), POD).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+        .current_dir(dir.path())
+        .args(["whatif", "-f", "pod.yaml", "--snapshot", "-", "-o", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("# kubernetesVersion: v1.33.5\n{CLUSTER}").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.33");
+    assert!(
+        doc["summary"]["failedSchedulingMessage"]
+            .as_str()
+            .unwrap()
+            .contains("untolerated taint {dedicated: gpu}")
+    );
+}
+
+/// The live API server's `/version` of 1.36 and of 1.37 (newer than the newest emulated).
+#[test]
+fn live_servers_of_1_36_and_1_37_are_emulated_as_1_36() {
+    for (version, note) in [("v1.36.2", false), ("v1.37.1", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("cluster.yaml"), TWO_NODES).unwrap();
+        std::fs::write(
+            dir.path().join("pod.yaml"),
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: m, namespace: default}\nspec:\n  \
+             containers: [{name: app, image: nginx, resources: {requests: {memory: 2Gi}}}]\n",
+        )
+        .unwrap();
+        let fake = FakeApi::start(&dir.path().join("cluster.yaml"));
+        fake.set_version(version);
+        let kubeconfig = fake.kubeconfig(dir.path(), None);
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-affinity"))
+            .current_dir(dir.path())
+            .env("HOME", dir.path())
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .args(["whatif", "-f", "pod.yaml", "-o", "json", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["scheduler"]["kubernetesVersion"], "1.36", "{version}");
+        assert_eq!(balanced_on_big(&doc), 74, "{version}");
+        let notes = doc["notes"].to_string();
+        assert_eq!(
+            notes.contains(&format!(
+                "the cluster runs {version}, newer than the newest"
+            )),
+            note,
+            "{notes}"
+        );
+        assert!(fake.seen().iter().any(|s| s.path == "/version"));
+    }
 }
 
 #[test]

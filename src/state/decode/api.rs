@@ -100,6 +100,11 @@ impl From<core::Pod> for PodParts {
                     ports: c.ports.map(|l| l.into_iter().map(port).collect()),
                     resources: c.resources.map(requirements),
                     restart_policy: c.restart_policy,
+                    restart_policy_rules: c.restart_policy_rules.map(|l| {
+                        l.into_iter()
+                            .map(|r| spec::ContainerRestartRule { action: r.action })
+                            .collect()
+                    }),
                 })
                 .collect::<Vec<_>>()
         };
@@ -135,6 +140,10 @@ impl From<core::Pod> for PodParts {
                 l.into_iter()
                     .map(|v| Volume {
                         name: v.name,
+                        image: v.image.map(|i| spec::ImageVolumeSource {
+                            pull_policy: i.pull_policy,
+                            reference: i.reference,
+                        }),
                         persistent_volume_claim: v.persistent_volume_claim.map(|c| {
                             spec::PersistentVolumeClaimVolumeSource {
                                 claim_name: c.claim_name,
@@ -216,6 +225,8 @@ impl From<core::Pod> for PodParts {
                 }),
                 container_statuses: statuses(s.container_statuses),
                 init_container_statuses: statuses(s.init_container_statuses),
+                resources: s.resources.map(requirements),
+                allocated_resources: s.allocated_resources.map(quantities),
             }
         });
         PodParts {
@@ -261,6 +272,7 @@ impl From<core::Node> for NodeParts {
                 })
                 .collect(),
             unschedulable: spec.unschedulable.unwrap_or(false),
+            declared_features: status.declared_features.unwrap_or_default(),
             // `SetDefaults_NodeStatus`: a node written without allocatable offers its
             // capacity (API servers store it so; a hand-written snapshot may lack it).
             allocatable: status.allocatable.or(status.capacity).map(quantities),

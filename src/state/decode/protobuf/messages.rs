@@ -530,6 +530,8 @@ impl From<PbPod> for PodParts {
                 }),
                 container_statuses: some_vec(s.container_statuses, container_status),
                 init_container_statuses: some_vec(s.init_container_statuses, container_status),
+                resources: None,
+                allocated_resources: None,
             }),
         }
     }
@@ -585,6 +587,8 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
             let v = v.source.unwrap_or_default();
             parts::Volume {
                 name,
+                // Not decoded from protobuf: see `PbVolumeSource`.
+                image: None,
                 persistent_volume_claim: v.persistent_volume_claim.map(|c| {
                     spec::PersistentVolumeClaimVolumeSource {
                         claim_name: c.claim_name.unwrap_or_default(),
@@ -646,6 +650,8 @@ pub(super) fn container(c: PbContainer) -> parts::Container {
         }),
         resources: c.resources.map(requirements),
         restart_policy: c.restart_policy,
+        // Not decoded from protobuf yet (see NodeDeclaredFeatures).
+        restart_policy_rules: None,
     }
 }
 

@@ -237,6 +237,8 @@ impl PbNode {
                 })
                 .collect(),
             unschedulable: spec.unschedulable.unwrap_or(false),
+            // Not decoded from protobuf yet: a live list read as protobuf declares none.
+            declared_features: Vec::new(),
             allocatable: quantity_map(status.allocatable),
             images,
         }
