@@ -11,6 +11,7 @@ pub mod balanced_allocation;
 pub mod config;
 pub mod default_preemption;
 pub mod details;
+pub mod dra;
 pub mod framework;
 pub mod image_locality;
 pub mod inter_pod_affinity;
