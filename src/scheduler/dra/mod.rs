@@ -4,6 +4,7 @@
 //! (k8s.io/dynamic-resource-allocation/structured), over plain copies of the
 //! resource.k8s.io/v1 objects ([`types`]).
 
+pub mod allocator;
 pub mod cel;
 pub mod semver;
 pub mod types;
