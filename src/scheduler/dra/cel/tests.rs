@@ -385,3 +385,45 @@ fn the_cache_compiles_once() {
     let b = cache.get_or_compile("device.driver == 'x'");
     assert!(Arc::ptr_eq(&a, &b));
 }
+
+#[test]
+fn the_dra_corpus_selectors_compile_and_run() {
+    // Every distinct selector of the oracle-diff DRA corpus' classes and claims.
+    let env = Environment::new(Features::default());
+    let gpu = Gpu::new("a100", "1.10.0", "40Gi");
+    for expr in [
+        "device.attributes[\"fpga.example.com\"].model == \"u280\"",
+        "device.attributes[\"gpu.example.com\"].driverVersion.compareTo(semver(\"1.10.0\")) >= 0",
+        "device.attributes[\"gpu.example.com\"].model != \"t4\"",
+        "device.attributes[\"gpu.example.com\"].model == \"a100\"",
+        "device.attributes[\"gpu.example.com\"].model == \"h100\"",
+        "device.attributes[\"gpu.example.com\"].numa == 0",
+        "device.attributes[\"nic.example.com\"].model == \"cx7\"",
+        "device.attributes[\"nic.example.com\"].rdma",
+        "device.attributes[\"nic.example.com\"].speedGbps > 25",
+        "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0",
+        "device.driver == \"fpga.example.com\"",
+        "device.driver == \"gpu.example.com\"",
+        "device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"1.2.0\"))",
+        "device.driver == \"gpu.example.com\" && device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0",
+        "device.driver == \"nic.example.com\"",
+        "device.driver == \"nic.example.com\" && device.attributes[\"nic.example.com\"].speedGbps >= 100",
+    ] {
+        let compiled = env.compile(expr);
+        assert_eq!(compiled.error(), None, "{expr}");
+        // A gpu: the gpu selectors decide, the others are false on the driver or fail on a
+        // nic attribute the gpu does not have.
+        let verdict = env.device_matches(&compiled, &gpu.input());
+        if expr.contains("nic.example.com") || expr.contains("fpga.example.com") {
+            assert!(
+                matches!(verdict, Ok(false))
+                    || verdict
+                        .as_ref()
+                        .is_err_and(|e| e.message.starts_with("no such key")),
+                "{expr}: {verdict:?}"
+            );
+        } else {
+            assert!(verdict.is_ok(), "{expr}: {verdict:?}");
+        }
+    }
+}
