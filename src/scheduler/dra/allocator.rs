@@ -670,7 +670,8 @@ impl<'a> Allocator<'a> {
                             ));
                         }
                         let mut datas = Vec::with_capacity(subs.len());
-                        let mut min = usize::MAX;
+                        // Go's math.MaxInt: what an empty list (refused by validation) adds.
+                        let mut min = i64::MAX as usize;
                         for (s, sub) in subs.iter().enumerate() {
                             let data = search.validate(
                                 c,
@@ -683,9 +684,7 @@ impl<'a> Allocator<'a> {
                             min = min.min(data.num_devices);
                             datas.push(data);
                         }
-                        if !datas.is_empty() {
-                            min_devices += min;
-                        }
+                        min_devices = min_devices.saturating_add(min);
                         requests.push(Request::Subrequests {
                             subs: datas,
                             selected: 0,
@@ -700,7 +699,7 @@ impl<'a> Allocator<'a> {
                             Some(&exact.spec),
                             exact.admin_access,
                         )?;
-                        min_devices += data.num_devices;
+                        min_devices = min_devices.saturating_add(data.num_devices);
                         requests.push(Request::Plain(data));
                     }
                     RequestKind::Unknown => {
