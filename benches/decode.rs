@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use k8s_openapi::api::core::v1 as core;
 use kubectl_affinity::state::decode::{json, protobuf};
-use kubectl_affinity::state::{ClusterState, Node, Pod};
+use kubectl_affinity::state::{ClusterState, Node, Objects, Pod};
 use kubectl_affinity_testkit::cluster_gen::{self, Size};
 use kubectl_affinity_testkit::pb_encode;
 
@@ -105,7 +105,7 @@ fn decode_and_add_all<P>(
     P: Sync,
 {
     bencher.bench(|| {
-        let mut state = ClusterState::new(nodes.to_vec(), Vec::new(), None);
+        let mut state = ClusterState::new(nodes.to_vec(), Vec::new(), Objects::default());
         for page in pages {
             for pod in decode(page) {
                 state.add_pod(pod);

@@ -11,8 +11,8 @@
 
 use std::sync::OnceLock;
 
-use kubectl_affinity::app::explain_pod;
-use kubectl_affinity::report::replicas::{WorkloadRun, simulate};
+use kubectl_affinity::pipeline::explain_pod;
+use kubectl_affinity::pipeline::replicas::{WorkloadRun, simulate};
 use kubectl_affinity::scheduler::config::FeatureGates;
 use kubectl_affinity::scheduler::profile::Profile;
 use kubectl_affinity::scheduler::workload::TieBreak;
@@ -110,7 +110,7 @@ fn preemptor(nodes: usize) -> &'static Pod {
     })
 }
 
-/// `app::explain_pod`: the evaluation plus the explanation document every renderer reads.
+/// `pipeline::explain_pod`: the evaluation plus the explanation document every renderer reads.
 #[divan::bench(args = [500, 5000], sample_count = 20)]
 fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     let (state, pod) = setup(nodes);
@@ -118,7 +118,7 @@ fn explain_probe(bencher: divan::Bencher, nodes: usize) {
     bencher.bench(|| explain_pod(pod, state, None, &profile, Vec::new(), Default::default()));
 }
 
-/// `report::replicas::simulate`: `REPLICAS` replicas of the probe (a Deployment's, say)
+/// `pipeline::replicas::simulate`: `REPLICAS` replicas of the probe (a Deployment's, say)
 /// scheduled one after another, each assumed onto its node before the next cycle, with the
 /// explanation of the one the output shows. The copy of the state each sample starts from,
 /// and freeing it, are not timed.

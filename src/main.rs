@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use kubectl_affinity::{app, cli::Cli};
 
 /// A 150,000-pod state leaves glibc's heap fragmented, and the evaluation's many small
-/// allocations then spent ~40% of their time in `_int_malloc`/`unlink_chunk`; mimalloc's
-/// per-size free lists do not degrade that way.
+/// allocations then spend much of their time searching its free lists (`_int_malloc`,
+/// `unlink_chunk`); mimalloc's per-size free lists do not degrade that way.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

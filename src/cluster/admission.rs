@@ -10,7 +10,8 @@ use kube::api::Api;
 use super::client::Live;
 use super::error::{ClusterError, unless_forbidden};
 use super::requests::Request;
-use crate::state::admission::{AdmissionObjects, NamespaceAnnotations};
+use crate::state::Object;
+use crate::state::admission::NamespaceAnnotations;
 use crate::state::limit_range::LimitRange;
 use crate::state::needs::Needs;
 use crate::state::runtime_class::RuntimeClass;
@@ -20,20 +21,20 @@ impl Live {
     pub(super) async fn admission_objects(
         &self,
         needs: &Needs,
-    ) -> Result<Result<AdmissionObjects, Request>, ClusterError> {
+    ) -> Result<Result<Vec<Object>, Request>, ClusterError> {
         let client = &self.server.client;
-        let mut objects = AdmissionObjects::default();
+        let mut objects = Vec::new();
         for ns in &needs.admission_namespaces {
             let req = Request::new("list", "limitranges", true).namespace(ns);
             let api: Api<core::LimitRange> = Api::namespaced(client.clone(), ns);
             let listed = self
                 .server
                 .collect(api.resource_url(), req.clone(), |o: core::LimitRange| {
-                    Some(LimitRange::from_api(&o))
+                    Some(Object::LimitRange(LimitRange::from_api(&o)))
                 })
                 .await;
             match unless_forbidden(listed, req)? {
-                Ok(l) => objects.limit_ranges.extend(l),
+                Ok(l) => objects.extend(l),
                 Err(req) => return Ok(Err(req)),
             }
             let req = Request::new("get", "namespaces", false).name(ns);
@@ -43,11 +44,12 @@ impl Live {
                 .get_slim::<core::Namespace>(api.resource_url(), ns, &req)
                 .await;
             match unless_forbidden(got, req)? {
-                Ok(got) => {
-                    let found =
-                        got.and_then(|n| NamespaceAnnotations::of(n.metadata.annotations.as_ref()));
-                    objects.namespaces.extend(found.map(|a| (ns.clone(), a)));
-                }
+                Ok(got) => objects.push(Object::Namespace {
+                    name: ns.clone(),
+                    labels: None,
+                    annotations: got
+                        .and_then(|n| NamespaceAnnotations::of(n.metadata.annotations.as_ref())),
+                }),
                 Err(req) => return Ok(Err(req)),
             }
         }
@@ -57,11 +59,11 @@ impl Live {
             let listed = self
                 .server
                 .collect(api.resource_url(), req.clone(), |o: node::RuntimeClass| {
-                    Some(RuntimeClass::from_api(&o))
+                    Some(Object::RuntimeClass(RuntimeClass::from_api(&o)))
                 })
                 .await;
             match unless_forbidden(listed, req)? {
-                Ok(c) => objects.runtime_classes = c,
+                Ok(c) => objects.extend(c),
                 Err(req) => return Ok(Err(req)),
             }
         }

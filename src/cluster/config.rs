@@ -323,9 +323,9 @@ pub async fn load(args: &KubeArgs) -> Result<(kube::Config, Target), ClusterErro
 
 /// hyper's read buffer, at most. At hyper's default (about 400 KiB) each read past a buffer
 /// still shared with a page's frames allocated a new 400-800 KiB one, a size the allocator
-/// serves from its arena and did not hand out again soon: at 150,000 pods the reads wrote
-/// 18-42 MB of fresh memory for 7 MB of frames alive at once, and on this project's bench
-/// machine every MB first written costs milliseconds of CPU.
+/// serves from its arena and did not hand out again soon: the reads wrote several times more
+/// fresh memory than the frames alive at once, and memory first written is slow (see
+/// BENCHMARKS.md, "The machine").
 const READ_BUFFER: usize = 64 * 1024;
 
 /// The client kube builds from `config` (kube-client's `ClientBuilder::try_from`: an HTTP

@@ -2,7 +2,6 @@
 //! compact model as they arrive, and exactly what else the evaluation [`Needs`].
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
@@ -19,10 +18,10 @@ use super::requests::Request;
 use crate::state::labels::Labels;
 use crate::state::needs::{NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
-use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
+use crate::state::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume};
 use crate::state::{
-    ClusterState, DisruptionBudget, DisruptionBudgetObject, LabelSelectorObject, MapSelectorObject,
-    Node, OwnerKind, Pod, PriorityClass, PriorityClassObject, WorkloadSelectors,
+    ClusterState, DisruptionBudgetObject, Kinds, LabelSelectorObject, MapSelectorObject, Node,
+    Object, Objects, OwnerKind, Pod, PriorityClassObject,
 };
 
 /// The field selector of the scheduler's own pod informer: terminal pods hold nothing.
@@ -49,8 +48,8 @@ impl Live {
         // for them. Errors are reported in the order the lists
         // were read one after the other: nodes, pods, namespaces, workloads.
         let nodes: RefCell<Vec<Node>> = RefCell::new(Vec::new());
-        // The pages are folded into the state on a thread of their own: folding a page of
-        // 500 pods on the thread that reads every answer held up the next request.
+        // The pages are folded into the state on a thread of their own: folding a page on
+        // the thread that reads every answer held up the next request.
         let (fold, folded) = std::sync::mpsc::channel();
         let folding = tokio::task::spawn_blocking(move || fold_pods(folded));
         let images = ImageNames::Only(needs.images.iter().cloned().collect());
@@ -105,50 +104,53 @@ impl Live {
             // A panic while folding stays a panic, as when pages were folded in place.
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
-        state.set_image_names(images);
+        state.objects_mut().read_node_images(images);
         let namespaces = match needs.namespace_labels {
             NamespaceLabels::No => false,
             NamespaceLabels::ForExistingTerms => existing_terms_need_namespace_labels(&state),
             NamespaceLabels::Yes => true,
         };
+        // What is read beside the nodes and pods joins them one object at a time; a kind
+        // whose list was refused is left unread, and said.
+        let objects = state.objects_mut();
+        let target = &self.server.target;
         if namespaces {
             match self.namespaces().await? {
-                Ok(ns) => state.set_namespaces(ns),
-                Err(refused) => omissions.push(Omission::Namespaces(Refused::new(
-                    &refused,
-                    &self.server.target,
-                ))),
+                Ok(listed) => {
+                    objects.read(Kinds::Namespaces);
+                    objects.extend(listed);
+                }
+                Err(refused) => {
+                    omissions.push(Omission::Namespaces(Refused::new(&refused, target)))
+                }
             }
         }
         if needs.disruption_budgets || needs.priority_classes {
-            let (budgets, classes) = self.preemption_objects(needs, &mut omissions).await?;
-            state.set_preemption_objects(budgets, classes);
+            let listed = self.preemption_objects(needs, &mut omissions).await?;
+            objects.extend(listed);
         }
         if !needs.admission_namespaces.is_empty() || needs.runtime_classes {
             match self.admission_objects(needs).await? {
-                Ok(a) => state.set_admission_objects(a),
-                Err(refused) => omissions.push(Omission::Admission(Refused::new(
-                    &refused,
-                    &self.server.target,
-                ))),
+                Ok(listed) => objects.extend(listed),
+                Err(refused) => omissions.push(Omission::Admission(Refused::new(&refused, target))),
             }
         }
         if needs.storage {
             match self.storage().await? {
-                Ok(v) => state.set_volumes(v),
-                Err(refused) => omissions.push(Omission::Storage(Refused::new(
-                    &refused,
-                    &self.server.target,
-                ))),
+                Ok(listed) => {
+                    objects.read(Kinds::Storage);
+                    objects.extend(listed);
+                }
+                Err(refused) => omissions.push(Omission::Storage(Refused::new(&refused, target))),
             }
         }
         if let Some(workloads) = workloads? {
             match workloads {
-                Ok(w) => state.set_workloads(w),
-                Err(refused) => omissions.push(Omission::Workloads(Refused::new(
-                    &refused,
-                    &self.server.target,
-                ))),
+                Ok(listed) => {
+                    objects.read(Kinds::Workloads);
+                    objects.extend(listed);
+                }
+                Err(refused) => omissions.push(Omission::Workloads(Refused::new(&refused, target))),
             }
         }
         Ok(Fetched { state, omissions })
@@ -160,12 +162,9 @@ impl Live {
     /// selectors for far more bytes and permissions (a real cluster keeps ten old
     /// ReplicaSets per Deployment, each with its pod template). `Err(request)` when one is
     /// forbidden.
-    async fn workloads(
-        &self,
-        needs: &Needs,
-    ) -> Result<Result<WorkloadSelectors, Request>, ClusterError> {
+    async fn workloads(&self, needs: &Needs) -> Result<Result<Vec<Object>, Request>, ClusterError> {
         let client = &self.server.client;
-        let mut w = WorkloadSelectors::default();
+        let mut w = Vec::new();
         for ns in &needs.services {
             // Only the selector is decoded: every Service's other fields are stepped over.
             let req = Request::new("list", "services", true).namespace(ns);
@@ -178,9 +177,10 @@ impl Live {
                 )
                 .await;
             match unless_forbidden(services, req)? {
-                Ok(selectors) => selectors
-                    .into_iter()
-                    .for_each(|s| w.add_service(ns.to_string(), s)),
+                Ok(selectors) => w.extend(selectors.into_iter().map(|selector| Object::Service {
+                    namespace: ns.to_string(),
+                    selector,
+                })),
                 Err(refused) => return Ok(Err(refused)),
             }
         }
@@ -211,8 +211,9 @@ impl Live {
             let got = match kind {
                 OwnerKind::ReplicationController => {
                     self.server.get_slim(&url, name, &req).await.map(|o| {
-                        o.map(|o: MapSelectorObject| {
-                            w.add_replication_controller(key, o.spec.and_then(|s| s.selector))
+                        o.map(|o: MapSelectorObject| Object::ReplicationController {
+                            key,
+                            selector: o.spec.and_then(|s| s.selector),
                         })
                     })
                 }
@@ -220,17 +221,18 @@ impl Live {
                     self.server.get_slim(&url, name, &req).await.map(|o| {
                         o.map(|o: LabelSelectorObject| {
                             let selector = o.spec.and_then(|s| s.selector);
-                            w.add_label_selector(
-                                kind == OwnerKind::StatefulSet,
-                                key,
-                                selector.as_ref(),
-                            )
+                            if kind == OwnerKind::StatefulSet {
+                                Object::StatefulSet { key, selector }
+                            } else {
+                                Object::ReplicaSet { key, selector }
+                            }
                         })
                     })
                 }
             };
-            if let Err(refused) = unless_forbidden(got, req)? {
-                return Ok(Err(refused));
+            match unless_forbidden(got, req)? {
+                Ok(got) => w.extend(got),
+                Err(refused) => return Ok(Err(refused)),
             }
         }
         Ok(Ok(w))
@@ -242,11 +244,11 @@ impl Live {
         &self,
         needs: &Needs,
         omissions: &mut Vec<Omission>,
-    ) -> Result<(Vec<DisruptionBudget>, Vec<PriorityClass>), ClusterError> {
+    ) -> Result<Vec<Object>, ClusterError> {
         let client = &self.server.client;
         let refused =
             |req: &Request| Omission::PreemptionObjects(Refused::new(req, &self.server.target));
-        let mut budgets = Vec::new();
+        let mut objects = Vec::new();
         if needs.disruption_budgets {
             let req = Request::new("list", "poddisruptionbudgets", true);
             let api: Api<policy::PodDisruptionBudget> = Api::all(client.clone());
@@ -255,74 +257,73 @@ impl Live {
                 .collect(
                     api.resource_url(),
                     req.clone(),
-                    |o: DisruptionBudgetObject| Some(DisruptionBudget::from(o)),
+                    |o: DisruptionBudgetObject| Some(Object::DisruptionBudget(o.into())),
                 )
                 .await;
             match unless_forbidden(listed, req)? {
-                Ok(b) => budgets = b,
+                Ok(b) => objects.extend(b),
                 Err(req) => omissions.push(refused(&req)),
             }
         }
-        let mut classes = Vec::new();
         if needs.priority_classes {
             let req = Request::new("list", "priorityclasses", false);
             let api: Api<scheduling::PriorityClass> = Api::all(client.clone());
             let listed = self
                 .server
                 .collect(api.resource_url(), req.clone(), |o: PriorityClassObject| {
-                    Some(PriorityClass::from(o))
+                    Some(Object::PriorityClass(o.into()))
                 })
                 .await;
             match unless_forbidden(listed, req)? {
-                Ok(c) => classes = c,
+                Ok(c) => objects.extend(c),
                 Err(req) => omissions.push(refused(&req)),
             }
         }
-        Ok((budgets, classes))
+        Ok(objects)
     }
 
     /// Every PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and CSIDriver,
     /// each decoded to what the volume plugins read; `Err(request)` when a list is forbidden.
-    async fn storage(&self) -> Result<Result<Volumes, Request>, ClusterError> {
-        let mut v = Volumes::default();
+    async fn storage(&self) -> Result<Result<Vec<Object>, Request>, ClusterError> {
+        let mut objects = Vec::new();
         let claims = self.list_all(
             "persistentvolumeclaims",
             true,
-            |o: core::PersistentVolumeClaim| Some(Claim::from_api(&o)),
+            |o: core::PersistentVolumeClaim| Some(Object::Claim(Box::new(Claim::from_api(&o)))),
         );
         match claims.await? {
-            Ok(items) => items.into_iter().for_each(|o| v.add_claim(o)),
+            Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
         }
         let volumes = self.list_all("persistentvolumes", false, |o: core::PersistentVolume| {
-            Some(Volume::from_api(&o))
+            Some(Object::Volume(Box::new(Volume::from_api(&o))))
         });
         match volumes.await? {
-            Ok(items) => items.into_iter().for_each(|o| v.add_volume(o)),
+            Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
         }
         let classes = self.list_all("storageclasses", false, |o: storage::StorageClass| {
-            Some(StorageClass::from_api(&o))
+            Some(Object::StorageClass(StorageClass::from_api(&o)))
         });
         match classes.await? {
-            Ok(items) => items.into_iter().for_each(|o| v.add_class(o)),
+            Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
         }
         let csi_nodes = self.list_all("csinodes", false, |o: storage::CSINode| {
-            Some(CsiNode::from_api(&o))
+            Some(Object::CsiNode(CsiNode::from_api(&o)))
         });
         match csi_nodes.await? {
-            Ok(items) => items.into_iter().for_each(|o| v.add_csi_node(o)),
+            Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
         }
         let drivers = self.list_all("csidrivers", false, |o: storage::CSIDriver| {
-            Some(CsiDriver::from_api(&o))
+            Some(Object::CsiDriver(CsiDriver::from_api(&o)))
         });
         match drivers.await? {
-            Ok(items) => items.into_iter().for_each(|o| v.add_csi_driver(o)),
+            Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
         }
-        Ok(Ok(v))
+        Ok(Ok(objects))
     }
 
     /// Every object of a kind, each made into what the model keeps; `Err(request)` when the
@@ -344,15 +345,16 @@ impl Live {
         unless_forbidden(self.server.collect(&url, req.clone(), extract).await, req)
     }
 
-    /// Namespace labels by name; `Err(request)` when listing namespaces is forbidden.
-    async fn namespaces(&self) -> Result<Result<BTreeMap<String, Labels>, Request>, ClusterError> {
-        let listed = self.list_all("namespaces", false, |ns: core::Namespace| {
-            Some((
-                ns.metadata.name.unwrap_or_default(),
-                Labels::from(ns.metadata.labels.unwrap_or_default()),
-            ))
-        });
-        Ok(listed.await?.map(|all| all.into_iter().collect()))
+    /// Every namespace, with its labels; `Err(request)` when listing namespaces is forbidden.
+    async fn namespaces(&self) -> Result<Result<Vec<Object>, Request>, ClusterError> {
+        self.list_all("namespaces", false, |ns: core::Namespace| {
+            Some(Object::Namespace {
+                name: ns.metadata.name.unwrap_or_default(),
+                labels: Some(Labels::from(ns.metadata.labels.unwrap_or_default())),
+                annotations: None,
+            })
+        })
+        .await
     }
 }
 
@@ -395,7 +397,7 @@ pub(crate) fn json_node_page(
 }
 
 /// Whether a term of an existing pod has a namespaceSelector. The existing pods' terms are
-/// those of the index's groups: a few hundred term sets to look at, not 150,000 pods.
+/// those of the index's groups: far fewer term sets to look at than pods.
 fn existing_terms_need_namespace_labels(state: &ClusterState) -> bool {
     state
         .other_pods()
@@ -423,7 +425,11 @@ fn fold_pods(folded: std::sync::mpsc::Receiver<Fold>) -> Option<ClusterState> {
     for message in folded {
         match (message, state.as_mut()) {
             (Fold::Nodes(nodes), _) => {
-                state = Some(ClusterState::new(nodes, std::mem::take(&mut early), None));
+                state = Some(ClusterState::new(
+                    nodes,
+                    std::mem::take(&mut early),
+                    Objects::default(),
+                ));
             }
             (Fold::Pods(Page::Restart), Some(s)) => s.clear_pods(),
             (Fold::Pods(Page::Restart), None) => early.clear(),

@@ -1,7 +1,7 @@
 //! The only place that talks to an API server (and the only one that names `kube::Client`).
 //!
 //! Read-only by construction: every request here is a GET (`Api::get`, `Api::list`); nothing
-//! patches or deletes, and `tests/live.rs` checks that the fake API server never sees another
+//! patches or deletes, and `tests/it/live.rs` checks that the fake API server never sees another
 //! verb. The one exception is opt-in: `whatif --server-dry-run` creates its pod with
 //! `dryRun=All` (`dry_run`), which the API server never stores. Lists are read in pages and folded into the compact
 //! [`ClusterState`](crate::state::ClusterState) page by page, so memory follows the compact

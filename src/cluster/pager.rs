@@ -20,8 +20,8 @@ use crate::state::decode::protobuf::{ListStart, ProtobufError};
 const MAX_RESTARTS: usize = 3;
 
 /// Pages downloading or decoding at once, besides the one being asked for. More pages ahead
-/// even out the pages that decode slowly: at 150,000 pods six took a few percent off the wall
-/// time against two, for the same CPU time and a few MB more at the peak.
+/// even out the pages that decode slowly: six took wall time off two, for the same CPU time
+/// and a little more memory at the peak.
 const PAGES_IN_FLIGHT: usize = 6;
 
 /// What pod and node list requests accept: protobuf first (smaller, and its parts can be
@@ -430,7 +430,7 @@ async fn list_answer(
 }
 
 /// The rest of a body, after the frames already in `body`. The frames are kept as they
-/// arrive (reference counts, no copy): joining 2.5 MB pages here held up the one thread that
+/// arrive (reference counts, no copy): joining the pages here held up the one thread that
 /// reads the socket and folds the pages; the decoding thread reads protobuf pages in their
 /// frames and joins JSON ones (`Body::join`). Past `deadline` (the request's, as
 /// `--request-timeout` gives it), the read stops with a timeout.

@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::io::Write;
+use std::sync::LazyLock;
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
@@ -25,6 +26,7 @@ use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
 use crate::state::admission::ADMISSION_ANNOTATIONS;
+use crate::state::parts::PodFields;
 use crate::state::{VERSION_COMMENT, to_yaml_string};
 
 impl Live {
@@ -343,65 +345,38 @@ impl Contents {
     }
 }
 
-/// The fields of a pod's metadata the model reads (`state/parts.rs`, `Meta`), and of a
-/// workload's (`state/workloads.rs`).
-const META: &[&str] = &[
-    "name",
-    "namespace",
-    "labels",
-    "ownerReferences",
-    "deletionTimestamp",
-];
+/// What is kept of the objects trimmed field by field, by JSON name.
+struct Kept {
+    /// A pod's metadata, and a Service's and a ReplicationController's.
+    meta: Vec<&'static str>,
+    pod_spec: Vec<&'static str>,
+    container: Vec<&'static str>,
+    pod_status: Vec<&'static str>,
+    condition: Vec<&'static str>,
+    container_status: Vec<&'static str>,
+    /// A Deployment's, ReplicaSet's or StatefulSet's metadata.
+    workload_meta: Vec<&'static str>,
+}
 
-/// The fields of a pod's spec the model reads (`state/parts.rs`, `Spec`), with
-/// `priorityClassName` (the output names it).
-const POD_SPEC: &[&str] = &[
-    "affinity",
-    "containers",
-    "hostNetwork",
-    "initContainers",
-    "nodeName",
-    "nodeSelector",
-    "overhead",
-    "preemptionPolicy",
-    "priority",
-    "priorityClassName",
-    "resourceClaims",
-    "resources",
-    "schedulerName",
-    "schedulingGates",
-    "tolerations",
-    "topologySpreadConstraints",
-    "volumes",
-];
-
-/// A container's fields the resource plugins read (`state/parts.rs`, `Container`).
-const CONTAINER: &[&str] = &["name", "image", "ports", "resources", "restartPolicy"];
-
-/// A pod's status fields the plugins read (`state/parts.rs`, `Status`).
-const POD_STATUS: &[&str] = &[
-    "phase",
-    "startTime",
-    "nominatedNodeName",
-    "conditions",
-    "containerStatuses",
-    "initContainerStatuses",
-];
-
-const CONTAINER_STATUS: &[&str] = &["name", "allocatedResources", "resources"];
-
-const CONDITION: &[&str] = &["type", "status", "reason"];
-
-/// The fields of a Deployment's, ReplicaSet's or StatefulSet's metadata `whatif --scale`
-/// reads: with the pods', the creation time (`FindNewReplicaSet` takes the oldest).
-const WORKLOAD_META: &[&str] = &[
-    "name",
-    "namespace",
-    "labels",
-    "ownerReferences",
-    "deletionTimestamp",
-    "creationTimestamp",
-];
+/// What the model reads of a pod (`state/parts.rs`), and the few fields beside it.
+static KEPT: LazyLock<Kept> = LazyLock::new(|| {
+    let read = PodFields::of_parts();
+    let with = |fields: &[&'static str], more: &[&'static str]| [fields, more].concat();
+    Kept {
+        meta: read.metadata.to_vec(),
+        // `priorityClassName`: the output names it.
+        pod_spec: with(read.spec, &["priorityClassName"]),
+        container: read.container.to_vec(),
+        pod_status: read.status.to_vec(),
+        // A condition's `status`: the API's type requires it, and the file is read back
+        // through that type.
+        condition: with(read.condition, &["status"]),
+        container_status: read.container_status.to_vec(),
+        // `whatif --scale` reads, with the pods' fields, the creation time
+        // (`FindNewReplicaSet` takes the oldest).
+        workload_meta: with(read.metadata, &["creationTimestamp"]),
+    }
+});
 
 /// The spec fields of those workloads `whatif --scale` reads (`state/scale.rs`).
 const WORKLOAD_SPEC: &[&str] = &[
@@ -440,25 +415,28 @@ fn trim(object: &mut serde_json::Value) {
     }
     fn pod_spec(spec: Option<&mut Value>) {
         if let Some(spec) = spec {
-            keep(Some(&mut *spec), POD_SPEC);
-            each(spec.get_mut("containers"), CONTAINER);
-            each(spec.get_mut("initContainers"), CONTAINER);
+            keep(Some(&mut *spec), &KEPT.pod_spec);
+            each(spec.get_mut("containers"), &KEPT.container);
+            each(spec.get_mut("initContainers"), &KEPT.container);
         }
     }
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
     match kind {
         "Pod" => {
-            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("metadata"), &KEPT.meta);
             pod_spec(object.get_mut("spec"));
-            keep(object.get_mut("status"), POD_STATUS);
+            keep(object.get_mut("status"), &KEPT.pod_status);
             if let Some(status) = object.get_mut("status") {
-                each(status.get_mut("conditions"), CONDITION);
-                each(status.get_mut("containerStatuses"), CONTAINER_STATUS);
-                each(status.get_mut("initContainerStatuses"), CONTAINER_STATUS);
+                each(status.get_mut("conditions"), &KEPT.condition);
+                each(status.get_mut("containerStatuses"), &KEPT.container_status);
+                each(
+                    status.get_mut("initContainerStatuses"),
+                    &KEPT.container_status,
+                );
             }
         }
         "Deployment" | "ReplicaSet" | "StatefulSet" => {
-            keep(object.get_mut("metadata"), WORKLOAD_META);
+            keep(object.get_mut("metadata"), &KEPT.workload_meta);
             keep(object.get_mut("spec"), WORKLOAD_SPEC);
             if let Some(template) = object.pointer_mut("/spec/template") {
                 keep(template.get_mut("metadata"), TEMPLATE_META);
@@ -475,7 +453,7 @@ fn trim(object: &mut serde_json::Value) {
             }
         }
         "ReplicationController" | "Service" => {
-            keep(object.get_mut("metadata"), META);
+            keep(object.get_mut("metadata"), &KEPT.meta);
             keep(object.get_mut("spec"), &["selector"]);
             if let Some(map) = object.as_object_mut() {
                 map.remove("status");
@@ -498,4 +476,246 @@ fn list_item(yaml: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use kubectl_affinity_testkit::fake_api::FakeApi;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::cluster::KubeArgs;
+    use crate::state::parts::{self, field_names};
+    use crate::state::{ClusterState, read_snapshot_str};
+
+    /// A pod with every field the model reads set (and some it does not), and an object of
+    /// every other kind the writer lists, each with what the model reads of it.
+    fn cluster() -> Value {
+        let selector = json!({"matchLabels": {"app": "web"}});
+        let template = json!({"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "reg/web:1"}]}});
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"},
+                "annotations": {"note": "not read"},
+                "deletionTimestamp": "2026-01-02T03:04:05Z",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web", "uid": "u1", "controller": true}]},
+            "spec": {
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]},
+                        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5,
+                            "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}]},
+                    "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone",
+                         "namespaceSelector": {"matchLabels": {"team": "a"}}}]},
+                    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 3, "podAffinityTerm": {"labelSelector": selector,
+                            "topologyKey": "kubernetes.io/hostname"}}]}},
+                "containers": [{"name": "c", "image": "reg/web:1",
+                    "env": [{"name": "TOKEN", "value": "not-read-3141"}],
+                    "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+                    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "1"}},
+                    "restartPolicy": "Always"}],
+                "hostNetwork": false,
+                "initContainers": [{"name": "i", "image": "reg/init:1",
+                    "resources": {"requests": {"cpu": "200m"}}, "restartPolicy": "Always"}],
+                "nodeName": "n1",
+                "nodeSelector": {"zone": "a"},
+                "overhead": {"cpu": "10m"},
+                "preemptionPolicy": "Never",
+                "priority": 100,
+                "priorityClassName": "high",
+                "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}],
+                "resources": {"requests": {"cpu": "500m"}},
+                "schedulerName": "default-scheduler",
+                "schedulingGates": [{"name": "wait"}],
+                "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": selector}],
+                "volumes": [
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+                    {"name": "scratch", "ephemeral": {"volumeClaimTemplate":
+                        {"spec": {"accessModes": ["ReadWriteOnce"]}}}},
+                    {"name": "gce", "gcePersistentDisk": {"pdName": "pd", "readOnly": true}},
+                    {"name": "ebs", "awsElasticBlockStore": {"volumeID": "vol"}},
+                    {"name": "rbd", "rbd": {"monitors": ["m"], "image": "img", "pool": "p"}},
+                    {"name": "iscsi", "iscsi": {"targetPortal": "t", "iqn": "q", "lun": 1}},
+                    {"name": "azd", "azureDisk": {"diskName": "d", "diskURI": "u"}},
+                    {"name": "azf", "azureFile": {"secretName": "s", "shareName": "h"}},
+                    {"name": "cinder", "cinder": {"volumeID": "v"}},
+                    {"name": "vsphere", "vsphereVolume": {"volumePath": "p"}},
+                    {"name": "px", "portworxVolume": {"volumeID": "v"}}]},
+            "status": {"phase": "Running", "startTime": "2026-01-01T00:00:00Z",
+                "nominatedNodeName": "n1", "podIP": "10.0.0.1",
+                "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
+                "containerStatuses": [{"name": "c", "image": "reg/web:1", "imageID": "",
+                    "ready": true, "restartCount": 0, "allocatedResources": {"cpu": "100m"},
+                    "resources": {"requests": {"cpu": "100m"}}}],
+                "initContainerStatuses": [{"name": "i", "image": "reg/init:1", "imageID": "",
+                    "ready": true, "restartCount": 0, "allocatedResources": {"cpu": "200m"},
+                    "resources": {"requests": {"cpu": "200m"}}}]}});
+        let ns = |kind: &str, name: &str| {
+            json!({"name": name, "namespace": "shop",
+            "annotations": {LAST_APPLIED: format!("{{\"kind\": \"{kind}\"}}")}})
+        };
+        let cluster_wide = |name: &str| json!({"name": name});
+        json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Node",
+             "metadata": {"name": "n1", "labels": {"zone": "a"}},
+             "spec": {"taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}],
+                 "unschedulable": false},
+             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                 "images": [{"names": ["reg/web:1"], "sizeBytes": 1000}]}},
+            pod,
+            {"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": "shop", "labels": {"team": "a"}, "annotations": {
+                 "scheduler.alpha.kubernetes.io/node-selector": "zone=a", "note": "not read"}}},
+            {"apiVersion": "v1", "kind": "Service", "metadata": ns("Service", "web"),
+             "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}},
+            {"apiVersion": "v1", "kind": "ReplicationController", "metadata": ns("RC", "old"),
+             "spec": {"selector": {"app": "old"}, "template": template}},
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": ns("ReplicaSet", "web"),
+             "spec": {"selector": selector, "replicas": 1, "template": template}},
+            {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": ns("StatefulSet", "db"),
+             "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In",
+                 "values": ["db"]}]}, "serviceName": "db", "template": template}},
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": ns("Deployment", "web"),
+             "spec": {"selector": selector, "template": template}},
+            {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": ns("PDB", "web"),
+             "spec": {"selector": selector, "maxUnavailable": 1},
+             "status": {"disruptionsAllowed": 1, "currentHealthy": 1, "desiredHealthy": 0,
+                 "expectedPods": 1, "disruptedPods": {"web-0": "2026-01-01T00:00:00Z"}}},
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": cluster_wide("high"), "value": 100, "globalDefault": false,
+             "preemptionPolicy": "Never"},
+            {"apiVersion": "v1", "kind": "LimitRange", "metadata": ns("LimitRange", "defaults"),
+             "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"},
+                 "default": {"cpu": "1"}}]}},
+            {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+             "metadata": cluster_wide("gvisor"), "handler": "runsc",
+             "overhead": {"podFixed": {"cpu": "10m"}},
+             "scheduling": {"nodeSelector": {"sandbox": "gvisor"},
+                 "tolerations": [{"key": "sandbox", "operator": "Exists"}]}},
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "data", "namespace": "shop", "uid": "c1", "annotations": {
+                 "pv.kubernetes.io/bind-completed": "yes",
+                 "volume.kubernetes.io/selected-node": "n1"}},
+             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                 "volumeName": "pv1", "resources": {"requests": {"storage": "1Gi"}},
+                 "selector": selector, "volumeMode": "Filesystem"},
+             "status": {"phase": "Bound"}},
+            {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": cluster_wide("pv1"),
+             "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                 "storageClassName": "fast", "claimRef": {"namespace": "shop", "name": "data", "uid": "c1"},
+                 "csi": {"driver": "csi.example.com", "volumeHandle": "h"},
+                 "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions":
+                     [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}},
+             "status": {"phase": "Bound"}},
+            {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+             "metadata": {"name": "fast", "annotations":
+                 {"storageclass.kubernetes.io/is-default-class": "true"}},
+             "provisioner": "csi.example.com", "volumeBindingMode": "WaitForFirstConsumer",
+             "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": ["a"]}]}]},
+            {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+             "metadata": {"name": "n1", "annotations":
+                 {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/gce-pd"}},
+             "spec": {"drivers": [{"name": "csi.example.com", "nodeID": "n1",
+                 "allocatable": {"count": 10}, "topologyKeys": ["zone"]}]}},
+            {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+             "metadata": cluster_wide("csi.example.com"), "spec": {"attachRequired": true}},
+        ]})
+    }
+
+    /// What a state is, in a stable order.
+    fn model(s: &ClusterState) -> String {
+        format!(
+            "{:?} {}",
+            (s.nodes(), s.pods(), s.other_pods()),
+            s.objects().stable_debug()
+        )
+    }
+
+    /// Whether `object` sets each field of `names`; the ones it does not, by name.
+    fn unset<'a>(object: &Value, names: &[&'a str]) -> Vec<&'a str> {
+        names
+            .iter()
+            .copied()
+            .filter(|n| object.get(n).is_none())
+            .collect()
+    }
+
+    /// A snapshot written by the writer reads as the cluster it was written from: the
+    /// writer keeps every field the model reads. The cluster sets every field the pod's
+    /// parts read (checked here, so that a field the parts gain must be set here too, and
+    /// is then checked to be kept), and the writer is seen to drop what is not read.
+    #[test]
+    fn the_written_snapshot_keeps_every_field_the_model_reads() {
+        let cluster = cluster();
+        let pod = &cluster["items"][1];
+        let read = parts::PodFields::of_parts();
+        let volumes = pod["spec"]["volumes"].as_array().expect("volumes");
+        let volume_fields: Vec<&str> = field_names::<parts::Volume>()
+            .iter()
+            .copied()
+            .filter(|f| volumes.iter().all(|v| v.get(f).is_none()))
+            .collect();
+        let not_set = [
+            ("metadata", unset(&pod["metadata"], read.metadata)),
+            ("spec", unset(&pod["spec"], read.spec)),
+            (
+                "spec.containers[0]",
+                unset(&pod["spec"]["containers"][0], read.container),
+            ),
+            ("spec.volumes[*]", volume_fields),
+            ("status", unset(&pod["status"], read.status)),
+            (
+                "status.conditions[0]",
+                unset(&pod["status"]["conditions"][0], read.condition),
+            ),
+            (
+                "status.containerStatuses[0]",
+                unset(
+                    &pod["status"]["containerStatuses"][0],
+                    read.container_status,
+                ),
+            ),
+        ];
+        for (at, fields) in &not_set {
+            assert!(
+                fields.is_empty(),
+                "the test's pod sets none of {fields:?} in {at}, which the model reads: set \
+                 them, so that the writer is checked to keep them"
+            );
+        }
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("cluster.json");
+        std::fs::write(&file, cluster.to_string()).expect("write");
+        let api = FakeApi::start(&file);
+        #[derive(Parser)]
+        struct Args {
+            #[command(flatten)]
+            kube: KubeArgs,
+        }
+        let config = api.kubeconfig(dir.path(), None);
+        let args = Args::parse_from(["t", "--kubeconfig", config.to_str().expect("path")]);
+        let live = Live::connect(&args.kube).expect("connect");
+        let mut written = Vec::new();
+        let omitted = live
+            .write_snapshot(&mut written, Contents::Scheduling)
+            .expect("write the snapshot");
+        assert!(omitted.is_empty(), "{omitted:?}");
+        let written = String::from_utf8(written).expect("UTF-8");
+        for dropped in ["not-read-3141", "not read", "podIP", LAST_APPLIED] {
+            assert!(!written.contains(dropped), "{dropped} kept:\n{written}");
+        }
+
+        let original = read_snapshot_str(&cluster.to_string(), "cluster").expect("read");
+        assert_eq!(original.pods().len(), 1, "the pod is an existing pod");
+        let read_back = read_snapshot_str(&written, "written").expect("read back");
+        assert_eq!(model(&read_back), model(&original), "\n{written}");
+    }
 }

@@ -1,13 +1,12 @@
 //! The audit document (`kubectl affinity audit`) as a table, JSON or YAML. Words are chosen
-//! here from the document's typed rules; nothing is decided.
+//! here from the document's typed rules, and what breaks a rule in its plugin's words (its
+//! explanation's); nothing is decided.
 
 use std::io::Write;
 
-use super::node_value::node_has;
-use super::table::values;
 use crate::report::audit::{Audit, PendingPod, Rule};
-use crate::scheduler::FilterDetails;
-use crate::state::selector::SelectorCheck;
+use crate::scheduler::explain::few;
+use crate::scheduler::explain_of;
 
 /// `-o json`.
 pub fn audit_json(out: &mut dyn Write, doc: &Audit) -> std::io::Result<()> {
@@ -154,7 +153,7 @@ fn verdict(p: &PendingPod) -> String {
         [] => format!("yes: {} feasible node(s)", p.feasible),
         [one] => format!("yes: on {one}"),
         // A pod that fits anywhere ties on hundreds of nodes: a few are named.
-        many => format!("yes: on one of {} (a tie)", super::notes::few(many)),
+        many => format!("yes: on one of {} (a tie)", few(many)),
     }
 }
 
@@ -176,75 +175,10 @@ fn detail(r: &Rule) -> String {
         let pods: Vec<String> = b.pods.iter().map(|p| p.to_string()).collect();
         return format!("pods {}", pods.join(", "));
     }
-    match &b.details {
-        Some(FilterDetails::NodeAffinity(d)) => {
-            let mut parts: Vec<String> = Vec::new();
-            if let Some(a) = d.added_affinity.as_deref().filter(|a| !a.matched) {
-                parts.push(format!("profile's addedAffinity: {}", failing_terms(a)));
-            }
-            parts.extend(d.node_selector.iter().filter(|c| !c.matched).map(|c| {
-                format!(
-                    "nodeSelector {}={}: {}",
-                    c.key,
-                    c.value,
-                    node_has(&c.key, c.node_value.as_deref())
-                )
-            }));
-            if let Some(r) = d.required.as_ref().filter(|r| !r.matched) {
-                parts.push(failing_terms(r));
-            }
-            parts.join("; ")
-        }
-        Some(FilterDetails::InterPodAffinity(d)) => {
-            let unmet: Vec<String> = d
-                .affinity
-                .iter()
-                .filter(|t| !t.satisfied)
-                .map(|t| {
-                    format!(
-                        "requiredAffinity[{}]: no matching pod in {}={}",
-                        t.index,
-                        t.topology_key,
-                        t.domain.as_deref().unwrap_or("(node has no such label)")
-                    )
-                })
-                .collect();
-            unmet.join("; ")
-        }
-        _ => String::new(),
-    }
-}
-
-/// Each term of a required node selector with the requirements the node fails.
-fn failing_terms(sel: &SelectorCheck) -> String {
-    if sel.terms.is_empty() {
-        return "no terms: matches nothing".to_string();
-    }
-    let terms: Vec<String> = sel
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            if t.problem.is_some() {
-                return format!("term[{i}] invalid, never matches");
-            }
-            let failing: Vec<String> = t
-                .match_expressions
-                .iter()
-                .chain(&t.match_fields)
-                .filter(|r| !r.matched)
-                .map(|r| {
-                    format!(
-                        "{} ({})",
-                        values(r),
-                        node_has(&r.written.key, r.node_value.as_deref())
-                    )
-                })
-                .collect();
-            format!("term[{i}] {}", failing.join(", "))
-        })
-        .collect();
-    format!("required node affinity {}", terms.join(" | "))
+    b.details
+        .as_ref()
+        .map(|d| explain_of(&b.plugin).broken(d))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

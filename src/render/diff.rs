@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::report::Verdict;
 use crate::report::diff::{AuditDiff, ExplanationDiff};
+use crate::scheduler::Verdict;
 
 /// `-o json` of any document.
 pub fn json_of<T: Serialize>(out: &mut dyn Write, doc: &T) -> std::io::Result<()> {

@@ -19,14 +19,10 @@ pub fn yaml(out: &mut dyn Write, doc: &Explanation) -> std::io::Result<()> {
 
 mod audit;
 mod diff;
-mod node_value;
 mod notes;
 mod pods;
-mod resources;
 mod suggestions;
 mod table;
-mod topology_spread;
-mod volumes;
 mod workload;
 pub use audit::{AuditOptions, audit_json, audit_table, audit_yaml};
 pub use diff::{audit_diff, explanation_diff, json_of, yaml_of};

@@ -4,9 +4,16 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::{Cause, KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
+use crate::report::{KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
+use crate::scheduler::PluginId;
 use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
+
+/// `NodePorts, VolumeZone`.
+fn names(plugins: &[PluginId]) -> String {
+    let names: Vec<&str> = plugins.iter().map(PluginId::as_str).collect();
+    names.join(", ")
+}
 
 /// `0, 1, 2`.
 fn list(items: &[usize]) -> String {
@@ -15,16 +22,6 @@ fn list(items: &[usize]) -> String {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `a, b, c and 4 more`: a few names, the count of the rest (the JSON has them all).
-pub(super) fn few(names: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let shown = names[..names.len().min(SHOWN)].join(", ");
-    match names.len().saturating_sub(SHOWN) {
-        0 => shown,
-        more => format!("{shown} and {more} more"),
-    }
 }
 
 /// The line after "Feasible: 0 of 7 nodes": "Most rejected: 3 of 7 nodes by InterPodAffinity
@@ -36,66 +33,12 @@ impl Display for RejectedMost {
             "Most rejected: {} of {} nodes by {} ({})",
             self.nodes,
             self.of,
-            self.plugin.as_deref().unwrap_or("PreFilter"),
+            self.plugin.as_ref().map_or("PreFilter", PluginId::as_str),
             self.reason
         )?;
         match &self.cause {
             Some(cause) => write!(f, ": {cause}"),
             None => Ok(()),
-        }
-    }
-}
-
-impl Display for Cause {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Cause::AntiAffinityPods { topology_key, pods } => {
-                let place = if topology_key == "kubernetes.io/hostname" {
-                    "on them".to_string()
-                } else {
-                    format!("in their {topology_key} domains")
-                };
-                write!(
-                    f,
-                    "the pod's required anti-affinity matches pods already {place}: {}",
-                    few(pods)
-                )
-            }
-            Cause::RepelledBy { pods } => write!(
-                f,
-                "the required anti-affinity of pods already there matches this pod: {}",
-                few(pods)
-            ),
-            Cause::NoAffinityPod { topology_key } => write!(
-                f,
-                "no pod its required affinity matches runs in their {topology_key} domain"
-            ),
-            Cause::Taints { keys } => write!(f, "untolerated taints {}", few(keys)),
-            Cause::NodeLabel {
-                key,
-                values,
-                missing,
-            } => {
-                let mut parts = Vec::new();
-                if !values.is_empty() {
-                    parts.push(format!("nodes have {key}={}", values.join(" or ")));
-                }
-                if *missing > 0 {
-                    parts.push(format!(
-                        "{missing} node{} no {key}",
-                        if *missing == 1 { " has" } else { "s have" }
-                    ));
-                }
-                f.write_str(&parts.join("; "))
-            }
-            Cause::Skew {
-                topology_key,
-                max_skew,
-            } => write!(
-                f,
-                "placing the pod there makes the skew across {topology_key} domains exceed \
-                 maxSkew {max_skew}"
-            ),
         }
     }
 }
@@ -107,18 +50,21 @@ impl Display for Note {
             Note::NamespacesForbidden(r) => write!(
                 f,
                 "cannot list namespaces (403 Forbidden for user {} in context {}): terms with a \
-                 namespaceSelector cannot be evaluated, so InterPodAffinity is shown as not \
+                 namespaceSelector cannot be evaluated, so {} is shown as not \
                  evaluated; grant list on namespaces (cluster scope) to evaluate them",
-                r.user, r.context
+                r.user,
+                r.context,
+                PluginId::InterPodAffinity
             ),
             Note::WorkloadsForbidden(r) => write!(
                 f,
-                "cannot {} (403 Forbidden for user {} in context {}): PodTopologySpread's \
+                "cannot {} (403 Forbidden for user {} in context {}): {}'s \
                  default constraints cannot derive the pod's selector and are left out; grant {} \
                  on {} in namespace {} to evaluate them",
                 Request(r),
                 r.user,
                 r.context,
+                PluginId::PodTopologySpread,
                 r.verb,
                 r.resource,
                 r.namespace.as_deref().unwrap_or_default(),
@@ -164,12 +110,15 @@ impl Display for Note {
                 }
                 f.write_str("; the scheduler evaluates the pod so")
             }
-            Note::PodLevelFitScore => f.write_str(
-                "the pod sets pod-level requests (spec.resources): NodeResourcesFit's score \
+            Note::PodLevelFitScore => write!(
+                f,
+                "the pod sets pod-level requests (spec.resources): {fit}'s score \
                  ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
                  a container without one), as kube-scheduler 1.35 builds that scorer without the \
-                 PodLevelResources flag; NodeResourcesFit's Filter, \
-                 NodeResourcesBalancedAllocation and the nodes' totals use the pod-level requests",
+                 PodLevelResources flag; {fit}'s Filter, \
+                 {balanced} and the nodes' totals use the pod-level requests",
+                fit = PluginId::NodeResourcesFit,
+                balanced = PluginId::NodeResourcesBalancedAllocation,
             ),
             Note::LabelKeysMerged(n) => write!(
                 f,
@@ -194,12 +143,14 @@ impl Display for Note {
                  the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running \
                  even where they no longer hold)"
             ),
-            Note::WorkloadsUnread => f.write_str(
+            Note::WorkloadsUnread => write!(
+                f,
                 "no Services, ReplicaSets, ReplicationControllers or StatefulSets were read, so \
-                 PodTopologySpread's default constraints derive no selector and do nothing; \
+                 {}'s default constraints derive no selector and do nothing; \
                  include them in the snapshot (kubectl get \
                  nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets \
                  -A -o yaml)",
+                PluginId::PodTopologySpread
             ),
             Note::NamespacesUnread(why) => {
                 write!(f, "{why}; its verdicts show as unknown, never as passed")
@@ -207,7 +158,7 @@ impl Display for Note {
             Note::NotEvaluated(plugins) => write!(
                 f,
                 "not evaluated (shown as unknown, never as passed): {}",
-                plugins.join(", ")
+                names(plugins)
             ),
             Note::GateNotModelled(gate) => write!(
                 f,
@@ -249,7 +200,7 @@ impl Display for Note {
             Note::StorageNotEvaluated { plugins, gap } => write!(
                 f,
                 "{} not evaluated: {gap}; their verdicts show as unknown, never as passed",
-                plugins.join(", ")
+                names(plugins)
             ),
             Note::ClaimsFromTemplates(claims) => write!(
                 f,
@@ -261,9 +212,10 @@ impl Display for Note {
             Note::ClaimsNotBindCompleted(claims) => write!(
                 f,
                 "claim(s) {} name a volume but lack the pv.kubernetes.io/bind-completed \
-                 annotation: VolumeBinding treats them as unbound immediate claims until the \
+                 annotation: {} treats them as unbound immediate claims until the \
                  PersistentVolume controller finishes binding",
-                claims.join(", ")
+                claims.join(", "),
+                PluginId::VolumeBinding
             ),
             Note::SnapshotWithoutStorage(r) => write!(
                 f,
@@ -282,9 +234,10 @@ impl Display for Note {
             Note::SnapshotWithoutWorkloads(r) => write!(
                 f,
                 "{resource} left out: list {resource} is forbidden for user {} in context {}; \
-                 PodTopologySpread's default constraints will derive no selector",
+                 {}'s default constraints will derive no selector",
                 r.user,
                 r.context,
+                PluginId::PodTopologySpread,
                 resource = r.resource
             ),
             Note::PreemptionObjectsForbidden(r) => write!(
@@ -359,10 +312,12 @@ impl Display for Note {
                  the simulation leaves the replica Pending and evicts nothing, so the replicas \
                  after it see the cluster before the eviction"
             ),
-            Note::ClaimsNotAssumed => f.write_str(
+            Note::ClaimsNotAssumed => write!(
+                f,
                 "the replicas' claims are not bound as the scheduler would bind them when it \
-                 places a replica (VolumeBinding's assume): a later replica may be shown taking \
+                 places a replica ({}'s assume): a later replica may be shown taking \
                  a PersistentVolume an earlier one would have taken",
+                PluginId::VolumeBinding
             ),
             Note::ReplicasNotScheduled => f.write_str(
                 "the scheduler would not take these pods (see above): no replica is placed; the \
@@ -387,10 +342,11 @@ impl Display for Note {
             }
             Note::DefaultSpreadingWithoutController { kind } => write!(
                 f,
-                "PodTopologySpread's default constraints select a pod by its Services and its \
+                "{}'s default constraints select a pod by its Services and its \
                  controller; the {kind}'s replicas are evaluated without a controller (it is not \
                  created yet), so those constraints do not spread them from one another as they \
-                 would once it exists: later replicas' scores may differ from kube-scheduler's"
+                 would once it exists: later replicas' scores may differ from kube-scheduler's",
+                PluginId::PodTopologySpread
             ),
             Note::Admitted(changes) => {
                 f.write_str("admitted as the API server's admission plugins do at pod creation: ")?;
@@ -408,7 +364,8 @@ impl Display for Note {
             } => write!(
                 f,
                 "emulating kube-scheduler {release}: its reason texts, default plugins, \
-                 NodeResourcesFit status and feature gates; left to 1.35's rules: {}",
+                 {} status and feature gates; left to 1.35's rules: {}",
+                PluginId::NodeResourcesFit,
                 unmodelled.join("; ")
             ),
             Note::ServerDryRun => f.write_str(
@@ -671,6 +628,7 @@ pub fn snapshot_warnings(warn: &mut dyn Write, notes: &[Note]) -> std::io::Resul
 #[cfg(test)]
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
+    use crate::scheduler::PluginId;
     use crate::scheduler::inter_pod_affinity::NamespacesUnread;
     use crate::scheduler::storage::Gap;
     use crate::state::validate::Finding;
@@ -708,29 +666,6 @@ mod tests {
                     origin: "Deployment/web".to_string(),
                 },
                 "what-if for shop/web (Deployment/web)",
-            ),
-            (
-                Note::NamespacesForbidden(refusal("list", "namespaces", None, None)),
-                "cannot list namespaces (403 Forbidden for user tester in context fake): terms with \
-                 a namespaceSelector cannot be evaluated, so InterPodAffinity is shown as not \
-                 evaluated; grant list on namespaces (cluster scope) to evaluate them",
-            ),
-            (
-                Note::WorkloadsForbidden(refusal("list", "services", Some("shop"), None)),
-                "cannot list services in namespace shop (403 Forbidden for user tester in context \
-                 fake): PodTopologySpread's default constraints cannot derive the pod's selector \
-                 and are left out; grant list on services in namespace shop to evaluate them",
-            ),
-            (
-                Note::WorkloadsForbidden(refusal(
-                    "get",
-                    "replicasets",
-                    Some("shop"),
-                    Some("web-1"),
-                )),
-                "cannot get replicasets shop/web-1 (403 Forbidden for user tester in context \
-                 fake): PodTopologySpread's default constraints cannot derive the pod's selector \
-                 and are left out; grant get on replicasets in namespace shop to evaluate them",
             ),
             (
                 Note::EventsForbidden(refusal("list", "events", Some("shop"), None)),
@@ -787,14 +722,6 @@ mod tests {
                  scheduler evaluates the pod so",
             ),
             (
-                Note::PodLevelFitScore,
-                "the pod sets pod-level requests (spec.resources): NodeResourcesFit's score \
-                 ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
-                 a container without one), as kube-scheduler 1.35 builds that scorer without the \
-                 PodLevelResources flag; NodeResourcesFit's Filter, \
-                 NodeResourcesBalancedAllocation and the nodes' totals use the pod-level requests",
-            ),
-            (
                 Note::LabelKeysMerged(2),
                 "matchLabelKeys/mismatchLabelKeys merged into 2 label selector requirement(s), as \
                  the API server does at pod creation",
@@ -822,34 +749,6 @@ mod tests {
                 "the pod runs on node-1; evaluated as if it were scheduled now, itself left out of \
                  the existing pods (scheduling rules are IgnoredDuringExecution: it keeps running \
                  even where they no longer hold)",
-            ),
-            (
-                Note::WorkloadsUnread,
-                "no Services, ReplicaSets, ReplicationControllers or StatefulSets were read, so \
-                 PodTopologySpread's default constraints derive no selector and do nothing; \
-                 include them in the snapshot (kubectl get nodes,pods,namespaces,services,\
-                 replicasets,replicationcontrollers,statefulsets -A -o yaml)",
-            ),
-            (
-                Note::NamespacesUnread(NamespacesUnread::PodTerm),
-                "InterPodAffinity is not evaluated: a term of the pod has a namespaceSelector, \
-                 which needs namespace labels, and namespaces were not read (a snapshot without \
-                 Namespace objects, or list namespaces forbidden); its verdicts show as unknown, \
-                 never as passed",
-            ),
-            (
-                Note::NamespacesUnread(NamespacesUnread::ExistingTerm),
-                "InterPodAffinity is not evaluated: an existing pod's term that may match the pod \
-                 has a namespaceSelector, which needs namespace labels, and namespaces were not \
-                 read (a snapshot without Namespace objects, or list namespaces forbidden); its \
-                 verdicts show as unknown, never as passed",
-            ),
-            (
-                Note::NotEvaluated(vec![
-                    "DynamicResources".to_string(),
-                    "VolumeZone".to_string(),
-                ]),
-                "not evaluated (shown as unknown, never as passed): DynamicResources, VolumeZone",
             ),
             (
                 Note::GateNotModelled("DynamicResourceAllocation".to_string()),
@@ -922,11 +821,6 @@ mod tests {
                  (one it names is refused, no default class applies)",
             ),
             (
-                Note::SnapshotWithoutWorkloads(refusal("list", "statefulsets", None, None)),
-                "statefulsets left out: list statefulsets is forbidden for user tester in context \
-                 fake; PodTopologySpread's default constraints will derive no selector",
-            ),
-            (
                 Note::SnapshotWithoutStorage(refusal("list", "csinodes", None, None)),
                 "csinodes left out: list csinodes is forbidden for user tester in context fake; \
                  the storage plugins will show as not evaluated for pods with volumes",
@@ -937,17 +831,6 @@ mod tests {
                  the volume plugins are shown as not evaluated for the pod's volumes; grant list \
                  on persistentvolumeclaims, persistentvolumes, storageclasses, csinodes and \
                  csidrivers to evaluate them",
-            ),
-            (
-                Note::StorageNotEvaluated {
-                    plugins: vec!["NodeVolumeLimits"],
-                    gap: Gap::Translated {
-                        plugin: "kubernetes.io/gce-pd",
-                    },
-                },
-                "NodeVolumeLimits not evaluated: a volume of the in-tree plugin \
-                 kubernetes.io/gce-pd is migrated to CSI on some node, and that translation is \
-                 not modelled; their verdicts show as unknown, never as passed",
             ),
             (
                 Note::ClaimsFromTemplates(vec!["data-db-0".to_string()]),
@@ -1009,22 +892,6 @@ mod tests {
                  it see the cluster before the eviction",
             ),
             (
-                Note::ClaimsNotAssumed,
-                "the replicas' claims are not bound as the scheduler would bind them when it \
-                 places a replica (VolumeBinding's assume): a later replica may be shown taking \
-                 a PersistentVolume an earlier one would have taken",
-            ),
-            (
-                Note::DefaultSpreadingWithoutController {
-                    kind: "Deployment".to_string(),
-                },
-                "PodTopologySpread's default constraints select a pod by its Services and its \
-                 controller; the Deployment's replicas are evaluated without a controller (it is \
-                 not created yet), so those constraints do not spread them from one another as \
-                 they would once it exists: later replicas' scores may differ from \
-                 kube-scheduler's",
-            ),
-            (
                 Note::ReplicasNotScheduled,
                 "the scheduler would not take these pods (see above): no replica is placed; the \
                  explanation shows what it would decide for the first if it tried",
@@ -1046,6 +913,140 @@ mod tests {
                  take them before the new pods, which may then land elsewhere",
             ),
         ];
+        // The notes that name a plugin, by the name the enum gives it.
+        let named = [
+            (
+                Note::NamespacesForbidden(refusal("list", "namespaces", None, None)),
+                format!(
+                    "cannot list namespaces (403 Forbidden for user tester in context fake): terms with \
+                     a namespaceSelector cannot be evaluated, so {} is shown as not \
+                     evaluated; grant list on namespaces (cluster scope) to evaluate them",
+                    PluginId::InterPodAffinity
+                ),
+            ),
+            (
+                Note::WorkloadsForbidden(refusal("list", "services", Some("shop"), None)),
+                format!(
+                    "cannot list services in namespace shop (403 Forbidden for user tester in context \
+                     fake): {}'s default constraints cannot derive the pod's selector \
+                     and are left out; grant list on services in namespace shop to evaluate them",
+                    PluginId::PodTopologySpread
+                ),
+            ),
+            (
+                Note::WorkloadsForbidden(refusal(
+                    "get",
+                    "replicasets",
+                    Some("shop"),
+                    Some("web-1"),
+                )),
+                format!(
+                    "cannot get replicasets shop/web-1 (403 Forbidden for user tester in context \
+                     fake): {}'s default constraints cannot derive the pod's selector \
+                     and are left out; grant get on replicasets in namespace shop to evaluate them",
+                    PluginId::PodTopologySpread
+                ),
+            ),
+            (
+                Note::PodLevelFitScore,
+                format!(
+                    "the pod sets pod-level requests (spec.resources): {}'s score \
+                     ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
+                     a container without one), as kube-scheduler 1.35 builds that scorer without the \
+                     PodLevelResources flag; {}'s Filter, \
+                     {} and the nodes' totals use the pod-level requests",
+                    PluginId::NodeResourcesFit,
+                    PluginId::NodeResourcesFit,
+                    PluginId::NodeResourcesBalancedAllocation
+                ),
+            ),
+            (
+                Note::WorkloadsUnread,
+                format!(
+                    "no Services, ReplicaSets, ReplicationControllers or StatefulSets were read, so \
+                     {}'s default constraints derive no selector and do nothing; \
+                     include them in the snapshot (kubectl get nodes,pods,namespaces,services,\
+                     replicasets,replicationcontrollers,statefulsets -A -o yaml)",
+                    PluginId::PodTopologySpread
+                ),
+            ),
+            (
+                Note::NamespacesUnread(NamespacesUnread::PodTerm),
+                format!(
+                    "{} is not evaluated: a term of the pod has a namespaceSelector, \
+                     which needs namespace labels, and namespaces were not read (a snapshot without \
+                     Namespace objects, or list namespaces forbidden); its verdicts show as unknown, \
+                     never as passed",
+                    PluginId::InterPodAffinity
+                ),
+            ),
+            (
+                Note::NamespacesUnread(NamespacesUnread::ExistingTerm),
+                format!(
+                    "{} is not evaluated: an existing pod's term that may match the pod \
+                     has a namespaceSelector, which needs namespace labels, and namespaces were not \
+                     read (a snapshot without Namespace objects, or list namespaces forbidden); its \
+                     verdicts show as unknown, never as passed",
+                    PluginId::InterPodAffinity
+                ),
+            ),
+            (
+                Note::NotEvaluated(vec![PluginId::DynamicResources, PluginId::VolumeZone]),
+                format!(
+                    "not evaluated (shown as unknown, never as passed): {}, {}",
+                    PluginId::DynamicResources,
+                    PluginId::VolumeZone
+                ),
+            ),
+            (
+                Note::SnapshotWithoutWorkloads(refusal("list", "statefulsets", None, None)),
+                format!(
+                    "statefulsets left out: list statefulsets is forbidden for user tester in context \
+                     fake; {}'s default constraints will derive no selector",
+                    PluginId::PodTopologySpread
+                ),
+            ),
+            (
+                Note::StorageNotEvaluated {
+                    plugins: vec![PluginId::NodeVolumeLimits],
+                    gap: Gap::Translated {
+                        plugin: "kubernetes.io/gce-pd",
+                    },
+                },
+                format!(
+                    "{} not evaluated: a volume of the in-tree plugin \
+                     kubernetes.io/gce-pd is migrated to CSI on some node, and that translation is \
+                     not modelled; their verdicts show as unknown, never as passed",
+                    PluginId::NodeVolumeLimits
+                ),
+            ),
+            (
+                Note::ClaimsNotAssumed,
+                format!(
+                    "the replicas' claims are not bound as the scheduler would bind them when it \
+                     places a replica ({}'s assume): a later replica may be shown taking \
+                     a PersistentVolume an earlier one would have taken",
+                    PluginId::VolumeBinding
+                ),
+            ),
+            (
+                Note::DefaultSpreadingWithoutController {
+                    kind: "Deployment".to_string(),
+                },
+                format!(
+                    "{}'s default constraints select a pod by its Services and its \
+                     controller; the Deployment's replicas are evaluated without a controller (it is \
+                     not created yet), so those constraints do not spread them from one another as \
+                     they would once it exists: later replicas' scores may differ from \
+                     kube-scheduler's",
+                    PluginId::PodTopologySpread
+                ),
+            ),
+        ];
+        let cases = cases
+            .into_iter()
+            .map(|(note, words)| (note, words.to_string()))
+            .chain(named);
         for (note, words) in cases {
             assert_eq!(note.to_string(), words);
             // The document carries the same words.

@@ -36,7 +36,7 @@ pub(super) fn pod_rows(
                 (None, [one]) => format!("the scheduler would place it on {one} now"),
                 (None, many) => format!(
                     "the scheduler would place it on one of {} now",
-                    super::notes::few(many)
+                    crate::scheduler::explain::few(many)
                 ),
             },
         };

@@ -1,18 +1,18 @@
 //! The default output: a header, one row per node with a column per rule kind, and the
-//! drill-down for `--node`. Words are chosen here from the typed details; nothing is decided.
+//! drill-down for `--node`. The layout, widths and colours are chosen here; each plugin's
+//! cells and drill-down lines are its explanation's (`scheduler::explain`), read through the
+//! registry without naming a plugin. Nothing is decided.
 
 use std::io::Write;
 
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
-use super::node_value::{node_has, short_key};
-use crate::report::{Code, Verdict};
-use crate::report::{Explanation, NodeReport, Reported, Scoring};
-use crate::scheduler::FilterResult;
-use crate::scheduler::inter_pod_affinity::{TermKind, TermTable};
-use crate::scheduler::{FilterDetails, ScoreDetails};
-use crate::state::selector::{RequirementCheck, SelectorCheck};
+use crate::report::{Explanation, NodeReport};
+use crate::scheduler::explain::{self, Column, Mark, Paint as _, Section, Tables};
+use crate::scheduler::{
+    Code, PluginId, ReportedStatus, Scoring, Verdict, explain_of, explanations,
+};
 
 /// How the table is drawn.
 #[derive(Debug, Clone, Default)]
@@ -33,7 +33,7 @@ struct Paint {
     on: bool,
 }
 
-impl Paint {
+impl explain::Paint for Paint {
     fn ok(&self, s: &str) -> String {
         if self.on {
             s.green().to_string()
@@ -55,6 +55,9 @@ impl Paint {
             s.to_string()
         }
     }
+}
+
+impl Paint {
     fn bold(&self, s: &str) -> String {
         if self.on {
             s.bold().to_string()
@@ -96,216 +99,59 @@ fn styled(text: String, color: bool) -> comfy_table::Cell {
     }
 }
 
-/// A topology domain on this node: "this node" when the key is the hostname.
-fn short_domain(key: &str, value: Option<&str>) -> String {
-    if key == "kubernetes.io/hostname" {
-        "here".to_string()
-    } else {
-        format!("in {}={}", short_key(key), value.unwrap_or_default())
-    }
-}
+/// The rule columns, each filled by the plugins that declare it, with their headers.
+const RULE_COLUMNS: [(Column, &str); 5] = [
+    (Column::NodeAffinity, "NODE-AFF"),
+    (Column::Taints, "TAINTS"),
+    (Column::PodAffinity, "POD-AFF"),
+    (Column::AntiAffinity, "ANTI"),
+    (Column::Spread, "SPREAD"),
+];
 
-fn entry<'a>(n: &'a NodeReport, plugin: &str) -> Option<FilterResult<'a>> {
-    n.filters.iter().find(|f| f.plugin == plugin)
-}
-
-pub(super) fn values(r: &RequirementCheck) -> String {
-    match r.written.operator.as_str() {
-        "Exists" | "DoesNotExist" => format!("{} {}", r.written.key, r.written.operator),
-        _ => format!(
-            "{} {} [{}]",
-            r.written.key,
-            r.written.operator,
-            r.written.values.join(",")
-        ),
+/// A rule column's cell: the parts of its plugins that fail or were not evaluated, joined;
+/// when none does, the first part with words, else "✓"; "" when no plugin of the column
+/// has an entry on the node.
+fn rule_cell(column: Column, n: &NodeReport, tables: Tables<'_>) -> String {
+    let node = n.entries();
+    let parts: Vec<Mark> = explanations()
+        .filter(|e| e.columns().contains(&column))
+        .filter_map(|e| e.cell(column, node, tables))
+        .collect();
+    if parts.is_empty() {
+        return String::new();
     }
-}
-
-fn first_failing(sel: &SelectorCheck) -> String {
-    let Some(t) = sel.terms.first() else {
-        return "no terms: matches nothing".to_string();
-    };
-    if sel.terms.len() > 1 {
-        return format!("none of {} terms", sel.terms.len());
-    }
-    if t.problem.is_some() {
-        return "invalid term".to_string();
-    }
-    t.match_expressions
+    let against: Vec<&str> = parts
         .iter()
-        .chain(&t.match_fields)
-        .find(|r| !r.matched)
-        .map(|r| node_has(short_key(&r.written.key), r.node_value.as_deref()))
-        .unwrap_or_else(|| "term".to_string())
+        .filter_map(|m| match m {
+            Mark::Unknown => Some("?"),
+            Mark::Fails(words) => Some(words.as_str()),
+            Mark::Passes(_) => None,
+        })
+        .collect();
+    if !against.is_empty() {
+        return against.join(", ");
+    }
+    parts
+        .iter()
+        .find_map(|m| match m {
+            Mark::Passes(Some(words)) => Some(words.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "✓".into())
 }
 
-/// The short cell for one rule kind.
-fn node_affinity_cell(n: &NodeReport) -> String {
-    let Some(f) = entry(n, "NodeAffinity") else {
-        return "".into();
-    };
-    match (f.pass, &f.details) {
-        (None, _) => "?".into(),
-        (Some(true), _) if f.skipped => "-".into(),
-        (Some(true), _) => "✓".into(),
-        (Some(false), Some(FilterDetails::NodeAffinity(d))) => {
-            if let Some(a) = d.added_affinity.as_ref().filter(|a| !a.matched) {
-                format!("✗ enforced: {}", first_failing(a))
-            } else if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
-                format!("✗ {}", node_has(short_key(&c.key), c.node_value.as_deref()))
-            } else if let Some(r) = &d.required {
-                format!("✗ {}", first_failing(r))
-            } else {
-                "✗".into()
-            }
-        }
-        (Some(false), _) => "✗".into(),
-    }
-}
-
-fn taints_cell(n: &NodeReport) -> String {
-    let mut out = Vec::new();
-    let mut cordoned = false;
-    if let Some(f) = entry(n, "NodeUnschedulable") {
-        match f.pass {
-            Some(false) => {
-                cordoned = true;
-                out.push("✗ cordoned".to_string())
-            }
-            None => out.push("?".to_string()),
-            _ => {}
-        }
-    }
-    if let Some(f) = entry(n, "TaintToleration") {
-        match (&f.pass, &f.details) {
-            (Some(false), Some(FilterDetails::TaintToleration(d))) => {
-                // A cordoned node carries the unschedulable taint: one cause, said once.
-                if let Some(t) = d.first_untolerated()
-                    && !(cordoned && t.key == "node.kubernetes.io/unschedulable")
-                {
-                    out.push(format!("✗ {}", short_key(&t.key)));
-                }
-            }
-            (None, _) => out.push("?".to_string()),
-            _ => {}
-        }
-    }
-    if out.is_empty() {
-        let any = entry(n, "NodeUnschedulable").or(entry(n, "TaintToleration"));
-        return match (any, prefer_no_schedule_cost(n)) {
-            (None, _) => "".into(),
-            // Tolerated enough to fit, yet the node loses points for it.
-            (Some(_), Some((lost, key))) => format!("✓ costs {lost}: {}", short_key(key)),
-            (Some(_), None) => "✓".into(),
-        };
-    }
-    out.join(", ")
-}
-
-/// The points a node loses for the PreferNoSchedule taints the pod does not tolerate
-/// (TaintToleration's weighted score short of its best), and the first such taint's key.
-fn prefer_no_schedule_cost(n: &NodeReport) -> Option<(i64, &str)> {
-    n.scores.iter().find_map(|s| match &s.details {
-        Some(ScoreDetails::TaintToleration(d)) if d.untolerated_prefer_no_schedule > 0 => {
-            let lost = (100 - s.normalized?) * s.weight;
-            let key = d
-                .taints
-                .iter()
-                .find(|c| c.considered && c.tolerated_by.is_none())
-                .map(|c| c.taint.key.as_str())?;
-            (lost > 0).then_some((lost, key))
-        }
-        _ => None,
-    })
-}
-
-fn pod_affinity_cells(n: &NodeReport, doc: &Explanation) -> (String, String) {
-    let Some(f) = entry(n, "InterPodAffinity") else {
-        return ("".into(), "".into());
-    };
-    if f.pass.is_none() {
-        return ("?".into(), "?".into());
-    }
-    if f.skipped {
-        return ("-".into(), "-".into());
-    }
-    let Some(FilterDetails::InterPodAffinity(d)) = &f.details else {
-        return ("✗".into(), "✗".into());
-    };
-    let aff = if d.affinity.is_empty() {
-        "-".to_string()
-    } else if let Some(t) = d.affinity.iter().find(|t| t.domain.is_none()) {
-        format!("✗ {}", node_has(short_key(&t.topology_key), None))
-    } else if d.first_pod_exception == Some(true) {
-        "✓ first of its group".to_string()
-    } else if let Some(t) = d.affinity.iter().find(|t| !t.satisfied) {
-        format!(
-            "✗ none {}",
-            short_domain(&t.topology_key, t.domain.as_deref())
-        )
-    } else {
-        "✓".to_string()
-    };
-    let anti = if let Some(t) = d.anti_affinity.iter().find(|t| !t.satisfied) {
-        format!(
-            "✗ {} {}",
-            match t.matching_pods {
-                1 => "1 pod".to_string(),
-                n => format!("{n} pods"),
-            },
-            short_domain(&t.topology_key, t.domain.as_deref())
-        )
-    } else if let Some(&i) = d.existing_anti_affinity.first() {
-        let hit = doc
-            .pod_terms
-            .as_ref()
-            .and_then(|p| p.existing_anti_affinity.get(i));
-        match hit {
-            Some(h) => format!("✗ {} repels it", h.pod.name),
-            None => "✗ existing pod repels it".to_string(),
-        }
-    } else {
-        "✓".to_string()
-    };
-    (aff, anti)
-}
-
-/// "✗ short: cpu, memory" for NodeResourcesFit ("Insufficient cpu, Insufficient memory"),
-/// "✗ host port" for NodePorts; the reasons verbatim stay in the drill-down and the JSON.
-fn short_fit_cell(f: &FilterResult) -> Option<String> {
-    match f.plugin {
-        "NodeResourcesFit" => {
-            let reason = f.reason()?;
-            let short: Vec<&str> = reason
-                .split(", ")
-                .map(|r| match r {
-                    "Too many pods" => "pods",
-                    other => other.strip_prefix("Insufficient ").unwrap_or(other),
-                })
-                .collect();
-            Some(format!("✗ short: {}", short.join(", ")))
-        }
-        "NodePorts" => Some("✗ host port".to_string()),
-        _ => None,
-    }
-}
-
+/// OTHER: every Filter without a column of its own that fails, in its few words, and how
+/// many were not evaluated.
 fn other_cell(n: &NodeReport) -> String {
-    let known = [
-        "NodeAffinity",
-        "NodeUnschedulable",
-        "TaintToleration",
-        "InterPodAffinity",
-        "PodTopologySpread",
-    ];
     let mut parts = Vec::new();
     let mut unevaluated = 0;
-    for f in n.filters.iter().filter(|f| !known.contains(&f.plugin)) {
+    for f in &n.filters {
+        let e = explain_of(f.plugin);
+        if !e.columns().is_empty() {
+            continue;
+        }
         match f.pass {
-            Some(false) => parts.push(
-                short_fit_cell(&f)
-                    .unwrap_or_else(|| format!("✗ {}", f.reason().unwrap_or_default())),
-            ),
+            Some(false) => parts.push(e.failed(f)),
             None => unevaluated += 1,
             _ => {}
         }
@@ -327,19 +173,10 @@ pub const GROUP_ABOVE: usize = 50;
 const TOP: usize = 10;
 
 /// A plugin's name in the score-parts column.
-fn short_plugin(name: &str) -> &str {
-    match name {
-        "TaintToleration" => "taint",
-        "NodeAffinity" => "nodeaff",
-        "InterPodAffinity" => "podaff",
-        "PodTopologySpread" => "spread",
-        "NodeResourcesFit" => "fit",
-        "NodeResourcesBalancedAllocation" => "balanced",
-        "ImageLocality" => "image",
-        "VolumeBinding" => "volume",
-        "DynamicResources" => "dra",
-        other => other,
-    }
+fn short_plugin(plugin: &PluginId) -> &str {
+    explain_of(plugin)
+        .short_name()
+        .unwrap_or_else(|| plugin.as_str())
 }
 
 /// "taint 300 + nodeaff 200 + podaff ?" (weights applied; "?" not evaluated).
@@ -539,8 +376,8 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
 
 /// Who recorded a node's status: its plugin, or for a node a PreFilter result left out (a
 /// status with no plugin, whose reason names the PreFilter plugins) "PreFilter".
-fn reporter(r: &Reported) -> &str {
-    r.plugin.as_deref().unwrap_or("PreFilter")
+fn reporter(r: &ReportedStatus) -> &str {
+    r.plugin.as_ref().map_or("PreFilter", PluginId::as_str)
 }
 
 /// The rows to list: every node, or on a big cluster the best candidates plus the nodes the
@@ -733,9 +570,9 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     }
     // A DaemonSet pod is pinned to its node: there is nothing to rank.
     let daemon = doc.daemon_set.is_some();
-    let mut head: Vec<&str> = vec![
-        "NODE", "FITS", "NODE-AFF", "TAINTS", "POD-AFF", "ANTI", "SPREAD", "OTHER",
-    ];
+    let mut head: Vec<&str> = vec!["NODE", "FITS"];
+    head.extend(RULE_COLUMNS.map(|(_, name)| name));
+    head.push("OTHER");
     if !daemon {
         head.push("SCORE");
     }
@@ -748,10 +585,10 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let current = doc.current.as_ref().map(|c| c.node.as_str());
     let (shown, grouped) = rows_shown(doc, opts);
     let names = NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), opts.wide);
+    let tables = doc.tables();
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
-        let (aff, anti) = pod_affinity_cells(n, doc);
         let verdict = verdict_word(n.verdict);
         let name = names.shown(&n.name);
         let name = if Some(&*n.name) == current {
@@ -759,16 +596,9 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         } else {
             name
         };
-        let mut row = vec![
-            name,
-            verdict.to_string(),
-            node_affinity_cell(n),
-            taints_cell(n),
-            aff,
-            anti,
-            super::topology_spread::cell(n),
-            other_cell(n),
-        ];
+        let mut row = vec![name, verdict.to_string()];
+        row.extend(RULE_COLUMNS.map(|(column, _)| rule_cell(column, n, tables)));
+        row.push(other_cell(n));
         if !daemon {
             row.push(n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()));
         }
@@ -794,7 +624,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     // everywhere) make room for the others; -o wide keeps them all.
     let mut dropped: Vec<&str> = Vec::new();
     if !opts.wide && !rows.is_empty() {
-        for col in (2..=6).rev() {
+        for col in (2..2 + RULE_COLUMNS.len()).rev() {
             if rows.iter().all(|r| r[col] == "-") {
                 dropped.push(head[col]);
                 head.remove(col);
@@ -913,21 +743,13 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     Ok(())
 }
 
-fn mark(p: &Paint, pass: Option<bool>) -> String {
-    match pass {
-        Some(true) => p.ok("✓"),
-        Some(false) => p.bad("✗"),
-        None => p.unknown("?"),
-    }
-}
-
-fn term_table(doc: &Explanation, kind: TermKind, index: usize) -> Option<&TermTable> {
-    doc.pod_terms
-        .as_ref()?
-        .terms
-        .iter()
-        .find(|t| t.kind == kind && t.index == index)
-}
+/// The drill-down sections below the entries, which several plugins may write to, with their
+/// headers.
+const SECTIONS: [(Section, &str); 3] = [
+    (Section::TopologySpread, "  topology spread:"),
+    (Section::Resources, "  resources:"),
+    (Section::Volumes, "  volumes:"),
+];
 
 /// One node's drill-down; `explained`: whether a drill-down above explained the code
 /// UnschedulableAndUnresolvable already (once per output is enough).
@@ -982,7 +804,7 @@ fn drill_down(
                     writeln!(
                         out,
                         "    with them: {} {:<20} {}",
-                        mark(p, f.pass),
+                        p.mark(f.pass),
                         f.plugin,
                         f.reason().unwrap_or_default()
                     )?;
@@ -991,11 +813,15 @@ fn drill_down(
         }
         writeln!(out, "  without them:")?;
     }
+    let tables = doc.tables();
+    let lines = |out: &mut dyn Write, lines: Vec<String>| -> std::io::Result<()> {
+        lines.iter().try_for_each(|line| writeln!(out, "{line}"))
+    };
     // Plugins whose PreFilter returned Skip say so in one line, after the others.
     let mut skipped: Vec<&str> = Vec::new();
     for f in &n.filters {
         if f.skipped && f.pass == Some(true) && f.details.is_none() {
-            skipped.push(f.plugin);
+            skipped.push(f.plugin.as_str());
             continue;
         }
         let reason = f.reason().unwrap_or_default();
@@ -1003,146 +829,14 @@ fn drill_down(
         writeln!(
             out,
             "  {} {:<20} {}{}",
-            mark(p, f.pass),
+            p.mark(f.pass),
             f.plugin,
             reason,
             if reason.is_empty() { note } else { "" }
         )?;
-        match &f.details {
-            Some(FilterDetails::NodeUnschedulable(d)) if d.unschedulable => {
-                writeln!(
-                    out,
-                    "      node is cordoned (spec.unschedulable); toleration: {}",
-                    d.tolerated_by
-                        .map(|i| format!("[{i}]"))
-                        .unwrap_or_else(|| "none".into())
-                )?;
-            }
-            Some(FilterDetails::NodeName(d)) => {
-                if let Some(r) = &d.requested {
-                    writeln!(out, "      spec.nodeName: {r}")?;
-                }
-            }
-            Some(FilterDetails::TaintToleration(d)) => {
-                for c in &d.taints {
-                    let v = if c.taint.value.is_empty() {
-                        String::new()
-                    } else {
-                        format!("={}", c.taint.value)
-                    };
-                    let how = if !c.considered {
-                        "ignored by Filter".to_string()
-                    } else {
-                        match (&c.tolerated_by, &c.toleration) {
-                            (Some(i), Some(t)) => format!(
-                                "tolerated by [{i}] key={:?} operator={} value={:?} effect={:?}",
-                                t.key,
-                                if t.operator.is_empty() {
-                                    "Equal"
-                                } else {
-                                    &t.operator
-                                },
-                                t.value,
-                                t.effect
-                            ),
-                            _ => p.bad("not tolerated"),
-                        }
-                    };
-                    writeln!(
-                        out,
-                        "      taint {}{}:{}  {how}",
-                        c.taint.key, v, c.taint.effect
-                    )?;
-                }
-            }
-            Some(FilterDetails::NodeAffinity(d)) => {
-                if let Some(a) = &d.added_affinity {
-                    writeln!(
-                        out,
-                        "      scheduler-enforced (addedAffinity): {}",
-                        mark(p, Some(a.matched))
-                    )?;
-                    selector_lines(out, a, p, "        ")?;
-                }
-                for c in &d.node_selector {
-                    writeln!(
-                        out,
-                        "      {} nodeSelector {}={}  {}",
-                        mark(p, Some(c.matched)),
-                        c.key,
-                        c.value,
-                        node_has(&c.key, c.node_value.as_deref())
-                    )?;
-                }
-                if let Some(r) = &d.required {
-                    writeln!(
-                        out,
-                        "      {} required node affinity (terms ORed)",
-                        mark(p, Some(r.matched))
-                    )?;
-                    selector_lines(out, r, p, "        ")?;
-                }
-            }
-            Some(FilterDetails::InterPodAffinity(d)) => {
-                for t in &d.affinity {
-                    let tt = term_table(doc, TermKind::RequiredAffinity, t.index);
-                    writeln!(
-                        out,
-                        "      {} affinity term {} ({}) topologyKey {}: domain {}, {} matching pod(s){}",
-                        mark(p, Some(t.satisfied)),
-                        t.index,
-                        tt.map(|x| x.selector.as_str()).unwrap_or(""),
-                        t.topology_key,
-                        t.domain.as_deref().unwrap_or("<node lacks the key>"),
-                        t.matching_pods,
-                        pods_in(tt, t.domain.as_deref())
-                    )?;
-                }
-                if let Some(x) = d.first_pod_exception {
-                    writeln!(
-                        out,
-                        "      first-pod-of-a-group exception: {}",
-                        if x {
-                            "applies (no pod anywhere matches, the pod matches its own terms)"
-                        } else {
-                            "does not apply"
-                        }
-                    )?;
-                }
-                for t in &d.anti_affinity {
-                    let tt = term_table(doc, TermKind::RequiredAntiAffinity, t.index);
-                    writeln!(
-                        out,
-                        "      {} anti-affinity term {} ({}) topologyKey {}: domain {}, {} matching pod(s){}",
-                        mark(p, Some(t.satisfied)),
-                        t.index,
-                        tt.map(|x| x.selector.as_str()).unwrap_or(""),
-                        t.topology_key,
-                        t.domain
-                            .as_deref()
-                            .unwrap_or("<node lacks the key: term ignored>"),
-                        t.matching_pods,
-                        pods_in(tt, t.domain.as_deref())
-                    )?;
-                }
-                if let Some(pt) = &doc.pod_terms {
-                    for &i in &d.existing_anti_affinity {
-                        if let Some(h) = pt.existing_anti_affinity.get(i) {
-                            writeln!(
-                                out,
-                                "      {} existing pod {} (on {}) anti-affinity term {} topologyKey {}={} rejects this pod",
-                                p.bad("✗"),
-                                h.pod,
-                                h.node,
-                                h.index,
-                                h.topology_key,
-                                h.domain.as_deref().unwrap_or_default()
-                            )?;
-                        }
-                    }
-                }
-            }
-            _ => {}
+        let e = explain_of(f.plugin);
+        if e.section() == Section::Entry {
+            lines(out, e.filter_lines(f, tables, p))?;
         }
     }
     if !skipped.is_empty() {
@@ -1150,13 +844,24 @@ fn drill_down(
             out,
             "  {} {}: PreFilter returned Skip, so the scheduler does not run their Filter for \
              the pod",
-            mark(p, Some(true)),
+            p.mark(Some(true)),
             skipped.join(", ")
         )?;
     }
-    super::topology_spread::drill_down(out, doc, n, p.on)?;
-    super::resources::drill_down(out, n, p.on)?;
-    super::volumes::drill_down(out, n, p.on)?;
+    for (section, header) in SECTIONS {
+        let in_section = |plugin: &PluginId| explain_of(plugin).section() == section;
+        let mut said: Vec<String> = Vec::new();
+        for f in n.filters.iter().filter(|f| in_section(f.plugin)) {
+            said.extend(explain_of(f.plugin).filter_lines(f, tables, p));
+        }
+        for s in n.scores.iter().filter(|s| in_section(s.plugin)) {
+            said.extend(explain_of(s.plugin).score_lines(s, tables, p));
+        }
+        if !said.is_empty() {
+            writeln!(out, "{header}")?;
+            lines(out, said)?;
+        }
+    }
     if n.score.is_some() {
         writeln!(
             out,
@@ -1171,101 +876,10 @@ fn drill_down(
                 _ => String::new(),
             };
             writeln!(out, "    {:<32} {line}", s.plugin)?;
-            match &s.details {
-                Some(ScoreDetails::NodeAffinity(d)) => {
-                    for t in &d.terms {
-                        writeln!(
-                            out,
-                            "      {} weight {} ({})",
-                            mark(p, Some(t.term.matched)),
-                            t.weight,
-                            t.source
-                        )?;
-                    }
-                }
-                Some(ScoreDetails::TaintToleration(d)) if d.untolerated_prefer_no_schedule > 0 => {
-                    writeln!(
-                        out,
-                        "      {} untolerated PreferNoSchedule taint(s)",
-                        d.untolerated_prefer_no_schedule
-                    )?;
-                }
-                Some(ScoreDetails::InterPodAffinity(d)) => {
-                    for c in &d.contributions {
-                        writeln!(
-                            out,
-                            "      {:+} from {} ({} pod(s) in {}={})",
-                            c.score, c.source, c.pods, c.topology_key, c.domain
-                        )?;
-                    }
-                }
-                _ => {}
+            let e = explain_of(s.plugin);
+            if e.section() == Section::Entry {
+                lines(out, e.score_lines(s, tables, p))?;
             }
-        }
-    }
-    Ok(())
-}
-
-fn pods_in(t: Option<&TermTable>, domain: Option<&str>) -> String {
-    let pods = t.zip(domain).and_then(|(t, d)| t.domains.get(d));
-    match pods {
-        Some(list) if !list.is_empty() => {
-            let names: Vec<String> = list.iter().take(5).map(|p| p.to_string()).collect();
-            let more = if list.len() > 5 {
-                format!(" and {} more", list.len() - 5)
-            } else {
-                String::new()
-            };
-            format!(": {}{more}", names.join(", "))
-        }
-        _ => String::new(),
-    }
-}
-
-fn selector_lines(
-    out: &mut dyn Write,
-    sel: &SelectorCheck,
-    p: &Paint,
-    indent: &str,
-) -> std::io::Result<()> {
-    if sel.terms.is_empty() {
-        writeln!(out, "{indent}no terms: matches no node")?;
-    }
-    for (i, t) in sel.terms.iter().enumerate() {
-        let problem = match &t.problem {
-            Some(crate::state::selector::TermProblem::Empty) => {
-                " (empty term: never matches)".to_string()
-            }
-            Some(crate::state::selector::TermProblem::Invalid { errors }) => {
-                format!(
-                    " (invalid, so it never matches, as upstream: {})",
-                    crate::state::selector::aggregate(errors)
-                )
-            }
-            None => String::new(),
-        };
-        writeln!(
-            out,
-            "{indent}{} term {i}{problem}",
-            mark(p, Some(t.matched))
-        )?;
-        for r in t.match_expressions.iter() {
-            writeln!(
-                out,
-                "{indent}  {} {}  {}",
-                mark(p, Some(r.matched)),
-                values(r),
-                node_has(&r.written.key, r.node_value.as_deref())
-            )?;
-        }
-        for r in t.match_fields.iter() {
-            writeln!(
-                out,
-                "{indent}  {} field {}  {}",
-                mark(p, Some(r.matched)),
-                values(r),
-                node_has(&r.written.key, r.node_value.as_deref())
-            )?;
         }
     }
     Ok(())

@@ -3,21 +3,17 @@
 //! them; running pods whose node no longer satisfies their required rules, rule by rule; and
 //! the cordoned nodes, said apart since nothing evicts the pods they run.
 //!
-//! Each Pending pod is evaluated once, as `explain` evaluates it; each bound pod is checked
-//! against its own node only (`scheduler::audit`), so the audit of 150,000 pods costs one
-//! evaluation per Pending pod and three Filter calls per bound one.
+//! The pipeline evaluates (`pipeline::audit`); this describes what it found.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
-use super::entries::Code;
 use super::pods::PodRow;
-use super::{API_VERSION, Context, Explanation, Note, SchedulerEvent, Subject};
-use crate::scheduler::audit::{Broken, check_all};
-use crate::scheduler::profile::Profile;
-use crate::scheduler::{FilterDetails, Input, evaluate};
+use super::{API_VERSION, Explanation, Note, SchedulerEvent};
+use crate::scheduler::audit::{Broken, Standing};
+use crate::scheduler::{Code, FilterDetails, PluginId};
 use crate::state::{ClusterState, Pod, PodRef, Taint};
 
 pub const KIND: &str = "SchedulingAudit";
@@ -134,24 +130,21 @@ impl Serialize for Rule {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Written<'a> {
-            plugin: &'a str,
+            plugin: &'a PluginId,
             reason: std::borrow::Cow<'a, str>,
             code: Code,
             #[serde(skip_serializing_if = "<[Taint]>::is_empty")]
             untolerated_taints: &'a [Taint],
             #[serde(skip_serializing_if = "<[Arc<PodRef>]>::is_empty")]
             pods: &'a [Arc<PodRef>],
-            #[serde(
-                skip_serializing_if = "Option::is_none",
-                serialize_with = "super::details::filter"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             details: Option<&'a FilterDetails>,
         }
         let b = &self.0;
         Written {
-            plugin: b.plugin,
+            plugin: &b.plugin,
             reason: b.status.message(),
-            code: b.status.code.into(),
+            code: b.status.code,
             untolerated_taints: &b.taints,
             pods: &b.pods,
             details: b.details.as_ref(),
@@ -166,7 +159,7 @@ impl Serialize for Rule {
 pub struct Unchecked {
     pub pod: String,
     pub node: String,
-    pub plugin: &'static str,
+    pub plugin: PluginId,
     pub why: String,
 }
 
@@ -178,94 +171,49 @@ pub struct Cordoned {
     pub pods: usize,
 }
 
+/// What the audit's pipeline found within the scope, for the document to describe.
+#[derive(Debug, Default)]
+pub struct Found<'a> {
+    /// With `--pending`: each Pending pod the scheduler would try, in the state's order, with
+    /// what its evaluation says.
+    pub pending: Option<Vec<(&'a Pod, PendingPod)>>,
+    /// The bound pods whose node has something to say of their required rules: an index into
+    /// the state's pods, and what it says.
+    pub checked: Vec<(usize, Standing)>,
+    /// Static pods' mirrors, not checked.
+    pub static_pods: usize,
+    /// The cordoned nodes running audited pods, and how many.
+    pub on_cordoned: BTreeMap<&'a str, usize>,
+}
+
 impl Audit {
-    /// Audits `state` within `scope`; `profiles` holds the profile for each scheduler name
-    /// the pods give (a name no profile serves maps to the default scheduler's profile, whose
-    /// name then differs: those pods are not Pending for any scheduler here). `read` is what
+    /// The audit of `state` within `scope`, from what the pipeline `found`; `read` is what
     /// reading the cluster left out.
-    pub fn new(
-        state: &ClusterState,
-        profiles: &BTreeMap<String, Profile>,
-        scope: &Scope,
-        read: Vec<Note>,
-    ) -> Audit {
-        let in_scope = |p: &Pod| {
-            scope
-                .namespace
-                .as_deref()
-                .is_none_or(|ns| *p.id.namespace == *ns)
-        };
-        let profile_of = |p: &Pod| {
-            profiles
-                .get(&*p.template.scheduler_name)
-                .filter(|prof| prof.scheduler_name == p.template.scheduler_name)
-        };
-        let pending = || {
-            scope.pending.then(|| {
-                let mut groups: BTreeMap<(String, Option<String>), Vec<PendingPod>> =
-                    BTreeMap::new();
-                for pod in state.other_pods() {
-                    let waiting = pod.node_name.is_empty()
-                        && !pod.is_terminal()
-                        && pod.template.scheduling_gates.is_empty();
-                    let Some(profile) = profile_of(pod).filter(|_| waiting && in_scope(pod)) else {
-                        continue;
-                    };
-                    let key = (pod.id.namespace.to_string(), workload(pod));
-                    groups
-                        .entry(key)
-                        .or_default()
-                        .push(PendingPod::of(explain(pod, state, profile)));
-                }
-                groups
-                    .into_iter()
-                    .map(|((namespace, workload), mut pods)| {
-                        pods.sort_by(|a, b| a.name.cmp(&b.name));
-                        PendingGroup {
-                            namespace,
-                            workload,
-                            count: pods.len(),
-                            pods,
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            })
-        };
-        let mut on_cordoned: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut to_check = Vec::new();
-        let mut static_pods = 0;
-        for (i, pod) in state.pods().iter().enumerate() {
-            if !in_scope(pod) {
-                continue;
+    pub fn new(state: &ClusterState, scope: &Scope, found: Found<'_>, read: Vec<Note>) -> Audit {
+        let Found {
+            pending,
+            checked,
+            static_pods,
+            on_cordoned,
+        } = found;
+        let pending = pending.map(|pods| {
+            let mut groups: BTreeMap<(String, Option<String>), Vec<PendingPod>> = BTreeMap::new();
+            for (pod, listed) in pods {
+                let key = (pod.id.namespace.to_string(), workload(pod));
+                groups.entry(key).or_default().push(listed);
             }
-            let node = &state.nodes()[state.pod_node(i)];
-            if node.unschedulable {
-                *on_cordoned.entry(&node.name).or_default() += 1;
-            }
-            if !scope.violating {
-                continue;
-            }
-            // A static pod's mirror (its controller is the Node, set by the kubelet's
-            // pkg/kubelet/pod/mirror_client.go) was never placed by the scheduler: the
-            // kubelet runs it from a file whatever the node's labels and taints.
-            if pod.controller.as_deref().is_some_and(|c| c.kind == "Node") {
-                static_pods += 1;
-                continue;
-            }
-            // A pod no profile serves was never placed by these rules' scheduler; the
-            // default profile's rules are still the ones a user means.
-            if let Some(profile) = profiles.get(&*pod.template.scheduler_name) {
-                to_check.push((i, profile));
-            }
-        }
-        // The Pending pods' cycles and the bound pods' checks are independent: side by side.
-        let (pending, checked) = std::thread::scope(|s| {
-            let pending = s.spawn(pending);
-            let checked = check_all(state, &to_check);
-            match pending.join() {
-                Ok(pending) => (pending, checked),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+            groups
+                .into_iter()
+                .map(|((namespace, workload), mut pods)| {
+                    pods.sort_by(|a, b| a.name.cmp(&b.name));
+                    PendingGroup {
+                        namespace,
+                        workload,
+                        count: pods.len(),
+                        pods,
+                    }
+                })
+                .collect::<Vec<_>>()
         });
         let mut violating = Vec::new();
         let mut unchecked = Vec::new();
@@ -371,20 +319,9 @@ impl Audit {
     }
 }
 
-/// The pod's evaluation, as `explain` makes it.
-fn explain(pod: &Pod, state: &ClusterState, profile: &Profile) -> Explanation {
-    let input = Input {
-        pod,
-        state,
-        exclude: None,
-        removed: &[],
-    };
-    let context = Context::new(input, profile, Vec::new(), Subject::default());
-    Explanation::new(evaluate(input, profile), context)
-}
-
 impl PendingPod {
-    fn of(doc: Explanation) -> PendingPod {
+    /// The pod's line, from its explanation.
+    pub fn of(doc: Explanation) -> PendingPod {
         PendingPod {
             name: doc.pod.name.to_string(),
             failed_scheduling_message: doc.summary.failed_scheduling_message,

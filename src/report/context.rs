@@ -5,16 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::scheduler::Input;
-use crate::scheduler::inter_pod_affinity::namespaces_unknown;
-use crate::scheduler::needs::{not_evaluated, storage_gaps};
-use crate::scheduler::pod_topology_spread::defaults_without_workloads;
+use crate::scheduler::PluginId;
+use crate::scheduler::inter_pod_affinity::NamespacesUnread;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::release::Release;
 use crate::scheduler::storage::Gap;
-use crate::scheduler::volume_binding::pod_claims;
 use crate::state::validate::Finding;
-use crate::state::volumes::Claim;
 use crate::state::{Defaulted, Pod, PodRef};
 
 use super::notes::{DaemonTolerations, Note, Unplaced};
@@ -74,6 +70,27 @@ pub struct Manifest {
     pub server_dry_run: bool,
 }
 
+/// What the evaluation of a pod leaves uncertain or does not model, found beside it by the
+/// pipeline (`pipeline::unevaluated`): each is a note of the document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Unevaluated {
+    /// PodTopologySpread's default constraints apply, but no Service or controller was read
+    /// to derive their selector.
+    pub workloads_unread: bool,
+    /// Why InterPodAffinity's namespace selectors could not be resolved.
+    pub namespaces_unread: Option<NamespacesUnread>,
+    /// NodeResourcesFit scores the pod, and its score ignores the pod's pod-level requests.
+    pub pod_level_fit_score: bool,
+    /// The Filter and Score plugins of the profile this version does not model.
+    pub plugins: Vec<PluginId>,
+    /// Each storage plugin not evaluated for the pod, and why.
+    pub storage: Vec<(PluginId, Gap)>,
+    /// The pod's claims its workload's templates would create.
+    pub claims_from_templates: Vec<String>,
+    /// The pod's claims bound to a volume but not bind-completed, where VolumeBinding filters.
+    pub claims_not_bind_completed: Vec<String>,
+}
+
 /// Context the evaluation does not know: who the pod is and which profile ran.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -89,10 +106,16 @@ pub struct Context {
 }
 
 impl Context {
-    /// The context of evaluating `input` under `profile`: `read` is what reading the cluster
-    /// left out, `subject` how the pod came to be evaluated.
-    pub fn new(input: Input<'_>, profile: &Profile, read: Vec<Note>, subject: Subject) -> Context {
-        let pod = input.pod;
+    /// The context of evaluating `pod` under `profile`: `unevaluated` is what the evaluation
+    /// leaves uncertain, `read` what reading the cluster left out, `subject` how the pod came
+    /// to be evaluated.
+    pub fn new(
+        pod: &Pod,
+        profile: &Profile,
+        unevaluated: Unevaluated,
+        read: Vec<Note>,
+        subject: Subject,
+    ) -> Context {
         let mut notes = Vec::new();
         if let Subject::Manifest(m) = &subject {
             notes.push(Note::WhatIf {
@@ -130,7 +153,7 @@ impl Context {
                 (None, m.daemon.is_some())
             }
         };
-        let mut evaluated = evaluation_notes(input, profile);
+        let mut evaluated = evaluation_notes(pod, profile, unevaluated);
         // A refused request already says why default spreading has no selector, naming the
         // request; "none were read, include them in the snapshot" would be wrong live.
         if notes
@@ -186,8 +209,16 @@ fn not_scheduled(pod: &Pod, profile: &Profile) -> Vec<Unplaced> {
 }
 
 /// What the evaluation leaves uncertain or does not model, for this pod and profile.
-fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
-    let (pod, state) = (input.pod, input.state);
+fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> Vec<Note> {
+    let Unevaluated {
+        workloads_unread,
+        namespaces_unread,
+        pod_level_fit_score,
+        plugins,
+        storage,
+        claims_from_templates,
+        claims_not_bind_completed,
+    } = unevaluated;
     let mut notes = Vec::new();
     let release = profile.gates.release;
     if release != Release::default() {
@@ -196,36 +227,19 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
             unmodelled: release.unmodelled(),
         });
     }
-    let spreads = enabled(
-        profile.filter.iter().chain(&profile.pre_score),
-        "PodTopologySpread",
-    );
-    if spreads && defaults_without_workloads(pod, state, &profile.pod_topology_spread) {
+    if workloads_unread {
         notes.push(Note::WorkloadsUnread);
     }
-    let affinity = enabled(
-        profile
-            .filter
-            .iter()
-            .chain(profile.score.iter().map(|(n, _)| n)),
-        "InterPodAffinity",
-    );
-    if affinity && let Some(why) = namespaces_unknown(input) {
-        notes.push(Note::NamespacesUnread(why));
-    }
-    let fit_scores = enabled(profile.score.iter().map(|(n, _)| n), "NodeResourcesFit");
-    if fit_scores && pod.template.resources.pod_level_requests {
+    notes.extend(namespaces_unread.map(Note::NamespacesUnread));
+    if pod_level_fit_score {
         notes.push(Note::PodLevelFitScore);
     }
-    let missing = not_evaluated(pod, profile);
-    if !missing.is_empty() {
-        notes.push(Note::NotEvaluated(
-            missing.into_iter().map(str::to_string).collect(),
-        ));
+    if !plugins.is_empty() {
+        notes.push(Note::NotEvaluated(plugins));
     }
     // One note per reason, naming every plugin it leaves out.
-    let mut gaps: Vec<(Vec<&'static str>, Gap)> = Vec::new();
-    for (plugin, gap) in storage_gaps(input, profile) {
+    let mut gaps: Vec<(Vec<PluginId>, Gap)> = Vec::new();
+    for (plugin, gap) in storage {
         match gaps.iter_mut().find(|(_, g)| *g == gap) {
             Some((plugins, _)) => plugins.push(plugin),
             None => gaps.push((vec![plugin], gap)),
@@ -235,19 +249,11 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
         gaps.into_iter()
             .map(|(plugins, gap)| Note::StorageNotEvaluated { plugins, gap }),
     );
-    let claims = |pick: fn(&Claim) -> bool| -> Vec<String> {
-        pod_claims(input)
-            .filter(|c| pick(c))
-            .map(|c| c.name.clone())
-            .collect()
-    };
-    let templated = claims(|c| c.from_template);
-    if !templated.is_empty() {
-        notes.push(Note::ClaimsFromTemplates(templated));
+    if !claims_from_templates.is_empty() {
+        notes.push(Note::ClaimsFromTemplates(claims_from_templates));
     }
-    let binding = claims(|c| !c.volume_name.is_empty() && !c.bind_completed);
-    if !binding.is_empty() && enabled(profile.filter.iter(), "VolumeBinding") {
-        notes.push(Note::ClaimsNotBindCompleted(binding));
+    if !claims_not_bind_completed.is_empty() {
+        notes.push(Note::ClaimsNotBindCompleted(claims_not_bind_completed));
     }
     notes.extend(
         profile
@@ -267,19 +273,16 @@ fn evaluation_notes(input: Input<'_>, profile: &Profile) -> Vec<Note> {
     notes
 }
 
-fn enabled<'a>(mut plugins: impl Iterator<Item = &'a String>, name: &str) -> bool {
-    plugins.any(|n| n == name)
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::{Context, Manifest, Subject};
+    use super::{Manifest, Subject};
+    use crate::pipeline::context;
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
-    use crate::scheduler::Input;
     use crate::scheduler::config::FeatureGates;
     use crate::scheduler::profile::Profile;
+    use crate::scheduler::{Input, PluginId};
     use crate::state::validate::Finding;
     use crate::state::{ClusterState, ContainerName, Defaulted, Pod, read_snapshot_str};
 
@@ -352,7 +355,7 @@ mod tests {
             name: None,
         };
         let read = vec![Note::NamespacesForbidden(refused.clone())];
-        let ctx = Context::new(input, &profile, read, subject);
+        let ctx = context(input, &profile, read, subject);
         assert!(ctx.daemon_set);
         assert_eq!(
             ctx.not_scheduled,
@@ -394,7 +397,7 @@ mod tests {
         let subject = Subject::Cluster {
             current_node: Some("n1".to_string()),
         };
-        let ctx = Context::new(input, &profile, Vec::new(), subject);
+        let ctx = context(input, &profile, Vec::new(), subject);
         assert_eq!(ctx.current_node.as_deref(), Some("n1"));
         assert_eq!(
             ctx.notes,
@@ -423,7 +426,7 @@ mod tests {
             namespace: Some("shop".to_string()),
             name: Some("web-1".to_string()),
         });
-        let ctx = Context::new(input, &profile, vec![refused.clone()], Subject::default());
+        let ctx = context(input, &profile, vec![refused.clone()], Subject::default());
         assert_eq!(ctx.notes, [refused]);
     }
 
@@ -442,12 +445,12 @@ mod tests {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"plugins": {
-                "filter": {"disabled": [{"name": "PodTopologySpread"}]},
-                "preScore": {"disabled": [{"name": "PodTopologySpread"}]}}}]
+                "filter": {"disabled": [{"name": PluginId::PodTopologySpread}]},
+                "preScore": {"disabled": [{"name": PluginId::PodTopologySpread}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");
-        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        let ctx = context(input, &profile, Vec::new(), Subject::default());
         assert_eq!(ctx.notes, []);
     }
 
@@ -465,7 +468,7 @@ mod tests {
             removed: &[],
         };
         let profile = Profile::default_profile(FeatureGates::default());
-        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        let ctx = context(input, &profile, Vec::new(), Subject::default());
         assert!(
             ctx.notes.contains(&Note::PodLevelFitScore),
             "{:?}",
@@ -474,11 +477,11 @@ mod tests {
         let cfg = json!({
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
-            "profiles": [{"plugins": {"score": {"disabled": [{"name": "NodeResourcesFit"}]}}}]
+            "profiles": [{"plugins": {"score": {"disabled": [{"name": PluginId::NodeResourcesFit}]}}}]
         });
         let profile = Profile::from_config(&cfg, "default-scheduler", FeatureGates::default(), "c")
             .expect("profile");
-        let ctx = Context::new(input, &profile, Vec::new(), Subject::default());
+        let ctx = context(input, &profile, Vec::new(), Subject::default());
         assert!(
             !ctx.notes.contains(&Note::PodLevelFitScore),
             "{:?}",
@@ -504,7 +507,7 @@ mod tests {
                 exclude: None,
                 removed: &[],
             };
-            Context::new(input, &profile, Vec::new(), Subject::default()).not_scheduled
+            context(input, &profile, Vec::new(), Subject::default()).not_scheduled
         };
         let c = json!([{"name": "c", "image": "x"}]);
         assert_eq!(why(json!({"containers": c}), "Pending"), []);

@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::Explanation;
 use super::audit::{Audit, AuditSummary};
-use super::{Explanation, Verdict};
+use crate::scheduler::{ReportedStatus, Verdict};
 
 /// A document with what the edits change beside it: `-o json` writes the document's fields,
 /// then `diff`.
@@ -58,7 +59,7 @@ pub struct NodeChange {
 impl ExplanationDiff {
     /// `after` set against `before`, the same pod on the unedited cluster.
     pub fn new(edits: Vec<String>, before: &Explanation, after: &Explanation) -> ExplanationDiff {
-        let reason = |r: &Option<super::Reported>| r.as_ref().map(|r| r.reason.to_string());
+        let reason = |r: &Option<ReportedStatus>| r.as_ref().map(|r| r.reason.to_string());
         let mut nodes: Vec<NodeChange> = after
             .nodes
             .iter()

@@ -9,140 +9,17 @@ use serde::{Serialize, Serializer};
 
 use crate::scheduler::default_preemption::PostFilterReport;
 use crate::scheduler::preemption::Outcome;
-use crate::scheduler::status::PluginName;
 use crate::scheduler::{
-    self, Entries, FilterCell, FilterDetails, FilterResult, PreFilterReport, PreScoreReport,
-    ReportedStatus, ScoreCell, ScoreDetails, ScoreResult, Status,
+    Code, Entries, FilterCell, FilterDetails, FilterResult, PluginId, ScoreCell, ScoreDetails,
+    ScoreResult, Status,
 };
 use crate::state::PodRef;
-
-/// Whether a node can take the pod, as far as the evaluated plugins tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Verdict {
-    /// Every enabled Filter plugin was evaluated and passed.
-    Feasible,
-    /// Rejected (by PreFilter or a Filter plugin).
-    Infeasible,
-    /// Every evaluated plugin passed, but some enabled Filter plugin was not evaluated.
-    Unknown,
-}
-
-impl From<scheduler::Verdict> for Verdict {
-    fn from(v: scheduler::Verdict) -> Verdict {
-        match v {
-            scheduler::Verdict::Feasible => Verdict::Feasible,
-            scheduler::Verdict::Infeasible => Verdict::Infeasible,
-            scheduler::Verdict::Unknown => Verdict::Unknown,
-        }
-    }
-}
-
-/// Whether the scheduler runs PreScore and Score in the cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Scoring {
-    /// Two or more nodes are feasible: the scheduler scores them.
-    Ran,
-    /// Fewer than two nodes are feasible: no PreScore, no Score.
-    NotRun,
-    /// A PreScore plugin failed: the cycle ends with its error, Score does not run.
-    StoppedAtPreScore,
-}
-
-impl From<scheduler::Scoring> for Scoring {
-    fn from(s: scheduler::Scoring) -> Scoring {
-        match s {
-            scheduler::Scoring::Ran => Scoring::Ran,
-            scheduler::Scoring::NotRun => Scoring::NotRun,
-            scheduler::Scoring::StoppedAtPreScore => Scoring::StoppedAtPreScore,
-        }
-    }
-}
-
-/// A framework status code, by kube-scheduler's name for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Code {
-    Unschedulable,
-    UnschedulableAndUnresolvable,
-    Error,
-}
-
-impl From<scheduler::Code> for Code {
-    fn from(c: scheduler::Code) -> Code {
-        match c {
-            scheduler::Code::Unschedulable => Code::Unschedulable,
-            scheduler::Code::UnschedulableAndUnresolvable => Code::UnschedulableAndUnresolvable,
-            scheduler::Code::Error => Code::Error,
-        }
-    }
-}
-
-/// A plugin's PreFilter outcome.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PreFilterEntry {
-    pub plugin: String,
-    /// "Success", "Skip", "Rejected" or "NotEvaluated".
-    pub result: &'static str,
-    /// Node names the plugin restricted the candidates to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub node_names: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<StatusEntry>,
-}
-
-/// A non-success status: its code and upstream's reasons, verbatim.
-#[derive(Debug, Clone, Serialize)]
-pub struct StatusEntry {
-    pub code: Code,
-    pub reasons: Vec<Cow<'static, str>>,
-}
-
-impl From<Status> for StatusEntry {
-    fn from(s: Status) -> StatusEntry {
-        StatusEntry {
-            code: s.code.into(),
-            reasons: s.reasons,
-        }
-    }
-}
-
-impl From<PreFilterReport> for PreFilterEntry {
-    fn from(r: PreFilterReport) -> PreFilterEntry {
-        PreFilterEntry {
-            plugin: r.plugin,
-            result: r.result,
-            node_names: r.node_names,
-            status: r.status.map(StatusEntry::from),
-        }
-    }
-}
-
-/// A plugin's PreScore outcome.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PreScoreEntry {
-    pub plugin: String,
-    /// "Success", "Skip", "Error" or "NotEvaluated".
-    pub result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl From<PreScoreReport> for PreScoreEntry {
-    fn from(r: PreScoreReport) -> PreScoreEntry {
-        PreScoreEntry {
-            plugin: r.plugin,
-            result: r.result,
-            error: r.error,
-        }
-    }
-}
 
 /// A PostFilter plugin's part of the FailedScheduling message.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PostFilterEntry {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// The plugin's message in the FailedScheduling event; `None` when it adds nothing or was
     /// not evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -210,9 +87,9 @@ pub struct CandidateEntry {
 #[serde(rename_all = "camelCase")]
 pub struct NonCandidateEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<PluginName>,
+    pub plugin: Option<PluginId>,
     #[serde(flatten)]
-    pub status: StatusEntry,
+    pub status: Status,
 }
 
 impl From<Outcome> for PreemptionEntry {
@@ -246,10 +123,7 @@ impl From<Outcome> for PreemptionEntry {
             non_candidates: o
                 .non_candidates
                 .into_iter()
-                .map(|(node, plugin, status)| {
-                    let status = status.into();
-                    (node, NonCandidateEntry { plugin, status })
-                })
+                .map(|(node, plugin, status)| (node, NonCandidateEntry { plugin, status }))
                 .collect(),
         }
     }
@@ -261,37 +135,12 @@ fn rfc3339(nanos: i64) -> String {
         .map_or_else(|_| nanos.to_string(), |t| t.to_string())
 }
 
-/// The status the scheduler itself records for a node: the first failure in profile order.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reported {
-    /// The plugin that failed; null for a status the framework made itself (a node a
-    /// PreFilter result left out: its reason names the PreFilter plugins).
-    pub plugin: Option<PluginName>,
-    pub code: Code,
-    pub reason: Cow<'static, str>,
-    /// True when an enabled plugin that runs before this one was not evaluated, so the
-    /// scheduler might report that plugin instead.
-    pub uncertain: bool,
-}
-
-impl From<ReportedStatus> for Reported {
-    fn from(r: ReportedStatus) -> Reported {
-        Reported {
-            plugin: r.plugin,
-            code: r.code.into(),
-            reason: r.reason,
-            uncertain: r.uncertain,
-        }
-    }
-}
-
 /// A node's Filter entry: the status as its joined reason and code, and whether the plugin
 /// was evaluated, with a note when it was not or was skipped.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FilterEntry<'a> {
-    plugin: &'a str,
+    plugin: &'a PluginId,
     /// `None` (null) when the plugin was not evaluated.
     pass: Option<bool>,
     reason: Option<Cow<'static, str>>,
@@ -300,10 +149,7 @@ struct FilterEntry<'a> {
     evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "super::details::filter"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a FilterDetails>,
 }
 
@@ -313,7 +159,7 @@ impl<'a> From<FilterResult<'a>> for FilterEntry<'a> {
             plugin: f.plugin,
             pass: f.pass,
             reason: f.status.map(Status::message),
-            code: f.code().map(Code::from),
+            code: f.code(),
             skipped: f.skipped,
             evaluated: f.evaluated(),
             note: f.note(),
@@ -327,7 +173,7 @@ impl<'a> From<FilterResult<'a>> for FilterEntry<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ScoreEntry<'a> {
-    plugin: &'a str,
+    plugin: &'a PluginId,
     raw: Option<i64>,
     normalized: Option<i64>,
     weight: i64,
@@ -336,10 +182,7 @@ struct ScoreEntry<'a> {
     evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "super::details::score"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a ScoreDetails>,
 }
 
@@ -390,35 +233,35 @@ pub(super) fn scores<S: Serializer>(entries: &Entries<ScoreCell>, s: S) -> Resul
 mod tests {
     use serde_json::json;
 
-    use super::{PostFilterEntry, PreFilterEntry, PreScoreEntry};
+    use super::PostFilterEntry;
     use crate::scheduler::default_preemption::PostFilterReport;
-    use crate::scheduler::{Code, PreFilterReport, PreScoreReport, Status};
+    use crate::scheduler::{Code, PluginId, PreFilterReport, PreScoreReport, Status};
 
     /// Every optional field present, in the shape the schema has always had.
     #[test]
     fn extension_point_entries_keep_their_shape() {
-        let pre_filter = PreFilterEntry::from(PreFilterReport {
-            plugin: "NodeAffinity".to_string(),
+        let pre_filter = PreFilterReport {
+            plugin: PluginId::NodeAffinity,
             result: "Rejected",
             node_names: Some(vec!["a".to_string()]),
             status: Some(Status::new(Code::UnschedulableAndUnresolvable, "no")),
-        });
+        };
         assert_eq!(
             serde_json::to_value(&pre_filter).expect("serialize"),
-            json!({"plugin": "NodeAffinity", "result": "Rejected", "nodeNames": ["a"],
+            json!({"plugin": PluginId::NodeAffinity, "result": "Rejected", "nodeNames": ["a"],
                    "status": {"code": "UnschedulableAndUnresolvable", "reasons": ["no"]}})
         );
-        let pre_score = PreScoreEntry::from(PreScoreReport {
-            plugin: "PodTopologySpread".to_string(),
+        let pre_score = PreScoreReport {
+            plugin: PluginId::PodTopologySpread,
             result: "Error",
             error: Some("bad".to_string()),
-        });
+        };
         assert_eq!(
             serde_json::to_value(&pre_score).expect("serialize"),
-            json!({"plugin": "PodTopologySpread", "result": "Error", "error": "bad"})
+            json!({"plugin": PluginId::PodTopologySpread, "result": "Error", "error": "bad"})
         );
         let post_filter = PostFilterEntry::from(PostFilterReport {
-            plugin: "DefaultPreemption".to_string(),
+            plugin: PluginId::DefaultPreemption,
             message: Some("preemption: ...".to_string()),
             evaluated: true,
             note: Some("why".to_string()),
@@ -426,7 +269,7 @@ mod tests {
         });
         assert_eq!(
             serde_json::to_value(&post_filter).expect("serialize"),
-            json!({"plugin": "DefaultPreemption", "message": "preemption: ...", "evaluated": true,
+            json!({"plugin": PluginId::DefaultPreemption, "message": "preemption: ...", "evaluated": true,
                    "note": "why"})
         );
     }

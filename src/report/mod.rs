@@ -3,39 +3,36 @@
 //! terminal, but the scheduler's own messages (the FailedScheduling event) are built here,
 //! exactly as upstream builds them, because they are data users match on.
 //!
-//! Every type the document writes is defined here, built from the evaluation: the extension
-//! points' entries in `entries`, the plugins' details and tables in `details`, the notes in
-//! `notes` (data; their words are render/'s). `context` decides which notes apply.
+//! The document is built from the evaluation: the plugins' details and tables are their own
+//! types, written as they are; the extension points' entries are written as `entries`
+//! shapes them; the notes in `notes` (data; their words are render/'s). `context` decides
+//! which notes apply.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::scheduler::explain::{NodeEntries, Tables};
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
-    self, Entries, Evaluation, FilterCell, NodeResult, Nominated, ReportedStatus, ScoreCell,
-    fit_error_message,
+    Entries, Evaluation, FilterCell, NodeResult, Nominated, PluginId, PreFilterReport,
+    PreScoreReport, ReportedStatus, ScoreCell, Scoring, Verdict, fit_error_message,
 };
 use crate::state::PodRef;
 
 pub mod audit;
 mod context;
-mod details;
 pub mod diff;
 mod entries;
 mod notes;
 pub mod pods;
-pub mod replicas;
 pub mod suggestions;
-mod volumes;
 pub mod workload;
 
-pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject};
-pub use entries::{
-    Code, PostFilterEntry, PreFilterEntry, PreScoreEntry, Reported, Scoring, StatusEntry, Verdict,
-};
-pub use notes::{Cause, DaemonTolerations, Note, Refusal, RejectedMost, Unplaced};
+pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject, Unevaluated};
+pub use entries::PostFilterEntry;
+pub use notes::{DaemonTolerations, Note, Refusal, RejectedMost, Unplaced};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
@@ -51,15 +48,12 @@ pub struct Explanation {
     pub source: Option<String>,
     pub scheduler: SchedulerInfo,
     pub summary: Summary,
-    pub pre_filter: Vec<PreFilterEntry>,
-    pub pre_score: Vec<PreScoreEntry>,
+    pub pre_filter: Vec<PreFilterReport>,
+    pub pre_score: Vec<PreScoreReport>,
     /// Candidates by total score (highest first, then by name), then nodes whose verdict is
     /// unknown, then rejected nodes by name.
     pub nodes: Vec<NodeReport>,
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "details::pod_terms"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_terms: Option<TermTables>,
     /// PostFilter plugins (only when no node can take the pod): the tail of the
     /// FailedScheduling message.
@@ -71,10 +65,7 @@ pub struct Explanation {
     /// For a DaemonSet: where its controller would create pods and where they would run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub daemon_set: Option<DaemonSetPlacement>,
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "details::topology_spread"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology_spread: Option<SpreadTables>,
     /// Things the user must know to read the result right (not evaluated plugins, quirks).
     pub notes: Vec<Note>,
@@ -207,7 +198,7 @@ pub struct NodeReport {
     pub verdict: Verdict,
     /// The status the scheduler records for this node (first failure in profile order).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reported: Option<Reported>,
+    pub reported: Option<ReportedStatus>,
     /// One entry per Filter plugin, in profile order.
     #[serde(serialize_with = "entries::filters")]
     pub filters: Entries<FilterCell>,
@@ -258,11 +249,7 @@ impl From<Nominated> for NominatedPods {
 /// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
 /// plugin was evaluated).
 pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
-    if eval
-        .nodes
-        .iter()
-        .any(|x| x.verdict != scheduler::Verdict::Infeasible)
-    {
+    if eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
         return None;
     }
     let prefilter = eval
@@ -305,14 +292,32 @@ fn node_reasons(node: &NodeResult, r: &ReportedStatus) -> Vec<String> {
     let nominated = node.nominated.iter().flat_map(|n| n.filters.iter());
     nominated
         .chain(node.filters.iter())
-        .filter(|f| r.plugin.as_deref() == Some(f.plugin))
+        .filter(|f| r.plugin.as_ref() == Some(f.plugin))
         .filter_map(|f| f.status)
         .find(|s| s.message() == r.reason)
         .map(|s| s.reasons.iter().map(|r| r.to_string()).collect())
         .unwrap_or_else(|| vec![r.reason.to_string()])
 }
 
+impl NodeReport {
+    /// The node's entries, as the plugins' explanations read them.
+    pub fn entries(&self) -> NodeEntries<'_> {
+        NodeEntries {
+            filters: &self.filters,
+            scores: &self.scores,
+        }
+    }
+}
+
 impl Explanation {
+    /// The tables the plugins add beside the nodes, as their explanations read them.
+    pub fn tables(&self) -> Tables<'_> {
+        Tables {
+            pod_terms: self.pod_terms.as_ref(),
+            topology_spread: self.topology_spread.as_ref(),
+        }
+    }
+
     /// Sets the scheduler's own last FailedScheduling event beside the computed message, with
     /// a note when the two differ.
     pub fn set_scheduler_event(
@@ -344,13 +349,16 @@ impl Explanation {
     /// Adds what would make each rejected node take `pod` (the pod evaluated), and, when no
     /// node can, the closest nodes: those with the fewest failing Filter plugins.
     pub fn suggest(&mut self, pod: &crate::state::Pod) {
-        let terms = self.pod_terms.as_ref();
+        let tables = Tables {
+            pod_terms: self.pod_terms.as_ref(),
+            topology_spread: self.topology_spread.as_ref(),
+        };
         for n in self
             .nodes
             .iter_mut()
             .filter(|n| n.verdict == Verdict::Infeasible)
         {
-            n.suggestions = suggestions::for_node(&n.filters, pod, terms);
+            n.suggestions = suggestions::for_node(&n.filters, pod, tables);
         }
         if self.summary.feasible > 0 || self.summary.unknown > 0 {
             return;
@@ -381,16 +389,16 @@ impl Explanation {
             }
         };
         // The order is decided on compact keys, then each node is moved once: sorting the
-        // node reports themselves moved 5,000 large values a dozen times each. The key packs
+        // node reports themselves would move large values many times each. The key packs
         // (verdict group, score descending with none last, name rank) into one integer, which
-        // compares in one instruction where the tuple's comparison was most of this function.
+        // compares in one instruction where a tuple compares field by field.
         let key = |n: &NodeResult| -> u128 {
             let total = match n.total {
                 // 0 ..= 2^64 - 1, the highest score first.
                 Some(t) => (i128::from(i64::MAX) - i128::from(t)) as u128,
                 None => 1 << 64,
             };
-            (u128::from(group(n.verdict.into())) << 100) | (total << 32) | u128::from(n.name_rank)
+            (u128::from(group(n.verdict)) << 100) | (total << 32) | u128::from(n.name_rank)
         };
         let mut order: Vec<(u128, u32)> = eval
             .nodes
@@ -418,9 +426,9 @@ impl Explanation {
                 .into_iter()
                 .filter_map(|(_, i)| slots[i as usize].take())
                 .map(|n| NodeReport {
-                    feasible: n.verdict == scheduler::Verdict::Feasible,
-                    verdict: n.verdict.into(),
-                    reported: n.reported.map(Reported::from),
+                    feasible: n.verdict == Verdict::Feasible,
+                    verdict: n.verdict,
+                    reported: n.reported,
                     filters: n.filters,
                     scores: n.scores,
                     score: n.total,
@@ -496,9 +504,13 @@ impl Explanation {
                     filters: &n.filters,
                 })
                 .collect();
-            RejectedMost::of(&rejected, nodes.len(), eval.pod_terms.as_ref())
+            let tables = Tables {
+                pod_terms: eval.pod_terms.as_ref(),
+                topology_spread: eval.topology_spread.as_ref(),
+            };
+            RejectedMost::of(&rejected, nodes.len(), tables)
         };
-        let scoring = Scoring::from(eval.scoring);
+        let scoring = eval.scoring;
         let mut notes = ctx.notes;
         let scored = nodes.iter().any(|n| n.score.is_some());
         match scoring {
@@ -534,16 +546,8 @@ impl Explanation {
                 rejected_most,
                 failed_scheduling_message: failed.map(|(m, _)| m),
             },
-            pre_filter: eval
-                .pre_filter
-                .into_iter()
-                .map(PreFilterEntry::from)
-                .collect(),
-            pre_score: eval
-                .pre_score
-                .into_iter()
-                .map(PreScoreEntry::from)
-                .collect(),
+            pre_filter: eval.pre_filter,
+            pre_score: eval.pre_score,
             nodes,
             pod_terms: eval.pod_terms,
             post_filter: if ctx.daemon_set {
@@ -568,7 +572,11 @@ impl Explanation {
 
 /// Plugins whose rejection means the DaemonSet controller creates no pod on the node
 /// (`NodeShouldRunDaemonPod`: node name, node selector/affinity, taints).
-const DAEMON_PREDICATES: &[&str] = &["NodeName", "NodeAffinity", "TaintToleration"];
+const DAEMON_PREDICATES: [PluginId; 3] = [
+    PluginId::NodeName,
+    PluginId::NodeAffinity,
+    PluginId::TaintToleration,
+];
 
 fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
     let mut out = DaemonSetPlacement {
@@ -581,7 +589,7 @@ fn daemon_set_placement(nodes: &[NodeReport]) -> DaemonSetPlacement {
         let skipped_by_controller = n
             .filters
             .iter()
-            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(&f.plugin));
+            .any(|f| f.pass == Some(false) && DAEMON_PREDICATES.contains(f.plugin));
         let list = if skipped_by_controller {
             &mut out.not_created
         } else {
@@ -681,7 +689,8 @@ mod tests {
     /// with no node selected.
     #[test]
     fn what_the_cycle_runs_reaches_the_summary() {
-        use crate::report::{Note, Scoring};
+        use crate::report::Note;
+        use crate::scheduler::Scoring;
         use crate::scheduler::config::FeatureGates;
         use crate::scheduler::profile::Profile;
         use crate::scheduler::testing::evaluate_with;

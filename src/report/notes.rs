@@ -1,14 +1,16 @@
 //! The notes a reader needs to read a result right, as data. Their words are chosen in
-//! `render/` (`impl Display for Note`); the document carries each note as those words.
+//! `render/` (`impl Display for Note`); the document carries each note as those words. What
+//! makes a rule reject most nodes is the plugin's to say (its explanation's cause).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
-use super::entries::Reported;
-use crate::scheduler::inter_pod_affinity::{self, NamespacesUnread, TermKind, TermTables};
+use crate::scheduler::details::Cause;
+use crate::scheduler::explain::Tables;
+use crate::scheduler::inter_pod_affinity::NamespacesUnread;
 use crate::scheduler::storage::Gap;
-use crate::scheduler::{Entries, FilterCell, FilterDetails};
+use crate::scheduler::{Entries, FilterCell, FilterDetails, PluginId, ReportedStatus, explain_of};
 use crate::state::admission::Change;
 use crate::state::validate::Finding;
 use crate::state::{Defaulted, PodRef};
@@ -58,7 +60,7 @@ pub enum Note {
     /// InterPodAffinity is not evaluated: a namespaceSelector term needs namespace labels.
     NamespacesUnread(NamespacesUnread),
     /// Filter and Score plugins of the profile this version does not evaluate.
-    NotEvaluated(Vec<String>),
+    NotEvaluated(Vec<PluginId>),
     /// A feature gate given that changes no plugin this version evaluates.
     GateNotModelled(String),
     /// The pod's affinity has label selectors the API server would reject.
@@ -75,10 +77,7 @@ pub enum Note {
     /// scores shown are computed for reference.
     PreScoreEndsCycle,
     /// Storage plugins not evaluated for the pod, and why.
-    StorageNotEvaluated {
-        plugins: Vec<&'static str>,
-        gap: Gap,
-    },
+    StorageNotEvaluated { plugins: Vec<PluginId>, gap: Gap },
     /// `whatif`: claims of a StatefulSet's volumeClaimTemplates, not in the cluster, evaluated
     /// as its controller would create them for the replica.
     ClaimsFromTemplates(Vec<String>),
@@ -195,7 +194,7 @@ impl Serialize for Note {
 pub struct RejectedMost {
     /// The plugin that records the status; `None` for a status the framework made itself
     /// (nodes a PreFilter result left out).
-    pub plugin: Option<String>,
+    pub plugin: Option<PluginId>,
     /// Upstream's words, as in the FailedScheduling message.
     pub reason: String,
     /// How many nodes it rejects, of how many.
@@ -206,35 +205,9 @@ pub struct RejectedMost {
     pub cause: Option<Cause>,
 }
 
-/// What a rule rejects the nodes for, from the plugins' details.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all_fields = "camelCase")]
-pub enum Cause {
-    /// Pods that match the pod's required anti-affinity run in the nodes' domains of this key.
-    AntiAffinityPods {
-        topology_key: String,
-        pods: Vec<String>,
-    },
-    /// Existing pods whose required anti-affinity matches the pod run in the nodes' domains.
-    RepelledBy { pods: Vec<String> },
-    /// No pod matching the pod's required affinity runs in the nodes' domains of this key.
-    NoAffinityPod { topology_key: String },
-    /// The taints the pod does not tolerate (each node's first, as upstream logs it), by key.
-    Taints { keys: Vec<String> },
-    /// The label of the pod's node selector or affinity the nodes fail: their values, and how
-    /// many lack it.
-    NodeLabel {
-        key: String,
-        values: Vec<String>,
-        missing: usize,
-    },
-    /// A DoNotSchedule spread constraint: placing the pod makes the skew exceed maxSkew.
-    Skew { topology_key: String, max_skew: i32 },
-}
-
 /// A node no Filter lets through, as [`RejectedMost`] reads it.
 pub(super) struct Rejected<'a> {
-    pub reported: Option<&'a Reported>,
+    pub reported: Option<&'a ReportedStatus>,
     pub filters: &'a Entries<FilterCell>,
 }
 
@@ -245,16 +218,16 @@ impl RejectedMost {
     pub(super) fn of(
         rejected: &[Rejected],
         nodes: usize,
-        terms: Option<&TermTables>,
+        tables: Tables<'_>,
     ) -> Option<RejectedMost> {
         if nodes == 0 || rejected.len() * 4 < nodes * 3 {
             return None;
         }
-        let mut groups: BTreeMap<(Option<&str>, &str), Vec<&Rejected>> = BTreeMap::new();
+        let mut groups: BTreeMap<(Option<&PluginId>, &str), Vec<&Rejected>> = BTreeMap::new();
         for n in rejected {
             if let Some(r) = n.reported {
                 groups
-                    .entry((r.plugin.as_deref(), &r.reason))
+                    .entry((r.plugin.as_ref(), &r.reason))
                     .or_default()
                     .push(n);
             }
@@ -266,170 +239,36 @@ impl RejectedMost {
             return None;
         }
         Some(RejectedMost {
-            plugin: plugin.map(str::to_string),
+            plugin: plugin.cloned(),
             reason: reason.to_string(),
             nodes: top.len(),
             of: nodes,
-            cause: plugin.and_then(|p| Cause::of(p, reason, top, terms)),
+            cause: plugin.and_then(|p| cause_of(p, reason, top, tables)),
         })
     }
 }
 
-impl Cause {
-    fn of(
-        plugin: &str,
-        reason: &str,
-        nodes: &[&Rejected],
-        terms: Option<&TermTables>,
-    ) -> Option<Cause> {
-        let all: Vec<&FilterDetails> = nodes
-            .iter()
-            .filter_map(|n| {
-                n.filters
-                    .iter()
-                    .find(|f| f.plugin == plugin)
-                    .and_then(|f| f.details)
-            })
-            .collect();
-        if all.len() != nodes.len() {
-            return None;
-        }
-        match all.first()? {
-            FilterDetails::InterPodAffinity(_) => inter_pod(&all, reason, terms?),
-            FilterDetails::TaintToleration(_) => {
-                let keys: Option<BTreeSet<String>> = all
-                    .iter()
-                    .map(|d| match d {
-                        FilterDetails::TaintToleration(d) => {
-                            d.first_untolerated().map(|t| t.key.clone())
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                Some(Cause::Taints {
-                    keys: keys?.into_iter().collect(),
-                })
-            }
-            FilterDetails::NodeAffinity(_) => node_label(&all),
-            FilterDetails::PodTopologySpread(first) => {
-                let c = first.constraints.iter().find(|c| !c.satisfied)?;
-                // Only when every node fails the same constraint.
-                all.iter()
-                    .all(|d| match d {
-                        FilterDetails::PodTopologySpread(d) => d
-                            .constraints
-                            .iter()
-                            .find(|x| !x.satisfied)
-                            .is_some_and(|x| x.constraint == c.constraint && x.domain.is_some()),
-                        _ => false,
-                    })
-                    .then(|| Cause::Skew {
-                        topology_key: c.topology_key.clone(),
-                        max_skew: c.max_skew,
-                    })
-            }
-            _ => None,
-        }
-    }
-}
-
-/// The pods behind an InterPodAffinity rejection, by the reason every node of the group
-/// reports (the pod's affinity, its anti-affinity, then existing pods' anti-affinity, in the
-/// order of upstream's `interpodaffinity/filtering.go` Filter).
-fn inter_pod(all: &[&FilterDetails], reason: &str, terms: &TermTables) -> Option<Cause> {
-    let ipa: Vec<&inter_pod_affinity::FilterDetails> = all
+/// What makes `plugin` reject the nodes of a group that all record `reason`, when the
+/// details it gives on every one of them say the same.
+fn cause_of(
+    plugin: &PluginId,
+    reason: &str,
+    nodes: &[&Rejected],
+    tables: Tables<'_>,
+) -> Option<Cause> {
+    let all: Vec<&FilterDetails> = nodes
         .iter()
-        .filter_map(|d| match d {
-            FilterDetails::InterPodAffinity(d) => Some(d.as_ref()),
-            _ => None,
+        .filter_map(|n| {
+            n.filters
+                .iter()
+                .find(|f| f.plugin == plugin)
+                .and_then(|f| f.details)
         })
         .collect();
-    let first = ipa.first()?;
-    match reason {
-        inter_pod_affinity::REASON_AFFINITY => {
-            let t = first.affinity.iter().find(|t| !t.satisfied)?;
-            Some(Cause::NoAffinityPod {
-                topology_key: t.topology_key.to_string(),
-            })
-        }
-        inter_pod_affinity::REASON_ANTI_AFFINITY => {
-            let term = first.anti_affinity.iter().find(|t| !t.satisfied)?;
-            let table = terms
-                .terms
-                .iter()
-                .find(|t| t.kind == TermKind::RequiredAntiAffinity && t.index == term.index)?;
-            let mut pods = BTreeSet::new();
-            for t in ipa.iter().flat_map(|d| &d.anti_affinity) {
-                let in_domain = t.domain.as_deref().and_then(|v| table.domains.get(v));
-                if t.index == term.index
-                    && !t.satisfied
-                    && let Some(list) = in_domain
-                {
-                    pods.extend(list.iter().map(|p| p.to_string()));
-                }
-            }
-            Some(Cause::AntiAffinityPods {
-                topology_key: term.topology_key.to_string(),
-                pods: pods.into_iter().collect(),
-            })
-        }
-        inter_pod_affinity::REASON_EXISTING_ANTI_AFFINITY => {
-            let pods: BTreeSet<String> = ipa
-                .iter()
-                .flat_map(|d| &d.existing_anti_affinity)
-                .filter_map(|&i| terms.existing_anti_affinity.get(i))
-                .map(|h| h.pod.to_string())
-                .collect();
-            Some(Cause::RepelledBy {
-                pods: pods.into_iter().collect(),
-            })
-        }
-        _ => None,
+    if all.is_empty() || all.len() != nodes.len() {
+        return None;
     }
-}
-
-/// The label each node fails first (its node selector's, then its single required term's),
-/// when that is the same label on every node.
-fn node_label(all: &[&FilterDetails]) -> Option<Cause> {
-    let mut key: Option<&str> = None;
-    let mut values = BTreeSet::new();
-    let mut missing = 0;
-    for d in all {
-        let FilterDetails::NodeAffinity(d) = d else {
-            return None;
-        };
-        if d.added_affinity.as_ref().is_some_and(|a| !a.matched) {
-            return None;
-        }
-        let (k, v) = if let Some(c) = d.node_selector.iter().find(|c| !c.matched) {
-            (&*c.key, c.node_value.as_deref())
-        } else {
-            let r = d.required.as_ref()?;
-            let [term] = r.terms.as_slice() else {
-                return None;
-            };
-            let r = term
-                .match_expressions
-                .iter()
-                .chain(&term.match_fields)
-                .find(|r| !r.matched)?;
-            (&*r.written.key, r.node_value.as_deref())
-        };
-        if *key.get_or_insert(k) != k {
-            return None;
-        }
-        match v {
-            Some(v) => {
-                values.insert(v.to_string());
-            }
-            None => missing += 1,
-        }
-    }
-    Some(Cause::NodeLabel {
-        key: key?.to_string(),
-        values: values.into_iter().collect(),
-        missing,
-    })
+    explain_of(plugin).cause(&all, reason, tables)
 }
 
 #[cfg(test)]
@@ -437,18 +276,18 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
-    use crate::report::Code;
+    use crate::scheduler::Code;
 
-    fn reported(plugin: &'static str, reason: &'static str) -> Reported {
-        Reported {
-            plugin: Some(Cow::Borrowed(plugin)),
+    fn reported(plugin: PluginId, reason: &'static str) -> ReportedStatus {
+        ReportedStatus {
+            plugin: Some(plugin),
             code: Code::Unschedulable,
             reason: Cow::Borrowed(reason),
             uncertain: false,
         }
     }
 
-    fn most(statuses: &[&Reported], nodes: usize) -> Option<RejectedMost> {
+    fn most(statuses: &[&ReportedStatus], nodes: usize) -> Option<RejectedMost> {
         let filters = Entries::default();
         let rejected: Vec<Rejected> = statuses
             .iter()
@@ -457,15 +296,18 @@ mod tests {
                 filters: &filters,
             })
             .collect();
-        RejectedMost::of(&rejected, nodes, None)
+        RejectedMost::of(&rejected, nodes, Tables::default())
     }
 
     #[test]
     fn the_rule_that_rejects_most_nodes_is_counted_as_failed_scheduling_counts() {
-        let taint = reported("TaintToleration", "node(s) had untolerated taint(s)");
-        let cordon = reported("NodeUnschedulable", "node(s) were unschedulable");
+        let taint = reported(
+            PluginId::TaintToleration,
+            "node(s) had untolerated taint(s)",
+        );
+        let cordon = reported(PluginId::NodeUnschedulable, "node(s) were unschedulable");
         let most_of = most(&[&taint, &taint, &cordon], 3).expect("taints reject most");
-        assert_eq!(most_of.plugin.as_deref(), Some("TaintToleration"));
+        assert_eq!(most_of.plugin, Some(PluginId::TaintToleration));
         assert_eq!((most_of.nodes, most_of.of), (2, 3));
         // No details to read: no cause rather than a guessed one.
         assert_eq!(most_of.cause, None);

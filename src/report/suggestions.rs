@@ -1,222 +1,34 @@
-//! What would make a node take the pod: per failing Filter, the smallest change, read from
-//! the evaluation's own details (never re-evaluated): the toleration to add (a near miss
-//! named), the label or expression the node fails, how much of a resource is short, the pods
-//! that block (anti-)affinity, the cordon to lift.
-
-use std::sync::Arc;
+//! What would make a node take the pod: per failing Filter, the smallest change, as the
+//! plugin that rejects the node reads it from its own details (never re-evaluated): the
+//! toleration to add (a near miss named), the label or expression the node fails, how much
+//! of a resource is short, the pods that block (anti-)affinity, the cordon to lift.
 
 use serde::Serialize;
 
-use crate::scheduler::inter_pod_affinity::{TermKind, TermTables};
-use crate::scheduler::{Entries, FilterCell, FilterDetails};
-use crate::state::{Pod, Toleration};
+use crate::scheduler::details::Change;
+use crate::scheduler::explain::Tables;
+use crate::scheduler::{Entries, FilterCell, PluginId, explain_of};
+use crate::state::Pod;
 
 /// One change to one rule.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
     /// The Filter plugin that rejects the node.
-    pub rule: &'static str,
+    pub rule: PluginId,
+    /// As data, written as the plugin writes it; its words are the plugin's too.
     pub change: Change,
 }
 
-/// The change, as data: its words are render/'s.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
-pub enum Change {
-    /// The node is cordoned: uncordon it.
-    Uncordon,
-    /// Add this toleration to the pod; `near_miss` is one the pod has for the same key that
-    /// does not match (another value, operator or effect).
-    AddToleration {
-        toleration: Toleration,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        near_miss: Option<Toleration>,
-    },
-    /// A `nodeSelector` entry the node's label does not give.
-    Label {
-        key: Arc<str>,
-        value: Arc<str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        node_value: Option<Arc<str>>,
-    },
-    /// A required node-affinity expression the node fails (every term fails: any one term
-    /// satisfied would do).
-    Expression {
-        term: usize,
-        key: String,
-        operator: String,
-        values: Vec<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        node_value: Option<Arc<str>>,
-    },
-    /// A resource the node is short of, by this much (milli-cpu, bytes, units).
-    Resource { resource: Arc<str>, short: i64 },
-    /// The node runs as many pods as it allows.
-    PodCount { allowed: i64 },
-    /// Pods whose presence breaks required anti-affinity (the pod's or theirs).
-    BlockingPods { pods: Vec<String> },
-    /// A hard spread constraint: placing the pod in the node's domain would reach this skew
-    /// (`matching + self - global minimum`), above the constraint's maxSkew; `skew` is absent
-    /// when the node lacks the topology key.
-    Skew {
-        topology_key: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        domain: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        skew: Option<i64>,
-        max_skew: i32,
-    },
-    /// Required affinity finds no matching pod in the node's domain.
-    NoAffinityPod {
-        topology_key: Arc<str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        domain: Option<Arc<str>>,
-    },
-}
-
 /// The suggestions for one node, from its Filter entries.
-pub fn for_node(
-    filters: &Entries<FilterCell>,
-    pod: &Pod,
-    terms: Option<&TermTables>,
-) -> Vec<Suggestion> {
+pub fn for_node(filters: &Entries<FilterCell>, pod: &Pod, tables: Tables<'_>) -> Vec<Suggestion> {
     let mut out = Vec::new();
     for f in filters.iter().filter(|f| f.pass == Some(false)) {
-        let rule: &'static str = match f.plugin {
-            "NodeUnschedulable" => "NodeUnschedulable",
-            "TaintToleration" => "TaintToleration",
-            "NodeAffinity" => "NodeAffinity",
-            "NodeResourcesFit" => "NodeResourcesFit",
-            "InterPodAffinity" => "InterPodAffinity",
-            "PodTopologySpread" => "PodTopologySpread",
-            _ => continue,
-        };
-        let mut push = |change| out.push(Suggestion { rule, change });
-        match f.details {
-            _ if rule == "NodeUnschedulable" => push(Change::Uncordon),
-            Some(FilterDetails::TaintToleration(d)) => {
-                for c in d
-                    .taints
-                    .iter()
-                    .filter(|c| c.considered && c.tolerated_by.is_none())
-                {
-                    let t = &c.taint;
-                    let near_miss = pod
-                        .template
-                        .tolerations
-                        .iter()
-                        .find(|tol| tol.key == t.key)
-                        .cloned();
-                    let toleration = Toleration {
-                        key: t.key.clone(),
-                        operator: if t.value.is_empty() {
-                            "Exists"
-                        } else {
-                            "Equal"
-                        }
-                        .to_string(),
-                        value: t.value.clone(),
-                        effect: t.effect.clone(),
-                    };
-                    push(Change::AddToleration {
-                        toleration,
-                        near_miss,
-                    });
-                }
-            }
-            Some(FilterDetails::NodeAffinity(d)) => {
-                for c in d.node_selector.iter().filter(|c| !c.matched) {
-                    push(Change::Label {
-                        key: c.key.clone(),
-                        value: c.value.clone(),
-                        node_value: c.node_value.clone(),
-                    });
-                }
-                let selectors = d.added_affinity.as_deref().into_iter().chain(&d.required);
-                for sel in selectors.filter(|s| !s.matched) {
-                    for (i, t) in sel.terms.iter().enumerate() {
-                        for r in t.match_expressions.iter().chain(&t.match_fields) {
-                            if !r.matched {
-                                push(Change::Expression {
-                                    term: i,
-                                    key: r.written.key.clone(),
-                                    operator: r.written.operator.clone(),
-                                    values: r.written.values.clone(),
-                                    node_value: r.node_value.clone(),
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-            Some(FilterDetails::NodeResourcesFit(d)) => {
-                if !d.pods.fits {
-                    push(Change::PodCount {
-                        allowed: d.pods.allowed,
-                    });
-                }
-                for r in d
-                    .resources
-                    .iter()
-                    .filter(|r| !r.fits && r.ignored.is_none())
-                {
-                    push(Change::Resource {
-                        resource: r.resource.clone(),
-                        short: r
-                            .requested
-                            .saturating_add(r.used)
-                            .saturating_sub(r.allocatable),
-                    });
-                }
-            }
-            Some(FilterDetails::PodTopologySpread(d)) => {
-                for c in d.constraints.iter().filter(|c| !c.satisfied) {
-                    push(Change::Skew {
-                        topology_key: c.topology_key.clone(),
-                        domain: c.domain.clone(),
-                        skew: c.skew,
-                        max_skew: c.max_skew,
-                    });
-                }
-            }
-            Some(FilterDetails::InterPodAffinity(d)) => {
-                let mut pods: Vec<String> = Vec::new();
-                if let Some(tables) = terms {
-                    for t in d.anti_affinity.iter().filter(|t| !t.satisfied) {
-                        let table = tables.terms.iter().find(|x| {
-                            x.kind == TermKind::RequiredAntiAffinity && x.index == t.index
-                        });
-                        let list = t
-                            .domain
-                            .as_deref()
-                            .and_then(|dom| table.and_then(|x| x.domains.get(dom)));
-                        pods.extend(
-                            list.into_iter()
-                                .flat_map(|l| l.iter().map(|p| p.to_string())),
-                        );
-                    }
-                    pods.extend(
-                        d.existing_anti_affinity
-                            .iter()
-                            .filter_map(|&i| tables.existing_anti_affinity.get(i))
-                            .map(|h| h.pod.to_string()),
-                    );
-                }
-                pods.sort();
-                pods.dedup();
-                if !pods.is_empty() {
-                    push(Change::BlockingPods { pods });
-                }
-                for t in d.affinity.iter().filter(|t| !t.satisfied) {
-                    push(Change::NoAffinityPod {
-                        topology_key: t.topology_key.clone(),
-                        domain: t.domain.clone(),
-                    });
-                }
-            }
-            _ => {}
-        }
+        let changes = explain_of(f.plugin).suggestions(f, pod, tables);
+        out.extend(changes.into_iter().map(|change| Suggestion {
+            rule: f.plugin.clone(),
+            change,
+        }));
     }
     out
 }
@@ -240,20 +52,20 @@ mod tests {
                                       "effect": "NoSchedule"}],
                      "containers": [{"name": "c", "image": "x"}]}});
         let eval = evaluate_default(json!([node]), pod.clone());
-        let s = for_node(
-            &eval.nodes[0].filters,
-            &pod_of(pod),
-            eval.pod_terms.as_ref(),
-        );
+        let tables = Tables {
+            pod_terms: eval.pod_terms.as_ref(),
+            topology_spread: eval.topology_spread.as_ref(),
+        };
+        let s = for_node(&eval.nodes[0].filters, &pod_of(pod), tables);
         assert_eq!(
             serde_json::to_value(&s).expect("json"),
             json!([
-                {"rule": "TaintToleration", "change": {"addToleration": {
+                {"rule": PluginId::TaintToleration, "change": {"addToleration": {
                     "toleration": {"key": "gpu", "operator": "Equal", "value": "present",
                                    "effect": "NoSchedule"},
                     "nearMiss": {"key": "gpu", "operator": "Equal", "value": "true",
                                  "effect": "NoSchedule"}}}},
-                {"rule": "NodeAffinity", "change": {"label": {
+                {"rule": PluginId::NodeAffinity, "change": {"label": {
                     "key": "zone", "value": "z2", "nodeValue": "z1"}}}
             ])
         );

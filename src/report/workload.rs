@@ -1,5 +1,5 @@
-//! The document's `workload`: where each replica of a `whatif` workload goes (built in
-//! `replicas`), beside the per-node explanation of one of them.
+//! The document's `workload`: where each replica of a `whatif` workload goes (placed by
+//! `pipeline::replicas`), beside the per-node explanation of one of them.
 
 use serde::Serialize;
 

@@ -16,6 +16,7 @@ use super::details::FilterDetails;
 use super::inter_pod_affinity::{InterPodAffinity, TermKind};
 use super::node_affinity::{LastRequired, NodeAffinity};
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::profile::Profile;
 use super::status::{PreFilterOutcome, Status};
 use super::taint_toleration::TaintToleration;
@@ -28,12 +29,16 @@ pub const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 
 /// The plugins whose Filter checks a pod's required rules against its node, in the default
 /// profile's order.
-const RULES: [&str; 3] = ["TaintToleration", "NodeAffinity", "InterPodAffinity"];
+const RULES: [PluginId; 3] = [
+    PluginId::TaintToleration,
+    PluginId::NodeAffinity,
+    PluginId::InterPodAffinity,
+];
 
 /// A required rule the pod's node no longer satisfies, as its plugin's Filter says it.
 #[derive(Debug, Clone)]
 pub struct Broken {
-    pub plugin: &'static str,
+    pub plugin: PluginId,
     /// The plugin's status, in upstream's words (PreFilter's when PreFilter rejected the pod).
     pub status: Status,
     /// The Filter's details on the node: every term and expression with the node's value,
@@ -53,13 +58,13 @@ pub struct Standing {
     pub cordoned: bool,
     pub broken: Vec<Broken>,
     /// Plugins that could not be evaluated, with why (never shown as satisfied).
-    pub not_evaluated: Vec<(&'static str, String)>,
+    pub not_evaluated: Vec<(PluginId, String)>,
 }
 
 /// Checks existing pod `pod` (an index into `state.pods()`) against its own node under
 /// `profile`, with the plugins the profile enables at Filter; `last` holds the parse of the
 /// required node affinity of the pod checked before.
-fn check_bound(
+pub fn check_bound(
     state: &ClusterState,
     pod: usize,
     profile: &Profile,
@@ -77,12 +82,12 @@ fn check_bound(
         ..Standing::default()
     };
     for plugin in RULES {
-        if !profile.filter.iter().any(|p| p == plugin) {
+        if !profile.filter.contains(&plugin) {
             continue;
         }
-        let pre_filter = profile.pre_filter.iter().any(|p| p == plugin);
+        let pre_filter = profile.pre_filter.contains(&plugin);
         let checked = match plugin {
-            "TaintToleration" => {
+            PluginId::TaintToleration => {
                 run(
                     TaintToleration::new(input, &profile.gates),
                     pre_filter,
@@ -100,7 +105,7 @@ fn check_bound(
                     .filter(|(_, details, taints, _)| details.is_none() || !taints.is_empty())
                 })
             }
-            "NodeAffinity" => run(
+            PluginId::NodeAffinity => run(
                 NodeAffinity::alone(input, &profile.node_affinity, last),
                 pre_filter,
                 node,
@@ -134,35 +139,6 @@ fn check_bound(
         }
     }
     standing
-}
-
-/// Checks every pod of `pods` (an index into `state.pods()` with the profile that placed it)
-/// against its own node: the pods with something to say, in the order given. The pods are
-/// independent of each other, and an audit of a whole cluster checks every bound pod, so the
-/// cores take an equal share each.
-pub fn check_all(state: &ClusterState, pods: &[(usize, &Profile)]) -> Vec<(usize, Standing)> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = pods.len().div_ceil(threads).max(1);
-    let check = |part: &[(usize, &Profile)]| -> Vec<(usize, Standing)> {
-        let mut last = LastRequired::default();
-        part.iter()
-            .map(|&(i, profile)| (i, check_bound(state, i, profile, &mut last)))
-            .filter(|(_, s)| !s.broken.is_empty() || !s.not_evaluated.is_empty())
-            .collect()
-    };
-    std::thread::scope(|scope| {
-        let mut parts = pods.chunks(share);
-        let first = parts.next().unwrap_or_default();
-        let others: Vec<_> = parts.map(|part| scope.spawn(move || check(part))).collect();
-        let mut found = check(first);
-        for other in others {
-            match other.join() {
-                Ok(more) => found.extend(more),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        found
-    })
 }
 
 type Checked<D> = Result<Option<(Status, Option<D>)>, String>;
@@ -275,7 +251,7 @@ mod tests {
         pod["spec"]["nodeSelector"] = json!({"zone": "z2"});
         let s = standing(json!([zone_node("a", "z1"), pod]), "p");
         assert_eq!(s.broken.len(), 1);
-        assert_eq!(s.broken[0].plugin, "NodeAffinity");
+        assert_eq!(s.broken[0].plugin, PluginId::NodeAffinity);
         assert_eq!(
             s.broken[0].status.message(),
             "node(s) didn't match Pod's node affinity/selector"
@@ -331,35 +307,6 @@ mod tests {
             "node(s) didn't satisfy existing pods anti-affinity rules"
         );
         assert_eq!(s.broken[0].pods[0].to_string(), "default/shy");
-    }
-
-    #[test]
-    fn checking_every_pod_at_once_says_what_each_check_says_in_order() {
-        let mut items = vec![zone_node("a", "z1")];
-        // Each pod's required node affinity differs from the one before it.
-        for (i, zone) in ["z1", "z2", "z2", "z1", "z2", "z1", "z2"]
-            .iter()
-            .enumerate()
-        {
-            let mut pod = db_pod(&format!("p{i}"), "a");
-            pod["spec"]["affinity"] = json!({"nodeAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                    {"matchExpressions": [{"key": "zone", "operator": "In", "values": [zone]}]}]}}});
-            items.push(pod);
-        }
-        let state = state_of(json!(items));
-        let profile = Profile::default_profile(FeatureGates::default());
-        let pods: Vec<(usize, &Profile)> = (0..state.pods().len()).map(|i| (i, &profile)).collect();
-        let found = check_all(&state, &pods);
-        let names: Vec<&str> = found
-            .iter()
-            .map(|(i, _)| &*state.pods()[*i].id.name)
-            .collect();
-        assert_eq!(names, ["p1", "p2", "p4", "p6"]);
-        for (i, standing) in &found {
-            let alone = check_bound(&state, *i, &profile, &mut LastRequired::default());
-            assert_eq!(format!("{standing:?}"), format!("{alone:?}"));
-        }
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! are final (no NormalizeScore); a pod that requests none of the resources is skipped in
 //! PreScore so best-effort pods do not all land on one node.
 
+pub mod explain;
+
 use std::convert::Infallible;
+
+use serde::Serialize;
 
 use super::config::BalancedAllocationArgs;
 use super::node_resources_fit::{PerResource, ScoredResource, allocatable_and_requested};
@@ -11,7 +15,8 @@ use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{PreScoreOutcome, Status};
 
 /// One resource's utilisation after placing the pod.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Fraction {
     pub resource: std::sync::Arc<str>,
     /// Requested on the node including the pod (milli for cpu).
@@ -21,7 +26,8 @@ pub struct Fraction {
     pub fraction: Option<f64>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub fractions: Vec<Fraction>,
     pub std_dev: f64,

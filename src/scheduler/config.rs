@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::release::Release;
 use crate::state::SpreadConstraint;
@@ -307,7 +307,8 @@ pub struct ProfileError(pub String);
 /// `config.MaxCustomPriorityScore`: shape scores are 0..10, scaled to 0..100.
 pub const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The scoring strategy, by its name in the scheduler's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum StrategyType {
     LeastAllocated,
     MostAllocated,

@@ -25,17 +25,18 @@ use std::cmp::Ordering;
 use crate::state::{ClusterState, DisruptionBudget, Pod};
 
 use super::plugin::Input;
+use super::plugin_id::PluginId;
 use super::preemption::{
     Candidate, CandidateReport, DryRun, DryRunFilter, Outcome, PickFields, num_candidates,
     pick_one, start_key,
 };
 use super::result::NodeResult;
-use super::status::{Code, PluginName, Status, fit_error_message};
+use super::status::{Code, Status, fit_error_message};
 
 /// One PostFilter plugin's contribution.
 #[derive(Debug, Clone)]
 pub struct PostFilterReport {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// The plugin's message in the FailedScheduling event; `None` when it adds nothing (it
     /// found a node, a later plugin did, or it did not run) or was not evaluated.
     pub message: Option<String>,
@@ -62,13 +63,13 @@ enum End {
 /// taken out.
 pub(crate) fn post_filter(
     input: Input<'_>,
-    plugins: &[String],
-    pre_filter_ran: &[&str],
+    plugins: &[PluginId],
+    pre_filter_ran: &[&PluginId],
     nodes: &[NodeResult],
     dry_run: &DryRun<'_>,
 ) -> Vec<PostFilterReport> {
     let mut reports: Vec<PostFilterReport> = Vec::with_capacity(plugins.len());
-    let mut stopped_by: Option<&str> = None;
+    let mut stopped_by: Option<&PluginId> = None;
     for name in plugins {
         if let Some(by) = stopped_by {
             reports.push(report(
@@ -79,9 +80,9 @@ pub(crate) fn post_filter(
             ));
             continue;
         }
-        let (r, end) = match name.as_str() {
-            "DynamicResources" => dynamic_resources(input, name, pre_filter_ran),
-            "DefaultPreemption" => default_preemption(input, nodes, name, dry_run),
+        let (r, end) = match name {
+            PluginId::DynamicResources => dynamic_resources(input, name, pre_filter_ran),
+            PluginId::DefaultPreemption => default_preemption(input, nodes, name, dry_run),
             _ => (
                 report(
                     name,
@@ -108,13 +109,13 @@ pub(crate) fn post_filter(
 }
 
 fn report(
-    name: &str,
+    name: &PluginId,
     message: Option<String>,
     evaluated: bool,
     note: Option<String>,
 ) -> PostFilterReport {
     PostFilterReport {
-        plugin: name.to_string(),
+        plugin: name.clone(),
         message,
         evaluated,
         note,
@@ -124,8 +125,8 @@ fn report(
 
 fn dynamic_resources(
     input: Input<'_>,
-    name: &str,
-    pre_filter_ran: &[&str],
+    name: &PluginId,
+    pre_filter_ran: &[&PluginId],
 ) -> (PostFilterReport, End) {
     if !pre_filter_ran.contains(&name) {
         // `getStateData` finds nothing in the cycle state: an Error status whose message is
@@ -146,7 +147,7 @@ fn dynamic_resources(
 fn default_preemption(
     input: Input<'_>,
     nodes: &[NodeResult],
-    name: &str,
+    name: &PluginId,
     dry_run: &DryRun<'_>,
 ) -> (PostFilterReport, End) {
     let outcome = preempt(input, nodes, dry_run);
@@ -183,7 +184,7 @@ fn default_preemption(
 enum Preempted {
     Done(Box<Outcome>),
     /// The dry run met a Filter plugin this version does not evaluate.
-    NotEvaluated(String),
+    NotEvaluated(PluginId),
     /// Upstream's error (no candidate, and a node's dry run failed).
     Error(String),
 }
@@ -295,10 +296,10 @@ enum Victims {
     Some(Candidate),
     /// Not a candidate: the status the node's dry run ended with, and the plugin that gave
     /// it (none for "No preemption victims found").
-    None(Option<PluginName>, Status),
+    None(Option<PluginId>, Status),
     /// Every victim could be re-added (upstream then records an error for the node).
     Reprieved,
-    NotEvaluated(String),
+    NotEvaluated(PluginId),
 }
 
 /// `SelectVictimsOnNode`: every pod of lower priority removed; if the pod then fits, the pods
@@ -438,7 +439,7 @@ mod tests {
     fn preemption(reports: &[PostFilterReport]) -> &crate::scheduler::preemption::Outcome {
         reports
             .iter()
-            .find(|r| r.plugin == "DefaultPreemption")
+            .find(|r| r.plugin == crate::scheduler::PluginId::DefaultPreemption)
             .and_then(|r| r.preemption.as_deref())
             .expect("DefaultPreemption ran")
     }

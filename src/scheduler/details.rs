@@ -1,9 +1,12 @@
 //! What the evaluation keeps of each plugin's own types: an enum per kind with a variant per
-//! plugin. Plugins return their own types (`Plugin`'s associated types) and never import this
-//! file, which names them all; so no plugin depends on another through it.
+//! plugin, written as the plugin's own type is. Plugins return their own types (`Plugin`'s
+//! associated types) and never import this file, which names them all; so no plugin depends
+//! on another through it. Their explanations (`explain` modules) read it.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::balanced_allocation;
 use super::image_locality;
@@ -21,8 +24,24 @@ use super::volume_restrictions;
 use super::volume_zone;
 
 /// An enum with a variant per plugin, each made `From` what that plugin returns; and from
-/// `Infallible`, what a plugin that tells nothing of that kind returns.
+/// `Infallible`, what a plugin that tells nothing of that kind returns. `said:` before the
+/// enum: it is also said in words, as each plugin's type is (`Display`).
 macro_rules! per_plugin {
+    (said: $($enum:tt)*) => {
+        per_plugin!($($enum)*);
+        per_plugin!(@display $($enum)*);
+    };
+    (@display $(#[$attr:meta])* $vis:vis enum $name:ident {
+        $($(#[$doc:meta])* $variant:ident($ty:ty),)+
+    }) => {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $($name::$variant(x) => std::fmt::Display::fmt(x, f),)+
+                }
+            }
+        }
+    };
     ($(#[$attr:meta])* $vis:vis enum $name:ident {
         $($(#[$doc:meta])* $variant:ident($ty:ty),)+
     }) => {
@@ -46,8 +65,9 @@ macro_rules! per_plugin {
 }
 
 per_plugin! {
-    /// Per-plugin typed details of a Filter verdict.
-    #[derive(Debug, Clone)]
+    /// Per-plugin typed details of a Filter verdict, written as the plugin's own.
+    #[derive(Debug, Clone, Serialize)]
+    #[serde(untagged)]
     pub enum FilterDetails {
         NodeUnschedulable(node_unschedulable::Details),
         NodeName(node_name::Details),
@@ -66,8 +86,9 @@ per_plugin! {
 }
 
 per_plugin! {
-    /// Per-plugin typed details of a score.
-    #[derive(Debug, Clone)]
+    /// Per-plugin typed details of a score, written as the plugin's own.
+    #[derive(Debug, Clone, Serialize)]
+    #[serde(untagged)]
     pub enum ScoreDetails {
         TaintToleration(taint_toleration::ScoreDetails),
         /// Shared by the candidates with equal values for the keys it reads.
@@ -88,5 +109,34 @@ per_plugin! {
         PodTerms(inter_pod_affinity::TermTables),
         /// Topology spread constraints with their per-domain counts.
         TopologySpread(pod_topology_spread::SpreadTables),
+    }
+}
+
+per_plugin! {
+    said:
+    /// What would make a rejected node take the pod: one change to the rule of the plugin
+    /// that rejects it, written as that plugin's change.
+    #[derive(Debug, Clone, Serialize)]
+    #[serde(untagged)]
+    pub enum Change {
+        NodeUnschedulable(node_unschedulable::Change),
+        TaintToleration(taint_toleration::Change),
+        NodeAffinity(node_affinity::Change),
+        NodeResourcesFit(node_resources_fit::Change),
+        InterPodAffinity(inter_pod_affinity::Change),
+        PodTopologySpread(pod_topology_spread::Change),
+    }
+}
+
+per_plugin! {
+    said:
+    /// What makes a plugin reject the nodes it rejects most, written as that plugin's cause.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+    #[serde(untagged)]
+    pub enum Cause {
+        TaintToleration(taint_toleration::Cause),
+        NodeAffinity(node_affinity::Cause),
+        InterPodAffinity(inter_pod_affinity::Cause),
+        PodTopologySpread(pod_topology_spread::Cause),
     }
 }

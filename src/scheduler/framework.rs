@@ -9,38 +9,52 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use serde::Serialize;
+
 use crate::state::{ClusterState, Pod};
 
 use super::default_preemption::{self, PostFilterReport};
 use super::details::Tables;
 use super::inter_pod_affinity::TermTables;
 use super::plugin::Input;
+use super::plugin_id::PluginId;
 use super::pod_topology_spread::SpreadTables;
 use super::preemption::DryRunFilter;
 use super::profile::Profile;
-use super::registry::{Plugins, Registered, plugin_name};
+use super::registry::{Plugins, Registered};
 use super::result::{
     Cell, Entries, EntryTable, FilterCell, Head, NodeResult, Nominated, Run, ScoreCell,
 };
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status, Verdict};
 
+/// The plugins' names, space-separated, as upstream lists them.
+fn joined(plugins: &[PluginId]) -> String {
+    let names: Vec<&str> = plugins.iter().map(PluginId::as_str).collect();
+    names.join(" ")
+}
+
 /// A plugin's PreFilter outcome, for the report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreFilterReport {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// "Success", "Skip", "Rejected" or "NotEvaluated".
     pub result: &'static str,
     /// Node names the plugin restricted the candidates to.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
 }
 
 /// A plugin's PreScore outcome, for the report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreScoreReport {
-    pub plugin: String,
+    pub plugin: PluginId,
     /// "Success", "Skip", "Error" or "NotEvaluated".
     pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -48,7 +62,7 @@ pub struct PreScoreReport {
 /// `prioritizeNodes`, pkg/scheduler/schedule_one.go). The evaluation scores the candidates
 /// either way, so a reader sees how they compare; when the scheduler does not score, those
 /// scores are for reference only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Scoring {
     /// Two or more nodes are feasible: PreScore and Score run, a node with the top total is
     /// picked.
@@ -136,32 +150,32 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
 struct PreFilterResult {
     reports: Vec<PreFilterReport>,
     /// The plugins whose PreFilter returned Skip: their Filter does not run.
-    skipped: BTreeSet<String>,
+    skipped: BTreeSet<PluginId>,
     /// The status that rejects the pod before any Filter runs, and the plugin that gave it
     /// (none when the framework made it: the plugins' node names left no node).
-    rejection: Option<(Option<String>, Status)>,
+    rejection: Option<(Option<PluginId>, Status)>,
     /// The only nodes worth filtering: those every PreFilter that named nodes named.
     node_names: Option<BTreeSet<String>>,
     /// The plugins that named nodes, sorted.
-    narrowed_by: Vec<String>,
+    narrowed_by: Vec<PluginId>,
 }
 
 impl PreFilterResult {
     /// A rejection is kept unless an earlier one was UnschedulableAndUnresolvable.
-    fn reject(&mut self, plugin: &str, status: &Status) {
+    fn reject(&mut self, plugin: &PluginId, status: &Status) {
         if self
             .rejection
             .as_ref()
             .is_none_or(|(_, s)| s.code == Code::Unschedulable)
         {
-            self.rejection = Some((Some(plugin.to_string()), status.clone()));
+            self.rejection = Some((Some(plugin.clone()), status.clone()));
         }
     }
 
     /// Merges a plugin's node names into the others' (`PreFilterResult.Merge`); when no node
     /// is left, the pod is rejected in upstream's words.
-    fn narrow(&mut self, plugin: &str, names: &BTreeSet<String>) {
-        self.narrowed_by.push(plugin.to_string());
+    fn narrow(&mut self, plugin: &PluginId, names: &BTreeSet<String>) {
+        self.narrowed_by.push(plugin.clone());
         let merged: BTreeSet<String> = match self.node_names.take() {
             Some(prev) => prev.intersection(names).cloned().collect(),
             None => names.clone(),
@@ -174,7 +188,7 @@ impl PreFilterResult {
             } else {
                 format!(
                     "node(s) didn't satisfy plugin(s) [{}] simultaneously",
-                    by.join(" ")
+                    joined(&by)
                 )
             };
             self.rejection = Some((None, Status::new(Code::UnschedulableAndUnresolvable, msg)));
@@ -189,7 +203,7 @@ impl PreFilterResult {
     fn reported(&self, node: &str) -> Option<ReportedStatus> {
         if let Some((plugin, status)) = &self.rejection {
             return Some(ReportedStatus {
-                plugin: plugin.as_deref().map(plugin_name),
+                plugin: plugin.clone(),
                 code: status.code,
                 reason: status.message(),
                 uncertain: false,
@@ -201,7 +215,7 @@ impl PreFilterResult {
             code: Code::UnschedulableAndUnresolvable,
             reason: format!(
                 "node(s) didn't satisfy plugin(s) [{}]",
-                self.narrowed_by.join(" ")
+                joined(&self.narrowed_by)
             )
             .into(),
             uncertain: false,
@@ -211,7 +225,7 @@ impl PreFilterResult {
 
 /// `RunPreFilterPlugins`: each PreFilter in profile order. An UnschedulableAndUnresolvable
 /// rejection ends PreFilter (and the cycle); an Unschedulable one lets the rest run.
-fn run_pre_filter(plugins: &mut Plugins<'_>, names: &[String]) -> PreFilterResult {
+fn run_pre_filter(plugins: &mut Plugins<'_>, names: &[PluginId]) -> PreFilterResult {
     let mut result = PreFilterResult::default();
     for name in names {
         if matches!(&result.rejection, Some((_, s)) if s.code != Code::Unschedulable) {
@@ -258,7 +272,7 @@ fn run_pre_filter(plugins: &mut Plugins<'_>, names: &[String]) -> PreFilterResul
 /// it was skipped or not evaluated); each plugin that runs fills a column, a cell per node.
 fn run_filter(
     plugins: &Plugins<'_>,
-    names: &[String],
+    names: &[PluginId],
     pre_filter: &PreFilterResult,
     state: &ClusterState,
 ) -> Vec<NodeResult> {
@@ -270,7 +284,7 @@ fn run_filter(
             Some(_) if pre_filter.skipped.contains(name) => Run::Skipped,
             Some(plugin) => Run::Ran(plugin.filter_all(node_count)),
         };
-        table.push(plugin_name(name), 0, run);
+        table.push(name.clone(), 0, run);
     }
     let table = Arc::new(table);
     let first_failure = FirstFailure::new(&table);
@@ -356,7 +370,7 @@ fn with_nominated_pods(
 fn nominated_pass(
     input: Input<'_>,
     profile: &Profile,
-    skipped: &BTreeSet<String>,
+    skipped: &BTreeSet<PluginId>,
     node: usize,
     pods: &[&Pod],
 ) -> Nominated {
@@ -383,8 +397,8 @@ fn nominated_pass(
 /// The Filter plugins' entries on one node: a table of one row.
 fn node_table(
     plugins: &Plugins<'_>,
-    names: &[String],
-    skipped: &BTreeSet<String>,
+    names: &[PluginId],
+    skipped: &BTreeSet<PluginId>,
     node: usize,
 ) -> Arc<EntryTable<FilterCell>> {
     let mut table = EntryTable::with_capacity(names.len());
@@ -394,7 +408,7 @@ fn node_table(
             Some(_) if skipped.contains(name) => Run::Skipped,
             Some(plugin) => Run::Ran(vec![plugin.filter_one(node)]),
         };
-        table.push(plugin_name(name), 0, run);
+        table.push(name.clone(), 0, run);
     }
     Arc::new(table)
 }
@@ -464,7 +478,7 @@ impl<'t> FirstFailure<'t> {
 struct PreScoreResult {
     reports: Vec<PreScoreReport>,
     /// The plugins whose PreScore returned Skip: they add nothing to any score.
-    skipped: BTreeSet<String>,
+    skipped: BTreeSet<PluginId>,
     /// The pod's errors, in upstream's words.
     errors: Vec<String>,
 }
@@ -472,7 +486,7 @@ struct PreScoreResult {
 /// `RunPreScorePlugins` over the candidates.
 fn run_pre_score(
     plugins: &mut Plugins<'_>,
-    names: &[String],
+    names: &[PluginId],
     candidates: &[usize],
 ) -> PreScoreResult {
     let mut result = PreScoreResult::default();
@@ -515,8 +529,8 @@ fn run_pre_score(
 /// words.
 fn run_score(
     plugins: &Plugins<'_>,
-    names: &[(String, i64)],
-    skipped: &BTreeSet<String>,
+    names: &[(PluginId, i64)],
+    skipped: &BTreeSet<PluginId>,
     candidates: &[usize],
     nodes: &mut [NodeResult],
 ) -> Vec<String> {
@@ -537,7 +551,7 @@ fn run_score(
                 }
             },
         };
-        table.push(plugin_name(name), *weight, run);
+        table.push(name.clone(), *weight, run);
     }
     let (totals, complete) = totals(&table, candidates.len());
     let table = Arc::new(table);
@@ -606,11 +620,7 @@ fn run_post_filter(
     if nodes.iter().any(|n| n.verdict != Verdict::Infeasible) {
         return Vec::new();
     }
-    let ran: Vec<&str> = pre_filter
-        .reports
-        .iter()
-        .map(|p| p.plugin.as_str())
-        .collect();
+    let ran: Vec<&PluginId> = pre_filter.reports.iter().map(|p| &p.plugin).collect();
     let nominated = nominated_pods(input);
     let dry_run = |dry: Input<'_>, node: usize| {
         if nominated.contains_key(&node) {
@@ -631,36 +641,36 @@ fn run_post_filter(
 /// input without those pods. The plugins the cycle's PreFilter skipped stay skipped.
 fn filter_removing(
     cycle: &Plugins<'_>,
-    skipped: &BTreeSet<String>,
+    skipped: &BTreeSet<PluginId>,
     dry: Input<'_>,
     profile: &Profile,
     node: usize,
 ) -> DryRunFilter {
-    let names: Vec<&String> = profile
+    let names: Vec<&PluginId> = profile
         .filter
         .iter()
         .filter(|n| !skipped.contains(*n))
         .collect();
-    let mut answered: BTreeMap<&str, Option<Status>> = BTreeMap::new();
+    let mut answered: BTreeMap<&PluginId, Option<Status>> = BTreeMap::new();
     for name in &names {
         let Some(plugin) = cycle.get(name) else {
             return DryRunFilter::NotEvaluated((*name).clone());
         };
         if let Some(status) = plugin.filter_removing(node, dry.removed) {
-            answered.insert(name.as_str(), status);
+            answered.insert(name, status);
         }
     }
     // Only the Filter plugins that run and cannot take pods out are built again: the ones
     // PreFilter skipped, and Score's, have nothing to say here.
     let rebuilt = (answered.len() < names.len()).then(|| {
         let mut plugins = Plugins::only(dry, profile, |n| {
-            !answered.contains_key(n) && names.iter().any(|m| m.as_str() == n)
+            !answered.contains_key(n) && names.contains(&n)
         });
         run_pre_filter(&mut plugins, &profile.pre_filter);
         plugins
     });
     for name in names {
-        let status = match answered.get(name.as_str()) {
+        let status = match answered.get(name) {
             Some(status) => status.clone(),
             None => match rebuilt.as_ref().and_then(|p| p.get(name)) {
                 Some(plugin) => plugin.filter_node(node),
@@ -668,7 +678,7 @@ fn filter_removing(
             },
         };
         if let Some(status) = status {
-            return DryRunFilter::Fails(plugin_name(name), status);
+            return DryRunFilter::Fails(name.clone(), status);
         }
     }
     DryRunFilter::Fits
@@ -709,7 +719,7 @@ pub(crate) fn filter_node(input: Input<'_>, profile: &Profile, node: usize) -> D
             return DryRunFilter::NotEvaluated(name.clone());
         };
         if let Some(status) = plugin.filter_node(node) {
-            return DryRunFilter::Fails(plugin_name(name), status);
+            return DryRunFilter::Fails(name.clone(), status);
         }
     }
     DryRunFilter::Fits
@@ -721,7 +731,7 @@ mod tests {
     use crate::scheduler::profile::Profile;
     use crate::scheduler::testing::evaluate_with;
     use crate::scheduler::{
-        Code, FilterDetails, FilterResult, ScoreDetails, ScoreResult, Scoring, Verdict,
+        Code, FilterDetails, FilterResult, PluginId, ScoreDetails, ScoreResult, Scoring, Verdict,
     };
     use serde_json::json;
 
@@ -750,7 +760,7 @@ mod tests {
         ]);
         let pod = one_cpu_pod();
         let mut profile = Profile::default_profile(FeatureGates::default());
-        profile.filter.insert(2, "Coscheduling".to_string());
+        profile.filter.insert(2, PluginId::named("Coscheduling"));
         let eval = evaluate_with(items, pod, &profile);
         let fit_cpu = |f: FilterResult| match f.details {
             Some(FilterDetails::NodeResourcesFit(d)) => Some(d.resources[0].allocatable),
@@ -762,7 +772,7 @@ mod tests {
         };
         let mut seen = Vec::new();
         for n in &eval.nodes {
-            let names: Vec<&str> = n.filters.iter().map(|f| f.plugin).collect();
+            let names: Vec<PluginId> = n.filters.iter().map(|f| f.plugin.clone()).collect();
             assert_eq!(names, profile.filter, "{}", n.name);
             assert_eq!(n.filters.len(), profile.filter.len());
             let cosched = n.filters.iter().nth(2).expect("third entry");
@@ -770,10 +780,13 @@ mod tests {
                 !cosched.evaluated() && cosched.pass.is_none(),
                 "{cosched:?}"
             );
-            let volume = n.filters.iter().find(|f| f.plugin == "VolumeBinding");
+            let volume = n
+                .filters
+                .iter()
+                .find(|f| *f.plugin == PluginId::VolumeBinding);
             assert!(volume.is_some_and(|f| f.skipped), "{volume:?}");
             let cpu = n.filters.iter().find_map(fit_cpu);
-            let scores: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
+            let scores: Vec<&PluginId> = n.scores.iter().map(|s| s.plugin).collect();
             let score = n.scores.iter().find_map(score_cpu);
             seen.push((n.name.to_string(), cpu, scores.len(), score));
         }
@@ -802,10 +815,13 @@ mod tests {
             ["running Score plugins: plugin \"NodeResourcesFit\" failed with: resources not found"]
         );
         for n in &eval.nodes {
-            let names: Vec<&str> = n.scores.iter().map(|s| s.plugin).collect();
-            let wanted: Vec<&str> = profile.score.iter().map(|(p, _)| p.as_str()).collect();
+            let names: Vec<&PluginId> = n.scores.iter().map(|s| s.plugin).collect();
+            let wanted: Vec<&PluginId> = profile.score.iter().map(|(p, _)| p).collect();
             assert_eq!(names, wanted, "{}", n.name);
-            let fit = n.scores.iter().find(|s| s.plugin == "NodeResourcesFit");
+            let fit = n
+                .scores
+                .iter()
+                .find(|s| *s.plugin == PluginId::NodeResourcesFit);
             assert!(
                 fit.is_some_and(|s| s.note() == Some("resources not found") && s.raw.is_none()),
                 "{fit:?}"
@@ -828,7 +844,7 @@ mod tests {
             let mut profile = Profile::default_profile(FeatureGates::default());
             profile
                 .filter
-                .insert(unknown_at, "Coscheduling".to_string());
+                .insert(unknown_at, PluginId::named("Coscheduling"));
             let eval = evaluate_with(items.clone(), one_cpu_pod(), &profile);
             eval.nodes
                 .iter()
@@ -840,7 +856,11 @@ mod tests {
                         .map(|f| f.plugin.to_string())
                         .collect();
                     let r = n.reported.as_ref().expect("rejected");
-                    let plugin = format!("{} {:?}", r.plugin.as_deref().unwrap_or(""), r.code);
+                    let plugin = format!(
+                        "{} {:?}",
+                        r.plugin.as_ref().map_or("", PluginId::as_str),
+                        r.code
+                    );
                     (n.name.to_string(), plugin, r.uncertain, failed)
                 })
                 .collect::<Vec<_>>()
@@ -848,7 +868,7 @@ mod tests {
         let cordon_at = Profile::default_profile(FeatureGates::default())
             .filter
             .iter()
-            .position(|p| p == "NodeUnschedulable")
+            .position(|p| *p == PluginId::NodeUnschedulable)
             .expect("in the default profile");
         let both = ["NodeUnschedulable", "NodeResourcesFit"];
         let fit = ["NodeResourcesFit"];
@@ -898,7 +918,7 @@ mod tests {
             ]
         };
         assert_eq!(complete(&profile), expected(true));
-        profile.score.push(("Coscheduling".to_string(), 1));
+        profile.score.push((PluginId::named("Coscheduling"), 1));
         assert_eq!(complete(&profile), expected(false));
     }
 
@@ -927,7 +947,10 @@ mod tests {
         assert_eq!(eval.errors, Vec::<String>::new());
         let big = eval.nodes.iter().find(|n| &*n.name == "big").expect("big");
         assert!(big.total.is_some(), "scores kept for reference");
-        let affinity = eval.pre_score.iter().find(|p| p.plugin == "NodeAffinity");
+        let affinity = eval
+            .pre_score
+            .iter()
+            .find(|p| p.plugin == PluginId::NodeAffinity);
         assert!(
             affinity.is_some_and(|p| p.result == "Error"),
             "{affinity:?}"
@@ -970,7 +993,7 @@ mod tests {
         let b = eval.nodes.iter().find(|n| &*n.name == "b").expect("b");
         let r = b.reported.as_ref().expect("left out");
         assert_eq!(
-            (r.plugin.as_deref(), r.code, &*r.reason),
+            (r.plugin.as_ref(), r.code, &*r.reason),
             (
                 None,
                 Code::UnschedulableAndUnresolvable,
@@ -1016,9 +1039,9 @@ mod tests {
             .as_ref()
             .expect("rejected with the nominated pod");
         assert_eq!(
-            (r.plugin.as_deref(), r.code, &*r.reason),
+            (r.plugin.as_ref(), r.code, &*r.reason),
             (
-                Some("NodeResourcesFit"),
+                Some(&PluginId::NodeResourcesFit),
                 Code::Unschedulable,
                 "Insufficient cpu"
             )
@@ -1079,7 +1102,7 @@ mod tests {
         let with = a.nominated.as_ref().expect("nominated pods on a");
         assert!(with.reported.is_none(), "{:?}", with.reported);
         let r = a.reported.as_ref().expect("rejected without them");
-        assert_eq!(r.plugin.as_deref(), Some("InterPodAffinity"));
+        assert_eq!(r.plugin, Some(PluginId::InterPodAffinity));
         assert_eq!(a.verdict, Verdict::Infeasible);
     }
 

@@ -2,14 +2,19 @@
 //! have the pod's images, by image size scaled by how many nodes have each image (so a
 //! ubiquitous image does not pull every pod to one node). Scores are final.
 
+pub mod explain;
+
 use std::cell::RefCell;
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use crate::state::ImageSpread;
 use crate::state::resources::normalized_image_name;
 
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
+use super::plugin_id::PluginId;
 use super::status::Status;
 
 const MB: i64 = 1024 * 1024;
@@ -36,19 +41,23 @@ pub fn calculate_priority(sum: i64, containers: usize) -> i64 {
 }
 
 /// One container image and whether this node has it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ImageCheck {
     pub image: Arc<str>,
     /// The name looked up in the node's `status.images`.
     pub normalized: Arc<str>,
     pub present: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,
     /// On how many nodes of the cluster the image is.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes_with_image: Option<usize>,
     pub scaled_score: i64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub images: Vec<ImageCheck>,
     pub total_nodes: usize,
@@ -135,9 +144,11 @@ impl Plugin for ImageLocality<'_> {
     /// images changed between its get and the lists) would score as if no node had them.
     fn unavailable(&self) -> Option<String> {
         (!self.input.state.keeps_images_of(self.input.pod)).then(|| {
-            "ImageLocality is not evaluated: the pod's images changed while the cluster was \
-             read, so the nodes' images were read for others; run again"
-                .to_string()
+            format!(
+                "{} is not evaluated: the pod's images changed while the cluster was read, so \
+                 the nodes' images were read for others; run again",
+                PluginId::ImageLocality
+            )
         })
     }
 
@@ -280,7 +291,7 @@ mod tests {
         );
         let profile = Profile::default_profile(FeatureGates::default());
         let mut note = |kept: &[&str]| {
-            state.set_image_names(ImageNames::Only(
+            state.objects_mut().read_node_images(ImageNames::Only(
                 kept.iter().map(|s| s.to_string()).collect(),
             ));
             let input = Input {
@@ -293,7 +304,7 @@ mod tests {
             let s = eval.nodes[0]
                 .scores
                 .iter()
-                .find(|s| s.plugin == "ImageLocality")
+                .find(|s| *s.plugin == crate::scheduler::PluginId::ImageLocality)
                 .expect("scored");
             s.not_evaluated.map(str::to_string)
         };

@@ -4,7 +4,10 @@
 //!
 //! A plugin imports what a plugin sees ([`plugin`], [`status`], [`config`], and a plugin it
 //! borrows from), never the files that name every plugin ([`details`], `registry`,
-//! [`framework`]): those sit above the plugins, so no import runs in a circle.
+//! [`framework`]): those sit above the plugins, so no import runs in a circle. A plugin's
+//! explanation (its `explain` module, an [`explain::Explain`]) reads its details through
+//! [`details`], and is registered beside the plugin in `registry`: render/ and report/ reach
+//! it by [`PluginId`] through [`explain_of`].
 
 pub mod audit;
 pub mod balanced_allocation;
@@ -12,6 +15,7 @@ pub mod config;
 pub mod default_preemption;
 pub mod details;
 pub mod dra;
+pub mod explain;
 pub mod framework;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -23,6 +27,7 @@ pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod node_volume_limits;
 pub mod plugin;
+pub mod plugin_id;
 pub mod pod_topology_spread;
 pub mod preemption;
 pub mod profile;
@@ -40,6 +45,8 @@ pub mod workload;
 pub use details::{FilterDetails, ScoreDetails};
 pub use framework::{Evaluation, PreFilterReport, PreScoreReport, Scoring, evaluate};
 pub use plugin::Input;
+pub use plugin_id::PluginId;
+pub use registry::{explain_of, explanations};
 pub use result::{
     Entries, FilterCell, FilterResult, NodeResult, Nominated, ScoreCell, ScoreResult,
 };

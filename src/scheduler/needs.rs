@@ -5,6 +5,7 @@
 
 use super::node_volume_limits::NodeVolumeLimits;
 use super::plugin::Input;
+use super::plugin_id::PluginId;
 use super::pod_topology_spread::default_spreading_applies;
 use super::profile::{Profile, is_implemented};
 use super::storage::{self, Gap};
@@ -18,7 +19,7 @@ use crate::state::{OwnerKind, Pod};
 /// What evaluating `pod` under `profile` reads besides the nodes and pods.
 pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     let mut needs = Needs::default();
-    if runs(profile, "ImageLocality") {
+    if runs(profile, &PluginId::ImageLocality) {
         needs.images = pod
             .template
             .resources
@@ -27,7 +28,7 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
             .map(|i| normalized_image_name(i))
             .collect();
     }
-    if runs(profile, "InterPodAffinity") {
+    if runs(profile, &PluginId::InterPodAffinity) {
         // Existing pods' terms count too (their anti-affinity filters, their preferences
         // score), and they are known only once the pods are read.
         needs.namespace_labels = if pod.affinity_terms().any(|t| t.needs_namespace_labels()) {
@@ -38,7 +39,7 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     }
     // `helper.DefaultSelector`: the Services of the pod's namespace and its controller, for
     // a pod without constraints of its own when the profile has default constraints.
-    let default_spreading = runs(profile, "PodTopologySpread")
+    let default_spreading = runs(profile, &PluginId::PodTopologySpread)
         && default_spreading_applies(pod, &profile.pod_topology_spread);
     if default_spreading {
         needs.services.insert(pod.id.namespace.to_string());
@@ -56,7 +57,7 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     // runs (no node fits) is known only after the evaluation; a pod that never preempts
     // needs none.
     needs.disruption_budgets =
-        profile.post_filter.iter().any(|p| p == "DefaultPreemption") && !pod.template.preempt_never;
+        profile.post_filter.contains(&PluginId::DefaultPreemption) && !pod.template.preempt_never;
     // Only the storage plugins whose PreFilter would not skip the pod read storage objects.
     needs.storage = [
         storage::Kind::VolumeRestrictions,
@@ -65,42 +66,45 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
         storage::Kind::VolumeZone,
     ]
     .into_iter()
-    .any(|k| k.relevant(pod).is_some() && runs(profile, k.name()));
+    .any(|k| k.relevant(pod).is_some() && runs(profile, &k.id()));
     needs
 }
 
 /// Each storage plugin of `profile` that is not evaluated for the pod, and why.
-pub fn storage_gaps(input: Input<'_>, profile: &Profile) -> Vec<(&'static str, Gap)> {
+pub fn storage_gaps(input: Input<'_>, profile: &Profile) -> Vec<(PluginId, Gap)> {
     let mut gaps = Vec::new();
-    let mut add = |name: &'static str, gap: Option<Gap>| {
-        if let Some(gap) = gap.filter(|_| runs(profile, name)) {
-            gaps.push((name, gap));
+    let mut add = |id: PluginId, gap: Option<Gap>| {
+        if let Some(gap) = gap.filter(|_| runs(profile, &id)) {
+            gaps.push((id, gap));
         }
     };
     add(
-        "VolumeRestrictions",
+        PluginId::VolumeRestrictions,
         VolumeRestrictions::new(input, profile.gates.release).gap(),
     );
-    add("NodeVolumeLimits", NodeVolumeLimits::new(input).gap());
     add(
-        "VolumeBinding",
+        PluginId::NodeVolumeLimits,
+        NodeVolumeLimits::new(input).gap(),
+    );
+    add(
+        PluginId::VolumeBinding,
         VolumeBinding::new(input, &profile.gates).gap(),
     );
-    add("VolumeZone", VolumeZone::new(input).gap());
+    add(PluginId::VolumeZone, VolumeZone::new(input).gap());
     gaps
 }
 
 /// The Filter and Score plugins of `profile` shown as not evaluated for `pod`: those this
 /// version does not model, save DynamicResources when its PreFilter skips the pod (it passes,
 /// exactly, as `instantiate` decides from the same [`storage::Kind::relevant`]).
-pub fn not_evaluated<'a>(pod: &Pod, profile: &'a Profile) -> Vec<&'a str> {
-    let skips = |n: &str| storage::Kind::from_name(n).is_some_and(|k| k.relevant(pod).is_none());
-    let mut names: Vec<&str> = profile
+pub fn not_evaluated(pod: &Pod, profile: &Profile) -> Vec<PluginId> {
+    let skips = |n: &PluginId| storage::Kind::of(n).is_some_and(|k| k.relevant(pod).is_none());
+    let mut names: Vec<PluginId> = profile
         .filter
         .iter()
         .chain(profile.score.iter().map(|(n, _)| n))
-        .map(String::as_str)
         .filter(|n| !is_implemented(n) && !skips(n))
+        .cloned()
         .collect();
     names.sort();
     names.dedup();
@@ -108,7 +112,7 @@ pub fn not_evaluated<'a>(pod: &Pod, profile: &'a Profile) -> Vec<&'a str> {
 }
 
 /// Whether the plugin runs at any extension point that reads the cluster.
-fn runs(profile: &Profile, plugin: &str) -> bool {
+fn runs(profile: &Profile, plugin: &PluginId) -> bool {
     profile
         .pre_filter
         .iter()
@@ -239,7 +243,7 @@ mod tests {
             removed: &[],
         };
         assert!(storage_gaps(input(&plain), &profile).is_empty());
-        let gaps: Vec<&str> = storage_gaps(input(&claims), &profile)
+        let gaps: Vec<PluginId> = storage_gaps(input(&claims), &profile)
             .into_iter()
             .map(|(name, gap)| {
                 assert_eq!(gap, Gap::Unread);
@@ -249,10 +253,10 @@ mod tests {
         assert_eq!(
             gaps,
             [
-                "VolumeRestrictions",
-                "NodeVolumeLimits",
-                "VolumeBinding",
-                "VolumeZone"
+                PluginId::VolumeRestrictions,
+                PluginId::NodeVolumeLimits,
+                PluginId::VolumeBinding,
+                PluginId::VolumeZone
             ]
         );
     }

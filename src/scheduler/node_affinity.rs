@@ -1,24 +1,34 @@
 //! NodeAffinity (`pkg/scheduler/framework/plugins/nodeaffinity`): the pod's nodeSelector AND
 //! its required node affinity, the profile's `addedAffinity`, and the preferred terms' score.
 
+pub mod explain;
+
+mod cache;
+
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
+use serde::Serialize;
+
+use self::cache::{Shared, required_of};
 use super::config::NodeAffinityArgs;
 use super::plugin::{Input, Plugin, default_normalize};
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
+use crate::state::Domains;
 use crate::state::selector::{
     NodeSelector, ParsedTerm, PreferredTerms, SelectorCheck, TermCheck, aggregate,
 };
-use crate::state::{Domains, Pod, spec};
+
+pub use self::cache::LastRequired;
 
 pub const REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
 pub const REASON_CONFLICT: &str = "pod affinity terms conflict";
 
 /// One `spec.nodeSelector` entry against the node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LabelCheck {
     /// The entry as written, shared by every node's check.
     pub key: Arc<str>,
@@ -28,28 +38,70 @@ pub struct LabelCheck {
     pub matched: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     /// The profile's `addedAffinity.requiredDuringScheduling...`, checked first. Boxed: a
     /// profile rarely sets it, and this record is made and moved for every node.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub added_affinity: Option<Box<SelectorCheck>>,
     pub node_selector: Vec<LabelCheck>,
     /// The pod's required node affinity; `None` when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<SelectorCheck>,
 }
 
 /// One preferred term and whether it matched this node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreferredCheck {
     pub weight: i32,
     /// "pod" or "addedAffinity".
     pub source: &'static str,
+    #[serde(flatten)]
     pub term: TermCheck,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub terms: Vec<PreferredCheck>,
+}
+
+/// What would make a node whose labels fail the pod's node selection take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// A `nodeSelector` entry the node's label does not give.
+    Label {
+        key: Arc<str>,
+        value: Arc<str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        node_value: Option<Arc<str>>,
+    },
+    /// A required node-affinity expression the node fails (every term fails: any one term
+    /// satisfied would do).
+    Expression {
+        term: usize,
+        key: String,
+        operator: String,
+        values: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        node_value: Option<Arc<str>>,
+    },
+}
+
+/// What makes the plugin reject the nodes it rejects most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// The label of the pod's node selector or affinity the nodes fail: their values, and how
+    /// many lack it.
+    NodeLabel {
+        key: String,
+        values: Vec<String>,
+        missing: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -68,63 +120,6 @@ pub struct NodeAffinity<'a> {
     filter_shared: Option<Shared<FilterDetails>>,
     /// Score's details on the candidates, likewise; made by PreScore.
     score_shared: Option<Shared<ScoreDetails>>,
-}
-
-/// Explanations shared by the nodes that have the same value (or none) for every label key a
-/// selector reads. Explaining the terms was most of this plugin's time, and 5,000 nodes
-/// hold a few dozen combinations of os, zone and instance type. Each node's entry is the
-/// same as made for it alone; it is only not made again. Not used when a term has
-/// matchFields, which read the node's name.
-#[derive(Debug)]
-struct Shared<T> {
-    /// Index into `made` per node; `u32::MAX` for a node it was not made for.
-    of_node: Vec<u32>,
-    made: Vec<Arc<T>>,
-}
-
-impl<T> Shared<T> {
-    /// `domains` are the label keys read; `make(node)` explains a node. `None` when the
-    /// combinations of values are too many to number (then each node is explained alone).
-    fn new(
-        node_count: usize,
-        nodes: impl Iterator<Item = usize>,
-        domains: &[Option<&Domains>],
-        mut make: impl FnMut(usize) -> T,
-    ) -> Option<Shared<T>> {
-        // A node's values as one mixed-radix number: each key's digit is its value's index
-        // plus one, 0 without the label. Hashing one integer per node, not a list.
-        let mut radix = Vec::with_capacity(domains.len());
-        let mut stride: u128 = 1;
-        for d in domains.iter().flatten() {
-            radix.push((d, stride));
-            stride = stride.checked_mul(d.values.len() as u128 + 1)?;
-        }
-        let key = |node: usize| -> u128 {
-            radix
-                .iter()
-                .map(|(d, stride)| d.of(node).map_or(0, |v| u128::from(v) + 1) * stride)
-                .sum()
-        };
-        let mut of_node = vec![u32::MAX; node_count];
-        let mut seen: foldhash::HashMap<u128, u32> = Default::default();
-        let mut made = Vec::new();
-        for ni in nodes {
-            let at = *seen.entry(key(ni)).or_insert_with(|| {
-                made.push(Arc::new(make(ni)));
-                u32::try_from(made.len() - 1).unwrap_or(u32::MAX)
-            });
-            if let Some(slot) = of_node.get_mut(ni) {
-                *slot = at;
-            }
-        }
-        Some(Shared { of_node, made })
-    }
-
-    fn get(&self, node: usize) -> Option<&Arc<T>> {
-        self.of_node
-            .get(node)
-            .and_then(|&at| self.made.get(at as usize))
-    }
 }
 
 fn reads_fields<'t>(mut terms: impl Iterator<Item = &'t ParsedTerm>) -> bool {
@@ -154,35 +149,6 @@ fn value_on(
 ) -> Option<Arc<str>> {
     let d = domains.get(t)?.get(e).copied().flatten()?;
     d.of(node).map(|i| d.values[i as usize].clone())
-}
-
-/// The pod's required node affinity, parsed.
-fn required_of(pod: &Pod) -> Option<Arc<NodeSelector>> {
-    let na = pod.template.node_affinity.as_deref()?;
-    let required = na
-        .required_during_scheduling_ignored_during_execution
-        .as_ref()?;
-    Some(Arc::new(NodeSelector::parse(required)))
-}
-
-/// The required node affinity of the pod checked last, parsed. The audit checks every bound
-/// pod; the replicas of a workload share one copy of their terms and are listed one after the
-/// other, so their terms are parsed once rather than once per pod.
-#[derive(Debug, Default)]
-pub struct LastRequired(Option<(Arc<spec::NodeAffinity>, Option<Arc<NodeSelector>>)>);
-
-impl LastRequired {
-    fn of(&mut self, pod: &Pod) -> Option<Arc<NodeSelector>> {
-        let na = pod.template.node_affinity.as_ref()?;
-        if let Some((last, parsed)) = &self.0
-            && Arc::ptr_eq(last, na)
-        {
-            return parsed.clone();
-        }
-        let parsed = required_of(pod);
-        self.0 = Some((na.clone(), parsed.clone()));
-        parsed
-    }
 }
 
 impl<'a> NodeAffinity<'a> {
@@ -506,7 +472,11 @@ mod tests {
 
     fn filter(eval: &Evaluation, node: &str) -> Arc<FilterDetails> {
         let n = eval.nodes.iter().find(|n| &*n.name == node).expect("node");
-        match n.filters.iter().find(|f| f.plugin == "NodeAffinity") {
+        match n
+            .filters
+            .iter()
+            .find(|f| *f.plugin == crate::scheduler::PluginId::NodeAffinity)
+        {
             Some(f) => match &f.details {
                 Some(AnyFilter::NodeAffinity(d)) => d.clone(),
                 other => panic!("NodeAffinity details on {node}: {other:?}"),
@@ -517,7 +487,11 @@ mod tests {
 
     fn score(eval: &Evaluation, node: &str) -> (Option<i64>, Arc<ScoreDetails>) {
         let n = eval.nodes.iter().find(|n| &*n.name == node).expect("node");
-        match n.scores.iter().find(|s| s.plugin == "NodeAffinity") {
+        match n
+            .scores
+            .iter()
+            .find(|s| *s.plugin == crate::scheduler::PluginId::NodeAffinity)
+        {
             Some(s) => match &s.details {
                 Some(AnyScore::NodeAffinity(d)) => (s.raw, d.clone()),
                 other => panic!("NodeAffinity score details on {node}: {other:?}"),

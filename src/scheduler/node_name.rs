@@ -1,17 +1,23 @@
 //! NodeName (`pkg/scheduler/framework/plugins/nodename`): a pod naming a node in
 //! `spec.nodeName` fits only that node.
 
+pub mod explain;
+
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
 use super::status::{Code, Status};
 
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Details {
     /// The pod's `spec.nodeName`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requested: Option<Arc<str>>,
 }
 

@@ -1,7 +1,11 @@
 //! NodePorts (`pkg/scheduler/framework/plugins/nodeports`): Filter rejects a node where a
 //! host port the pod wants (containers and sidecars) is already bound by a pod on it.
 
+pub mod explain;
+
 use std::convert::Infallible;
+
+use serde::Serialize;
 
 use super::plugin::{Input, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
@@ -12,14 +16,16 @@ use crate::state::resources::HostPort;
 pub const REASON: &str = "node(s) didn't have free ports for the requested pod ports";
 
 /// A wanted port and the existing pod that already binds it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PortConflict {
     pub wanted: HostPort,
     pub used: HostPort,
     pub pod: PodRef,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub wanted: Vec<HostPort>,
     pub conflicts: Vec<PortConflict>,
@@ -135,5 +141,34 @@ mod tests {
         for (w, u, want) in cases {
             assert_eq!(w.conflicts_with(&u), want, "{w:?} vs {u:?}");
         }
+    }
+
+    /// The details in the order and names the schema has always had (no transcript shows a
+    /// conflict).
+    #[test]
+    fn details_keep_their_shape() {
+        let port = HostPort {
+            host_ip: "0.0.0.0".to_string(),
+            protocol: "TCP".to_string(),
+            port: 80,
+        };
+        let details = crate::scheduler::FilterDetails::NodePorts(Box::new(FilterDetails {
+            wanted: vec![port.clone()],
+            conflicts: vec![PortConflict {
+                wanted: port.clone(),
+                used: port,
+                pod: PodRef {
+                    namespace: "shop".into(),
+                    name: "web".into(),
+                },
+            }],
+        }));
+        let port = r#"{"hostIp":"0.0.0.0","protocol":"TCP","port":80}"#;
+        assert_eq!(
+            serde_json::to_string(&details).expect("serialize"),
+            format!(
+                r#"{{"wanted":[{port}],"conflicts":[{{"wanted":{port},"used":{port},"pod":{{"namespace":"shop","name":"web"}}}}]}}"#
+            )
+        );
     }
 }

@@ -3,8 +3,12 @@
 //! requests, reporting every short resource; Score ranks by the configured strategy
 //! (LeastAllocated by default) over non-zero requests. There is no NormalizeScore.
 
+pub mod explain;
+
 use std::convert::Infallible;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
@@ -17,7 +21,8 @@ pub const REASON_SIDECARS_DISABLED: &str =
     "Pod has a restartable init container and the SidecarContainers feature is disabled";
 
 /// The pod-count check.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodCount {
     pub existing: i64,
     pub allowed: i64,
@@ -25,7 +30,8 @@ pub struct PodCount {
 }
 
 /// One resource the pod requests, against the node. cpu is in milli-cpu, the rest in units.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourceCheck {
     pub resource: Arc<str>,
     pub requested: i64,
@@ -36,10 +42,12 @@ pub struct ResourceCheck {
     /// The request exceeds the node's whole allocatable: evicting pods cannot help.
     pub unresolvable: bool,
     /// Why the check was skipped (an ignored resource), when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub pods: PodCount,
     /// Inline for the usual two (cpu and memory): one allocation per node fewer.
@@ -47,7 +55,8 @@ pub struct FilterDetails {
 }
 
 /// One resource of the score.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourceScore {
     pub resource: Arc<str>,
     pub weight: i64,
@@ -59,7 +68,8 @@ pub struct ResourceScore {
     pub score: Option<i64>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub strategy: StrategyType,
     pub resources: Vec<ResourceScore>,
@@ -302,6 +312,16 @@ fn shared_name(name: &str) -> Arc<str> {
         .find(|c| &***c == name)
         .cloned()
         .unwrap_or_else(|| name.into())
+}
+
+/// What would make a node short of resources take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// A resource the node is short of, by this much (milli-cpu, bytes, units).
+    Resource { resource: Arc<str>, short: i64 },
+    /// The node runs as many pods as it allows.
+    PodCount { allowed: i64 },
 }
 
 #[derive(Debug)]

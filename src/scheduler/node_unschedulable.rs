@@ -1,7 +1,11 @@
 //! NodeUnschedulable (`pkg/scheduler/framework/plugins/nodeunschedulable`): a cordoned node
 //! takes only pods that tolerate the `node.kubernetes.io/unschedulable:NoSchedule` taint.
 
+pub mod explain;
+
 use std::convert::Infallible;
+
+use serde::Serialize;
 
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin};
@@ -12,12 +16,22 @@ use crate::state::Taint;
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Details {
     /// `spec.unschedulable` of the node.
     pub unschedulable: bool,
     /// Index of the toleration that tolerates the synthetic unschedulable taint.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerated_by: Option<u32>,
+}
+
+/// What would make a cordoned node take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Change {
+    /// The node is cordoned: uncordon it.
+    Uncordon,
 }
 
 #[derive(Debug)]

@@ -3,10 +3,15 @@
 //! node's limit (its CSINode's `allocatable.count`, else its `attachable-volumes-csi-<driver>`
 //! allocatable).
 
+pub mod explain;
+
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 
+use serde::Serialize;
+
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, MIGRATED, claim_not_found, migrated_somewhere};
 use crate::state::Pod;
@@ -33,6 +38,28 @@ pub struct DriverCount {
     pub new: usize,
 }
 
+/// Written with whether the limit is exceeded.
+impl Serialize for DriverCount {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            driver: &'a str,
+            limit: Option<i64>,
+            attached: usize,
+            new: usize,
+            exceeded: bool,
+        }
+        Written {
+            driver: &self.driver,
+            limit: self.limit,
+            attached: self.attached,
+            new: self.new,
+            exceeded: self.exceeded(),
+        }
+        .serialize(s)
+    }
+}
+
 impl DriverCount {
     pub fn exceeded(&self) -> bool {
         self.limit
@@ -40,7 +67,8 @@ impl DriverCount {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub counts: Vec<DriverCount>,
 }
@@ -186,7 +214,7 @@ impl Plugin for NodeVolumeLimits<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("NodeVolumeLimits is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::NodeVolumeLimits))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {

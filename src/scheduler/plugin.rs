@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use crate::state::{ClusterState, Node, NodeUsage, Pod};
 
+use super::plugin_id::PluginId;
 use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 
 /// Upstream's `MaxNodeScore`.
@@ -117,7 +118,7 @@ pub(crate) trait Plugin {
 
 /// Upstream's error when a Filter or Score finds no state from its own PreFilter or PreScore
 /// (that extension point disabled in the profile while the later one runs).
-pub(crate) fn missing_cycle_state(point: &str, plugin: &str) -> String {
+pub(crate) fn missing_cycle_state(point: &str, plugin: PluginId) -> String {
     format!(
         "reading \"{point}{plugin}\" from cycleState: not found ({plugin}'s {point} is disabled in the profile)"
     )

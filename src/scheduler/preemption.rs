@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::state::{ClusterState, PodRef};
 
 use super::plugin::Input;
-use super::status::{PluginName, Status};
+use super::plugin_id::PluginId;
+use super::status::Status;
 
 /// What Filter says of one node with some pods taken out (`RunFilterPluginsWithNominatedPods`
 /// in `SelectVictimsOnNode`).
@@ -16,9 +17,9 @@ use super::status::{PluginName, Status};
 pub enum DryRunFilter {
     Fits,
     /// The first plugin to fail, in profile order, and its status.
-    Fails(PluginName, Status),
+    Fails(PluginId, Status),
     /// A Filter plugin that runs is not evaluated by this version: the dry run cannot tell.
-    NotEvaluated(String),
+    NotEvaluated(PluginId),
 }
 
 /// Runs Filter on a node of `Input::state` with `Input::removed` taken out.
@@ -205,7 +206,7 @@ pub struct Outcome {
     pub wanted_candidates: usize,
     pub candidates: Vec<CandidateReport>,
     /// The examined nodes that are not candidates, with the status their dry run ended with.
-    pub non_candidates: Vec<(Arc<str>, Option<PluginName>, Status)>,
+    pub non_candidates: Vec<(Arc<str>, Option<PluginId>, Status)>,
     pub nominated_node: Option<Arc<str>>,
     pub picked_by: Option<Criterion>,
     pub tied_nodes: Vec<Arc<str>>,

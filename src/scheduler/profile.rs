@@ -12,32 +12,33 @@ use super::config::{
     BalancedAllocationArgs, DefaultingType, FeatureGates, FitArgs, InterPodAffinityArgs,
     NodeAffinityArgs, PodTopologySpreadArgs, ProfileError, validate_pod_topology_spread_args,
 };
+use super::plugin_id::PluginId;
 use crate::state::SpreadConstraint;
 use crate::state::selector::{NodeSelector, PreferredTerms, aggregate};
 use crate::state::spec;
 
 /// The plugins of the upstream default profile, in order, with their MultiPoint weights
 /// (kube-scheduler 1.35, `DynamicResourceAllocation` on as it is by default).
-pub const DEFAULT_PLUGINS: &[(&str, i64)] = &[
-    ("SchedulingGates", 0),
-    ("PrioritySort", 0),
-    ("NodeUnschedulable", 0),
-    ("NodeName", 0),
-    ("TaintToleration", 3),
-    ("NodeAffinity", 2),
-    ("NodePorts", 0),
-    ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0),
-    ("NodeVolumeLimits", 0),
-    ("VolumeBinding", 0),
-    ("VolumeZone", 0),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2),
-    ("DynamicResources", 2),
-    ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("DefaultBinder", 0),
+pub const DEFAULT_PLUGINS: &[(PluginId, i64)] = &[
+    (PluginId::SchedulingGates, 0),
+    (PluginId::PrioritySort, 0),
+    (PluginId::NodeUnschedulable, 0),
+    (PluginId::NodeName, 0),
+    (PluginId::TaintToleration, 3),
+    (PluginId::NodeAffinity, 2),
+    (PluginId::NodePorts, 0),
+    (PluginId::NodeResourcesFit, 1),
+    (PluginId::VolumeRestrictions, 0),
+    (PluginId::NodeVolumeLimits, 0),
+    (PluginId::VolumeBinding, 0),
+    (PluginId::VolumeZone, 0),
+    (PluginId::PodTopologySpread, 2),
+    (PluginId::InterPodAffinity, 2),
+    (PluginId::DynamicResources, 2),
+    (PluginId::DefaultPreemption, 0),
+    (PluginId::NodeResourcesBalancedAllocation, 1),
+    (PluginId::ImageLocality, 1),
+    (PluginId::DefaultBinder, 0),
 ];
 
 const PRE_FILTER: u8 = 1;
@@ -47,43 +48,48 @@ const SCORE: u8 = 8;
 const POST_FILTER: u8 = 16;
 
 /// The extension points each in-tree plugin implements (what MultiPoint expands it into).
-fn extension_points(name: &str) -> Option<u8> {
-    Some(match name {
-        "NodeUnschedulable" | "NodeName" => FILTER,
-        "TaintToleration" => FILTER | PRE_SCORE | SCORE,
-        "NodeAffinity" | "InterPodAffinity" | "PodTopologySpread" | "NodeResourcesFit"
-        | "VolumeBinding" => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
-        "DynamicResources" => PRE_FILTER | FILTER | POST_FILTER | PRE_SCORE | SCORE,
-        "NodePorts" | "VolumeRestrictions" | "NodeVolumeLimits" | "VolumeZone" => {
+fn extension_points(plugin: &PluginId) -> Option<u8> {
+    use PluginId as P;
+    Some(match plugin {
+        P::NodeUnschedulable | P::NodeName => FILTER,
+        P::TaintToleration => FILTER | PRE_SCORE | SCORE,
+        P::NodeAffinity
+        | P::InterPodAffinity
+        | P::PodTopologySpread
+        | P::NodeResourcesFit
+        | P::VolumeBinding => PRE_FILTER | FILTER | PRE_SCORE | SCORE,
+        P::DynamicResources => PRE_FILTER | FILTER | POST_FILTER | PRE_SCORE | SCORE,
+        P::NodePorts | P::VolumeRestrictions | P::NodeVolumeLimits | P::VolumeZone => {
             PRE_FILTER | FILTER
         }
-        "NodeResourcesBalancedAllocation" => PRE_SCORE | SCORE,
-        "ImageLocality" => SCORE,
-        "DefaultPreemption" => POST_FILTER,
-        "SchedulingGates" | "PrioritySort" | "DefaultBinder" => 0,
-        _ => return None,
+        P::NodeResourcesBalancedAllocation => PRE_SCORE | SCORE,
+        P::ImageLocality => SCORE,
+        P::DefaultPreemption => POST_FILTER,
+        P::SchedulingGates | P::PrioritySort | P::DefaultBinder => 0,
+        P::Other(_) => return None,
     })
 }
 
 /// Plugins whose decisions this version evaluates. Every other Filter/Score plugin is shown
 /// as "not evaluated", never as passed.
-pub fn is_implemented(name: &str) -> bool {
+pub fn is_implemented(plugin: &PluginId) -> bool {
+    use PluginId as P;
     matches!(
-        name,
-        "NodeUnschedulable"
-            | "NodeName"
-            | "TaintToleration"
-            | "NodeAffinity"
-            | "InterPodAffinity"
-            | "PodTopologySpread"
-            | "NodeResourcesFit"
-            | "NodePorts"
-            | "NodeResourcesBalancedAllocation"
-            | "ImageLocality"
-            | "VolumeRestrictions"
-            | "NodeVolumeLimits"
-            | "VolumeBinding"
-            | "VolumeZone"
+        plugin,
+        P::NodeUnschedulable
+            | P::NodeName
+            | P::TaintToleration
+            | P::NodeAffinity
+            | P::InterPodAffinity
+            | P::PodTopologySpread
+            | P::NodeResourcesFit
+            | P::NodePorts
+            | P::NodeResourcesBalancedAllocation
+            | P::ImageLocality
+            | P::VolumeRestrictions
+            | P::NodeVolumeLimits
+            | P::VolumeBinding
+            | P::VolumeZone
     )
 }
 
@@ -91,30 +97,30 @@ pub fn is_implemented(name: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Profile {
     pub scheduler_name: String,
-    pub pre_filter: Vec<String>,
-    pub filter: Vec<String>,
-    pub pre_score: Vec<String>,
+    pub pre_filter: Vec<PluginId>,
+    pub filter: Vec<PluginId>,
+    pub pre_score: Vec<PluginId>,
     /// Score plugins in order with their weights.
-    pub score: Vec<(String, i64)>,
+    pub score: Vec<(PluginId, i64)>,
     /// PostFilter plugins in order: they write the tail of the FailedScheduling message.
-    pub post_filter: Vec<String>,
+    pub post_filter: Vec<PluginId>,
     pub node_affinity: NodeAffinityArgs,
     pub inter_pod_affinity: InterPodAffinityArgs,
     pub pod_topology_spread: PodTopologySpreadArgs,
     pub node_resources_fit: FitArgs,
     pub balanced_allocation: BalancedAllocationArgs,
-    /// Plugin args we keep but do not interpret yet (by plugin name).
-    pub other_args: BTreeMap<String, serde_json::Value>,
+    /// Plugin args we keep but do not interpret yet.
+    pub other_args: BTreeMap<PluginId, serde_json::Value>,
     pub percentage_of_nodes_to_score: Option<i32>,
     pub gates: FeatureGates,
     /// Where the profile came from: "default" or the config file.
     pub source: String,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PluginRef {
-    name: String,
+    name: PluginId,
     #[serde(default)]
     weight: Option<i64>,
 }
@@ -148,7 +154,7 @@ struct Plugins {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PluginConfig {
-    name: String,
+    name: PluginId,
     #[serde(default)]
     args: serde_json::Value,
 }
@@ -224,8 +230,8 @@ struct PodTopologySpreadArgsConfig {
 fn merge_plugin_set(
     defaults: &[PluginRef],
     custom: &PluginSet,
-) -> (Vec<PluginRef>, HashSet<String>) {
-    let disabled: HashSet<String> = custom
+) -> (Vec<PluginRef>, HashSet<PluginId>) {
+    let disabled: HashSet<PluginId> = custom
         .disabled
         .iter()
         .flatten()
@@ -234,7 +240,7 @@ fn merge_plugin_set(
     let custom_enabled: Vec<PluginRef> = custom.enabled.clone().unwrap_or_default();
     let mut replaced = HashSet::new();
     let mut enabled = Vec::new();
-    if !disabled.contains("*") {
+    if !all_disabled(&disabled) {
         for d in defaults {
             if disabled.contains(&d.name) {
                 continue;
@@ -256,15 +262,20 @@ fn merge_plugin_set(
     (enabled, disabled)
 }
 
+/// Whether a disabled list holds `*`, which disables every default.
+fn all_disabled(disabled: &HashSet<PluginId>) -> bool {
+    disabled.iter().any(|p| p.as_str() == "*")
+}
+
 /// `expandMultiPointPlugins` for one extension point.
 fn expand(
     point: u8,
     point_name: &str,
     multi_point: &[PluginRef],
     specific: &PluginSet,
-) -> Result<Vec<String>, ProfileError> {
+) -> Result<Vec<PluginId>, ProfileError> {
     let (specific_enabled, disabled) = merge_plugin_set(&[], specific);
-    let implements = |name: &str| extension_points(name).is_none_or(|p| p & point != 0);
+    let implements = |name: &PluginId| extension_points(name).is_none_or(|p| p & point != 0);
     for p in &specific_enabled {
         if !implements(&p.name) {
             return Err(ProfileError(format!(
@@ -273,12 +284,12 @@ fn expand(
             )));
         }
     }
-    let specific_names: Vec<String> = specific_enabled.iter().map(|p| p.name.clone()).collect();
-    if disabled.contains("*") {
+    let specific_names: Vec<PluginId> = specific_enabled.iter().map(|p| p.name.clone()).collect();
+    if all_disabled(&disabled) {
         return Ok(specific_names);
     }
     let mut overrides = Vec::new();
-    let mut from_multi: Vec<String> = Vec::new();
+    let mut from_multi: Vec<PluginId> = Vec::new();
     for p in multi_point {
         if !implements(&p.name) || disabled.contains(&p.name) {
             continue;
@@ -295,7 +306,7 @@ fn expand(
         }
         from_multi.push(p.name.clone());
     }
-    let mut out: Vec<String> = specific_names
+    let mut out: Vec<PluginId> = specific_names
         .iter()
         .filter(|n| overrides.contains(n))
         .cloned()
@@ -400,13 +411,13 @@ impl Profile {
         // DynamicResources is a default plugin from 1.34 (DynamicResourceAllocation on), and
         // scores from 1.35 (default_plugins.go of each release).
         let facts = gates.release.facts();
+        let dra = |n: &PluginId| *n == PluginId::DynamicResources;
         let defaults: Vec<PluginRef> = DEFAULT_PLUGINS
             .iter()
-            .filter(|(n, _)| *n != "DynamicResources" || facts.dynamic_resources_default)
+            .filter(|(n, _)| !dra(n) || facts.dynamic_resources_default)
             .map(|(n, w)| PluginRef {
-                name: n.to_string(),
-                weight: (*w != 0 && (*n != "DynamicResources" || facts.dynamic_resources_scores))
-                    .then_some(*w),
+                name: n.clone(),
+                weight: (*w != 0 && (!dra(n) || facts.dynamic_resources_scores)).then_some(*w),
             })
             .collect();
         let empty = Plugins::default();
@@ -414,7 +425,7 @@ impl Profile {
         let (multi_point, _) = merge_plugin_set(&defaults, &plugins.multi_point);
         let pre_filter = expand(PRE_FILTER, "preFilter", &multi_point, &plugins.pre_filter)?;
         let filter = expand(FILTER, "filter", &multi_point, &plugins.filter)?;
-        let scores = |name: &String| name != "DynamicResources" || facts.dynamic_resources_scores;
+        let scores = |name: &PluginId| !dra(name) || facts.dynamic_resources_scores;
         let mut pre_score = expand(PRE_SCORE, "preScore", &multi_point, &plugins.pre_score)?;
         pre_score.retain(scores);
         let mut score_names = expand(SCORE, "score", &multi_point, &plugins.score)?;
@@ -473,7 +484,7 @@ impl Profile {
     fn apply_args(
         &mut self,
         path: &str,
-        plugin: &str,
+        plugin: &PluginId,
         args: &serde_json::Value,
     ) -> Result<(), ProfileError> {
         let source = self.source.clone();
@@ -495,7 +506,7 @@ impl Profile {
             args
         };
         match plugin {
-            "NodeAffinity" => {
+            PluginId::NodeAffinity => {
                 let a: NodeAffinityArgsConfig =
                     serde_path_to_error::deserialize(args).map_err(field)?;
                 let added = a.added_affinity.unwrap_or_default();
@@ -535,7 +546,7 @@ impl Profile {
                     added_preferred: preferred,
                 };
             }
-            "InterPodAffinity" => {
+            PluginId::InterPodAffinity => {
                 let a: InterPodAffinityArgsConfig =
                     serde_path_to_error::deserialize(args).map_err(field)?;
                 let w = a.hard_pod_affinity_weight.unwrap_or(1);
@@ -551,7 +562,7 @@ impl Profile {
                         .unwrap_or(false),
                 };
             }
-            "PodTopologySpread" => {
+            PluginId::PodTopologySpread => {
                 let a: PodTopologySpreadArgsConfig =
                     serde_path_to_error::deserialize(args).map_err(field)?;
                 let constraints = a.default_constraints.unwrap_or_default();
@@ -573,21 +584,21 @@ impl Profile {
                     }
                 };
             }
-            "NodeResourcesFit" => {
+            PluginId::NodeResourcesFit => {
                 self.node_resources_fit = FitArgs::parse(args, &format!("{source}: {path}"))?
             }
-            "NodeResourcesBalancedAllocation" => {
+            PluginId::NodeResourcesBalancedAllocation => {
                 self.balanced_allocation =
                     BalancedAllocationArgs::parse(args, &format!("{source}: {path}"))?
             }
             other => {
-                self.other_args.insert(other.to_string(), args.clone());
+                self.other_args.insert(other.clone(), args.clone());
             }
         }
         Ok(())
     }
 
-    pub fn weight(&self, plugin: &str) -> Option<i64> {
+    pub fn weight(&self, plugin: &PluginId) -> Option<i64> {
         self.score
             .iter()
             .find(|(n, _)| n == plugin)
@@ -614,11 +625,16 @@ mod tests {
         )
     }
 
+    /// The plugins' names, as a profile writes them.
+    fn names(plugins: &[PluginId]) -> Vec<&str> {
+        plugins.iter().map(PluginId::as_str).collect()
+    }
+
     #[test]
     fn default_profile_order_and_weights() {
         let p = Profile::default_profile(FeatureGates::default());
         assert_eq!(
-            p.filter,
+            names(&p.filter),
             [
                 "NodeUnschedulable",
                 "NodeName",
@@ -655,9 +671,9 @@ mod tests {
     #[test]
     fn wildcard_disable_then_enable_one() {
         let p = profile(json!({"multiPoint": {"enabled": [{"name": "InterPodAffinity"}], "disabled": [{"name": "*"}]}})).unwrap();
-        assert_eq!(p.filter, ["InterPodAffinity"]);
-        assert_eq!(p.pre_filter, ["InterPodAffinity"]);
-        assert_eq!(p.score, [("InterPodAffinity".to_string(), 1)]);
+        assert_eq!(names(&p.filter), ["InterPodAffinity"]);
+        assert_eq!(names(&p.pre_filter), ["InterPodAffinity"]);
+        assert_eq!(p.score, [(PluginId::InterPodAffinity, 1)]);
     }
 
     #[test]
@@ -665,20 +681,20 @@ mod tests {
         let p =
             profile(json!({"multiPoint": {"enabled": [{"name": "NodeAffinity", "weight": 7}]}}))
                 .unwrap();
-        assert_eq!(p.weight("NodeAffinity"), Some(7));
-        assert_eq!(p.filter[3], "NodeAffinity");
+        assert_eq!(p.weight(&PluginId::NodeAffinity), Some(7));
+        assert_eq!(p.filter[3], PluginId::NodeAffinity);
         // A Score-point weight wins over the MultiPoint one.
         let p = profile(json!({"score": {"enabled": [{"name": "TaintToleration", "weight": 9}]}}))
             .unwrap();
-        assert_eq!(p.weight("TaintToleration"), Some(9));
-        assert_eq!(p.score[0].0, "TaintToleration");
+        assert_eq!(p.weight(&PluginId::TaintToleration), Some(9));
+        assert_eq!(p.score[0].0, PluginId::TaintToleration);
     }
 
     #[test]
     fn disabling_one_point_keeps_the_others() {
         let p = profile(json!({"score": {"disabled": [{"name": "NodeAffinity"}]}})).unwrap();
-        assert!(p.weight("NodeAffinity").is_none());
-        assert!(p.filter.contains(&"NodeAffinity".to_string()));
+        assert!(p.weight(&PluginId::NodeAffinity).is_none());
+        assert!(p.filter.contains(&PluginId::NodeAffinity));
         let p = profile(json!({"filter": {"disabled": [{"name": "*"}]}})).unwrap();
         assert!(p.filter.is_empty());
         assert!(!p.score.is_empty());
@@ -687,9 +703,12 @@ mod tests {
     #[test]
     fn specific_point_override_is_ordered_first() {
         let p = profile(json!({"filter": {"enabled": [{"name": "InterPodAffinity"}]}})).unwrap();
-        assert_eq!(p.filter[0], "InterPodAffinity");
+        assert_eq!(p.filter[0], PluginId::InterPodAffinity);
         assert_eq!(
-            p.filter.iter().filter(|n| *n == "InterPodAffinity").count(),
+            p.filter
+                .iter()
+                .filter(|n| **n == PluginId::InterPodAffinity)
+                .count(),
             1
         );
     }
@@ -759,7 +778,7 @@ mod tests {
             (p.scheduler_name.as_str(), p.source.as_str()),
             ("default-scheduler", "c")
         );
-        assert!(!p.score.iter().any(|(n, _)| n == "ImageLocality"));
+        assert!(!p.score.iter().any(|(n, _)| *n == PluginId::ImageLocality));
     }
 
     /// `ValidateNodeAffinityArgs`: every field error of the added required and preferred

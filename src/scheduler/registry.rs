@@ -1,33 +1,35 @@
-//! The plugins this version models, by name (upstream's in-tree `Registry`), and the set a
-//! profile instantiates for one pod. Each plugin is run through [`Registered`], which
-//! converts what it tells in its own types into the evaluation's.
+//! The plugins this version models (upstream's in-tree `Registry`), each registered once with
+//! its explanation, and the set a profile instantiates for one pod. Each plugin is run
+//! through [`Registered`], which converts what it tells in its own types into the
+//! evaluation's.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::state::Pod;
 
-use super::balanced_allocation::BalancedAllocation;
+use super::balanced_allocation::{self, BalancedAllocation};
 use super::details::{FilterDetails, ScoreDetails, Tables};
-use super::image_locality::ImageLocality;
-use super::inter_pod_affinity::InterPodAffinity;
-use super::node_affinity::NodeAffinity;
-use super::node_name::NodeName;
-use super::node_ports::NodePorts;
-use super::node_resources_fit::NodeResourcesFit;
-use super::node_unschedulable::NodeUnschedulable;
-use super::node_volume_limits::NodeVolumeLimits;
+use super::explain::{Explain, Silent};
+use super::image_locality::{self, ImageLocality};
+use super::inter_pod_affinity::{self, InterPodAffinity};
+use super::node_affinity::{self, NodeAffinity};
+use super::node_name::{self, NodeName};
+use super::node_ports::{self, NodePorts};
+use super::node_resources_fit::{self, NodeResourcesFit};
+use super::node_unschedulable::{self, NodeUnschedulable};
+use super::node_volume_limits::{self, NodeVolumeLimits};
 use super::plugin::{Input, Plugin};
-use super::pod_topology_spread::PodTopologySpread;
-use super::profile::{DEFAULT_PLUGINS, Profile};
+use super::plugin_id::PluginId;
+use super::pod_topology_spread::{self, PodTopologySpread};
+use super::profile::Profile;
 use super::result::{FilterCell, ScoreCell};
-use super::status::{PluginName, PreFilterOutcome, PreScoreOutcome, Status};
+use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage;
-use super::taint_toleration::TaintToleration;
-use super::volume_binding::VolumeBinding;
-use super::volume_restrictions::VolumeRestrictions;
-use super::volume_zone::VolumeZone;
+use super::taint_toleration::{self, TaintToleration};
+use super::volume_binding::{self, VolumeBinding};
+use super::volume_restrictions::{self, VolumeRestrictions};
+use super::volume_zone::{self, VolumeZone};
 
 /// A plugin as the framework runs it: [`Plugin`] with its own types converted.
 pub(crate) trait Registered {
@@ -36,9 +38,8 @@ pub(crate) trait Registered {
     fn pre_filter_disabled(&mut self);
     /// Filter on nodes `0..nodes`, a cell each. The loop is here, not in the caller, so that
     /// each plugin has its own copy with `filter` called directly and its result written in
-    /// place: called through the trait object per node, each result went through the stack,
-    /// and reading it back stalled, a large share of `evaluate`'s own time at thousands of
-    /// nodes.
+    /// place: called through the trait object per node, each result would go through the
+    /// stack, and reading it back stalls.
     fn filter_all(&self, nodes: usize) -> Vec<FilterCell>;
     /// Filter on one node: its failure, if any (preemption's dry run).
     fn filter_node(&self, node: usize) -> Option<Status>;
@@ -124,63 +125,71 @@ where
     }
 }
 
-/// The plugin named `name`, for this pod under this profile; `None` when this version does not
-/// model it (DynamicResources is modelled only for a pod without ResourceClaims).
+/// A plugin this version models: how it is made for a pod under a profile (`None` when it is
+/// not modelled for that pod), and how it explains its results.
+struct Registration {
+    id: PluginId,
+    make: for<'a> fn(Input<'a>, &'a Profile) -> Option<Box<dyn Registered + 'a>>,
+    explain: &'static dyn Explain,
+}
+
+fn made<'a>(plugin: impl Registered + 'a) -> Option<Box<dyn Registered + 'a>> {
+    Some(Box::new(plugin))
+}
+
+/// The in-tree plugins this version models, a registration each. Where several explain one
+/// table column (the cordon and the taints), they fill it in this order.
+#[rustfmt::skip]
+static REGISTRY: [Registration; 15] = [
+    Registration { id: PluginId::NodeUnschedulable, make: |i, _| made(NodeUnschedulable::new(i)), explain: &node_unschedulable::explain::Explainer },
+    Registration { id: PluginId::NodeName, make: |i, _| made(NodeName::new(i)), explain: &node_name::explain::Explainer },
+    Registration { id: PluginId::TaintToleration, make: |i, p| made(TaintToleration::new(i, &p.gates)), explain: &taint_toleration::explain::Explainer },
+    Registration { id: PluginId::NodeAffinity, make: |i, p| made(NodeAffinity::new(i, &p.node_affinity)), explain: &node_affinity::explain::Explainer },
+    Registration { id: PluginId::InterPodAffinity, make: |i, p| made(InterPodAffinity::new(i, p.inter_pod_affinity)), explain: &inter_pod_affinity::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesFit, make: |i, p| made(NodeResourcesFit::new(i, &p.node_resources_fit, &p.gates)), explain: &node_resources_fit::explain::Explainer },
+    Registration { id: PluginId::NodePorts, make: |i, _| made(NodePorts::new(i)), explain: &node_ports::explain::Explainer },
+    Registration { id: PluginId::NodeResourcesBalancedAllocation, make: |i, p| made(BalancedAllocation::new(i, &p.balanced_allocation)), explain: &balanced_allocation::explain::Explainer },
+    Registration { id: PluginId::ImageLocality, make: |i, _| made(ImageLocality::new(i)), explain: &image_locality::explain::Explainer },
+    Registration { id: PluginId::PodTopologySpread, make: |i, p| made(PodTopologySpread::new(i, &p.pod_topology_spread, &p.gates)), explain: &pod_topology_spread::explain::Explainer },
+    Registration { id: PluginId::VolumeRestrictions, make: |i, p| made(VolumeRestrictions::new(i, p.gates.release)), explain: &volume_restrictions::explain::Explainer },
+    Registration { id: PluginId::NodeVolumeLimits, make: |i, _| made(NodeVolumeLimits::new(i)), explain: &node_volume_limits::explain::Explainer },
+    Registration { id: PluginId::VolumeBinding, make: |i, p| made(VolumeBinding::new(i, &p.gates)), explain: &volume_binding::explain::Explainer },
+    Registration { id: PluginId::VolumeZone, make: |i, _| made(VolumeZone::new(i)), explain: &volume_zone::explain::Explainer },
+    // Modelled only for a pod without ResourceClaims, whose PreFilter it skips.
+    Registration { id: PluginId::DynamicResources, make: |i, _| storage::Kind::DynamicResources.relevant(i.pod).is_none().then(|| made(storage::Skipped)).flatten(), explain: &storage::explain::DynamicResources },
+];
+
+/// The plugin `id`, for this pod under this profile; `None` when this version does not model
+/// it for the pod.
 fn instantiate<'a>(
-    name: &str,
+    id: &PluginId,
     input: Input<'a>,
     profile: &'a Profile,
 ) -> Option<Box<dyn Registered + 'a>> {
-    Some(match name {
-        "NodeUnschedulable" => Box::new(NodeUnschedulable::new(input)),
-        "NodeName" => Box::new(NodeName::new(input)),
-        "TaintToleration" => Box::new(TaintToleration::new(input, &profile.gates)),
-        "NodeAffinity" => Box::new(NodeAffinity::new(input, &profile.node_affinity)),
-        "InterPodAffinity" => Box::new(InterPodAffinity::new(input, profile.inter_pod_affinity)),
-        "NodeResourcesFit" => Box::new(NodeResourcesFit::new(
-            input,
-            &profile.node_resources_fit,
-            &profile.gates,
-        )),
-        "NodePorts" => Box::new(NodePorts::new(input)),
-        "NodeResourcesBalancedAllocation" => {
-            Box::new(BalancedAllocation::new(input, &profile.balanced_allocation))
-        }
-        "ImageLocality" => Box::new(ImageLocality::new(input)),
-        "PodTopologySpread" => Box::new(PodTopologySpread::new(
-            input,
-            &profile.pod_topology_spread,
-            &profile.gates,
-        )),
-        "VolumeRestrictions" => Box::new(VolumeRestrictions::new(input, profile.gates.release)),
-        "NodeVolumeLimits" => Box::new(NodeVolumeLimits::new(input)),
-        "VolumeBinding" => Box::new(VolumeBinding::new(input, &profile.gates)),
-        "VolumeZone" => Box::new(VolumeZone::new(input)),
-        "DynamicResources"
-            if storage::Kind::DynamicResources
-                .relevant(input.pod)
-                .is_none() =>
-        {
-            Box::new(storage::Skipped)
-        }
-        _ => return None,
-    })
+    let r = REGISTRY.iter().find(|r| r.id == *id)?;
+    (r.make)(input, profile)
 }
 
-fn not_evaluated_reason(name: &str, pod: &Pod) -> String {
-    match storage::Kind::from_name(name).and_then(|k| k.relevant(pod)) {
+/// How the plugin `id` explains its results; a plugin this version does not model says
+/// nothing of its own.
+pub fn explain_of(id: &PluginId) -> &'static dyn Explain {
+    REGISTRY
+        .iter()
+        .find(|r| r.id == *id)
+        .map_or(&Silent, |r| r.explain)
+}
+
+/// Every plugin's explanation, in the registry's order.
+pub fn explanations() -> impl Iterator<Item = &'static dyn Explain> {
+    REGISTRY.iter().map(|r| r.explain)
+}
+
+fn not_evaluated_reason(id: &PluginId, pod: &Pod) -> String {
+    match storage::Kind::of(id).and_then(|k| k.relevant(pod)) {
         Some(why) => format!(
-            "{name} is not evaluated: {why}, and kubectl-affinity does not read the objects it checks"
+            "{id} is not evaluated: {why}, and kubectl-affinity does not read the objects it checks"
         ),
-        None => format!("{name} is not evaluated by this version of kubectl-affinity"),
-    }
-}
-
-/// The name of `name` as shared by the entries: static when it is a plugin this version knows.
-pub(crate) fn plugin_name(name: &str) -> PluginName {
-    match DEFAULT_PLUGINS.iter().find(|(n, _)| *n == name) {
-        Some((n, _)) => Cow::Borrowed(n),
-        None => Cow::Owned(name.to_string()),
+        None => format!("{id} is not evaluated by this version of kubectl-affinity"),
     }
 }
 
@@ -188,8 +197,8 @@ pub(crate) fn plugin_name(name: &str) -> PluginName {
 /// the pod, in the order first named; and why each of the others is not evaluated, worded
 /// once for every node's entries.
 pub(crate) struct Plugins<'a> {
-    instances: Vec<(&'a str, Box<dyn Registered + 'a>)>,
-    not_evaluated: BTreeMap<&'a str, Arc<str>>,
+    instances: Vec<(&'a PluginId, Box<dyn Registered + 'a>)>,
+    not_evaluated: BTreeMap<&'a PluginId, Arc<str>>,
 }
 
 impl<'a> Plugins<'a> {
@@ -201,7 +210,7 @@ impl<'a> Plugins<'a> {
     pub(crate) fn only(
         input: Input<'a>,
         profile: &'a Profile,
-        keep: impl Fn(&str) -> bool,
+        keep: impl Fn(&PluginId) -> bool,
     ) -> Self {
         let mut plugins = Plugins {
             instances: Vec::new(),
@@ -214,61 +223,44 @@ impl<'a> Plugins<'a> {
             .chain(&profile.pre_score)
             .chain(profile.score.iter().map(|(n, _)| n))
             .filter(|n| keep(n));
-        for name in named {
-            if plugins.get(name).is_some() || plugins.not_evaluated.contains_key(name.as_str()) {
+        for id in named {
+            if plugins.get(id).is_some() || plugins.not_evaluated.contains_key(id) {
                 continue;
             }
-            let why = match instantiate(name, input, profile) {
-                None => not_evaluated_reason(name, input.pod),
+            let why = match instantiate(id, input, profile) {
+                None => not_evaluated_reason(id, input.pod),
                 Some(plugin) => match plugin.unavailable() {
                     Some(why) => why,
                     None => {
-                        plugins.instances.push((name, plugin));
+                        plugins.instances.push((id, plugin));
                         continue;
                     }
                 },
             };
-            plugins.not_evaluated.insert(name, why.into());
+            plugins.not_evaluated.insert(id, why.into());
         }
         plugins
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&(dyn Registered + 'a)> {
-        let (_, plugin) = self.instances.iter().find(|(n, _)| *n == name)?;
+    pub(crate) fn get(&self, id: &PluginId) -> Option<&(dyn Registered + 'a)> {
+        let (_, plugin) = self.instances.iter().find(|(n, _)| *n == id)?;
         Some(plugin.as_ref())
     }
 
-    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut (dyn Registered + 'a)> {
-        let (_, plugin) = self.instances.iter_mut().find(|(n, _)| *n == name)?;
+    pub(crate) fn get_mut(&mut self, id: &PluginId) -> Option<&mut (dyn Registered + 'a)> {
+        let (_, plugin) = self.instances.iter_mut().find(|(n, _)| *n == id)?;
         Some(plugin.as_mut())
     }
 
-    /// Every instance, with its name.
+    /// Every instance, with its plugin.
     pub(crate) fn iter_mut(
         &mut self,
-    ) -> impl Iterator<Item = (&'a str, &mut (dyn Registered + 'a))> {
+    ) -> impl Iterator<Item = (&'a PluginId, &mut (dyn Registered + 'a))> {
         self.instances.iter_mut().map(|(n, p)| (*n, p.as_mut()))
     }
 
-    /// Why the plugin `name`, which has no instance, is not evaluated.
-    pub(crate) fn not_evaluated(&self, name: &str) -> Arc<str> {
-        self.not_evaluated.get(name).cloned().unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::plugin_name;
-    use std::borrow::Cow;
-
-    /// Names of plugins this version knows are static; any other (an out-of-tree plugin in a
-    /// profile) is kept as written.
-    #[test]
-    fn plugin_names_are_static_when_known() {
-        assert!(matches!(
-            plugin_name("NodeAffinity"),
-            Cow::Borrowed("NodeAffinity")
-        ));
-        assert!(matches!(plugin_name("Coscheduling"), Cow::Owned(ref n) if n == "Coscheduling"));
+    /// Why the plugin `id`, which has no instance, is not evaluated.
+    pub(crate) fn not_evaluated(&self, id: &PluginId) -> Arc<str> {
+        self.not_evaluated.get(id).cloned().unwrap_or_default()
     }
 }

@@ -5,8 +5,12 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Serialize;
+
+use super::plugin_id::PluginId;
+
 /// A framework status code, as kube-scheduler names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Code {
     /// Preemption might help.
     Unschedulable,
@@ -17,7 +21,7 @@ pub enum Code {
 }
 
 /// A non-success status: its code and upstream's reason strings, verbatim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
     pub code: Code,
     /// Mostly upstream's constant reasons, which every rejected node then names without a
@@ -63,13 +67,8 @@ pub enum PreScoreOutcome {
     Error(String),
 }
 
-/// A plugin's name on every node's entries. The plugins this version knows are named by
-/// static strings, so that naming 5,000 nodes' twenty entries copies a pointer instead of
-/// counting references (an atomic instruction each, half of the evaluate loop's own time).
-pub type PluginName = Cow<'static, str>;
-
 /// Whether a node can take the pod, as far as the evaluated plugins tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
     /// Every enabled Filter plugin was evaluated and passed.
     Feasible,
@@ -80,11 +79,12 @@ pub enum Verdict {
 }
 
 /// The status the scheduler itself records for a node: the first failure in profile order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportedStatus {
-    /// The plugin that failed; `None` for a status the framework made itself (a node a
-    /// PreFilter result left out).
-    pub plugin: Option<PluginName>,
+    /// The plugin that failed; `None` (null) for a status the framework made itself (a node a
+    /// PreFilter result left out: its reason names the PreFilter plugins).
+    pub plugin: Option<PluginId>,
     pub code: Code,
     pub reason: Cow<'static, str>,
     /// True when an enabled plugin that runs before this one was not evaluated, so the

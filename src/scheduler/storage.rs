@@ -8,9 +8,12 @@
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
 
+pub mod explain;
+
 use std::convert::Infallible;
 
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
 use crate::state::Pod;
 
@@ -25,25 +28,26 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Some(match name {
-            "VolumeRestrictions" => Kind::VolumeRestrictions,
-            "NodeVolumeLimits" => Kind::NodeVolumeLimits,
-            "VolumeBinding" => Kind::VolumeBinding,
-            "VolumeZone" => Kind::VolumeZone,
-            "DynamicResources" => Kind::DynamicResources,
+    /// The storage plugin `id` is, if it is one.
+    pub fn of(id: &PluginId) -> Option<Kind> {
+        Some(match id {
+            PluginId::VolumeRestrictions => Kind::VolumeRestrictions,
+            PluginId::NodeVolumeLimits => Kind::NodeVolumeLimits,
+            PluginId::VolumeBinding => Kind::VolumeBinding,
+            PluginId::VolumeZone => Kind::VolumeZone,
+            PluginId::DynamicResources => Kind::DynamicResources,
             _ => return None,
         })
     }
 
-    /// The plugin's name in profiles.
-    pub fn name(self) -> &'static str {
+    /// The plugin.
+    pub fn id(self) -> PluginId {
         match self {
-            Kind::VolumeRestrictions => "VolumeRestrictions",
-            Kind::NodeVolumeLimits => "NodeVolumeLimits",
-            Kind::VolumeBinding => "VolumeBinding",
-            Kind::VolumeZone => "VolumeZone",
-            Kind::DynamicResources => "DynamicResources",
+            Kind::VolumeRestrictions => PluginId::VolumeRestrictions,
+            Kind::NodeVolumeLimits => PluginId::NodeVolumeLimits,
+            Kind::VolumeBinding => PluginId::VolumeBinding,
+            Kind::VolumeZone => PluginId::VolumeZone,
+            Kind::DynamicResources => PluginId::DynamicResources,
         }
     }
 
@@ -134,7 +138,8 @@ impl std::fmt::Display for Gap {
             ),
             Gap::CapacityScoring => write!(
                 f,
-                "StorageCapacityScoring is on, and VolumeBinding's score is not modelled"
+                "StorageCapacityScoring is on, and {}'s score is not modelled",
+                PluginId::VolumeBinding
             ),
         }
     }

@@ -2,7 +2,11 @@
 //! with a NoSchedule/NoExecute taint no toleration tolerates; Score counts untolerated
 //! PreferNoSchedule taints (fewer is better, reversed normalization).
 
+pub mod explain;
+
 use std::convert::Infallible;
+
+use serde::{Serialize, Serializer};
 
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin, default_normalize};
@@ -56,14 +60,17 @@ pub fn tolerated_by(
 }
 
 /// One taint of the node and what the pod's tolerations make of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaintCheck {
+    #[serde(flatten)]
     pub taint: Taint,
     /// Whether this check looks at the taint at all (Filter: NoSchedule/NoExecute; Score:
     /// PreferNoSchedule).
     pub considered: bool,
     /// The toleration that tolerates it, by index in the pod's list, with its content.
     pub tolerated_by: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub toleration: Option<Toleration>,
 }
 
@@ -72,6 +79,24 @@ pub struct TaintCheck {
 #[derive(Debug, Clone)]
 pub struct FilterDetails {
     pub taints: Vec<TaintCheck>,
+}
+
+/// Written with the first untolerated taint, the one upstream logs.
+impl Serialize for FilterDetails {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Written<'a> {
+            taints: &'a [TaintCheck],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            first_untolerated: Option<&'a Taint>,
+        }
+        Written {
+            taints: &self.taints,
+            first_untolerated: self.first_untolerated(),
+        }
+        .serialize(s)
+    }
 }
 
 impl FilterDetails {
@@ -84,10 +109,32 @@ impl FilterDetails {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScoreDetails {
     pub taints: Vec<TaintCheck>,
     pub untolerated_prefer_no_schedule: i64,
+}
+
+/// What would make a tainted node take the pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// Add this toleration to the pod; `near_miss` is one the pod has for the same key that
+    /// does not match (another value, operator or effect).
+    AddToleration {
+        toleration: Toleration,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        near_miss: Option<Toleration>,
+    },
+}
+
+/// What makes the plugin reject the nodes it rejects most.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all_fields = "camelCase")]
+pub enum Cause {
+    /// The taints the pod does not tolerate (each node's first, as upstream logs it), by key.
+    Taints { keys: Vec<String> },
 }
 
 #[derive(Debug)]

@@ -6,13 +6,19 @@
 //! Its Score runs only with the `StorageCapacityScoring` gate (alpha, off in 1.35): without
 //! it PreScore skips and the plugin adds nothing to any node's score.
 
+pub mod explain;
+
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 
+use serde::Serialize;
+
 use super::config::FeatureGates;
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
 use super::storage::{Gap, claim_not_found, migrated_somewhere};
+use crate::state::Node;
 use crate::state::labels::Labels;
 use crate::state::selector::{LabelSelector, SelectorCheck};
 use crate::state::volumes::{Claim, PodVolume, StorageClass, Volume, VolumeSource, Volumes};
@@ -34,13 +40,19 @@ const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 /// The gate that gives VolumeBinding a Score.
 const CAPACITY_SCORING: &str = "StorageCapacityScoring";
 
-/// What happened to one claim of the pod on one node.
-#[derive(Debug, Clone)]
+/// What happened to one claim of the pod on one node, written tagged by what was checked.
+#[derive(Debug, Clone, Serialize)]
+#[serde(
+    tag = "check",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum ClaimCheck {
     /// Bound: its volume's node affinity against the node's labels (`None`: it has none).
     Bound {
         claim: String,
         volume: String,
+        #[serde(rename = "nodeAffinity", skip_serializing_if = "Option::is_none")]
         affinity: Option<SelectorCheck>,
         matched: bool,
     },
@@ -49,10 +61,12 @@ pub enum ClaimCheck {
     /// Being provisioned for another node (its selected-node annotation).
     SelectedNode { claim: String, node: String },
     /// An available static volume on this node matches it.
+    #[serde(rename = "staticVolume")]
     Matched { claim: String, volume: String },
     /// No static volume matches; it would be provisioned by its class.
     Provision {
         claim: String,
+        #[serde(rename = "storageClass")]
         class: String,
         provisioner: String,
         /// The class provisions nothing (no provisioner, or `kubernetes.io/no-provisioner`).
@@ -62,7 +76,8 @@ pub enum ClaimCheck {
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub claims: Vec<ClaimCheck>,
 }
@@ -345,6 +360,99 @@ fn provision_check(
     })
 }
 
+impl VolumeBinding<'_> {
+    /// `checkBoundClaims`: each bound claim's volume exists and its node affinity admits the
+    /// node, up to the first that does not. Whether all do, and whether every volume was found.
+    fn check_bound_claims(
+        &self,
+        volumes: &Volumes,
+        n: &Node,
+        checks: &mut Vec<ClaimCheck>,
+    ) -> (bool, bool) {
+        for claim in &self.claims.bound {
+            let Some(pv) = volumes.volume(&claim.volume_name) else {
+                checks.push(ClaimCheck::VolumeMissing {
+                    claim: claim.name.clone(),
+                    volume: claim.volume_name.clone(),
+                });
+                return (true, false);
+            };
+            let matched = pv.affinity_matches(&n.labels);
+            checks.push(ClaimCheck::Bound {
+                claim: claim.name.clone(),
+                volume: pv.name.clone(),
+                // `CheckNodeAffinity` sees a node of labels only: no name for matchFields.
+                affinity: pv
+                    .node_affinity
+                    .as_ref()
+                    .map(|a| a.explain_with("", |_, _, key| n.labels.get(key).map(Into::into))),
+                matched,
+            });
+            if !matched {
+                return (false, true);
+            }
+        }
+        (true, true)
+    }
+
+    /// The delayed-binding claims: none being provisioned for another node, then
+    /// `findMatchingVolumes` (the smallest requests first, each volume once), then
+    /// `checkVolumeProvisions` for the rest, up to the first that fails. Whether all pass;
+    /// upstream's error when a lookup fails.
+    fn check_unbound_claims(
+        &self,
+        volumes: &Volumes,
+        n: &Node,
+        checks: &mut Vec<ClaimCheck>,
+    ) -> Result<bool, String> {
+        let mut to_match = Vec::new();
+        let mut to_provision = Vec::new();
+        for claim in &self.claims.delayed {
+            match &claim.selected_node {
+                Some(selected) if *selected != n.name => {
+                    checks.push(ClaimCheck::SelectedNode {
+                        claim: claim.name.clone(),
+                        node: selected.clone(),
+                    });
+                    return Ok(false);
+                }
+                Some(_) => to_provision.push(*claim),
+                None => to_match.push(*claim),
+            }
+        }
+        to_match.sort_by_key(|c| c.request.unwrap_or_default());
+        let mut chosen: Vec<&str> = Vec::new();
+        for claim in to_match {
+            let candidates = volumes.volumes_of_class(&claim.class);
+            match find_matching_volume(claim, candidates, &n.labels, &chosen)? {
+                Some(pv) => {
+                    chosen.push(&pv.name);
+                    checks.push(ClaimCheck::Matched {
+                        claim: claim.name.clone(),
+                        volume: pv.name.clone(),
+                    });
+                }
+                None => to_provision.push(claim),
+            }
+        }
+        for claim in to_provision {
+            let check = provision_check(claim, volumes.class(&claim.class), &n.labels)?;
+            let ok = matches!(
+                check,
+                ClaimCheck::Provision {
+                    topology_allowed: true,
+                    ..
+                }
+            );
+            checks.push(check);
+            if !ok {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
 impl Plugin for VolumeBinding<'_> {
     type FilterDetails = Box<FilterDetails>;
     type ScoreDetails = Infallible;
@@ -352,7 +460,7 @@ impl Plugin for VolumeBinding<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeBinding is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeBinding))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {
@@ -377,102 +485,20 @@ impl Plugin for VolumeBinding<'_> {
             return (
                 Some(Status::new(
                     Code::Error,
-                    super::plugin::missing_cycle_state("PreFilter", "VolumeBinding"),
+                    super::plugin::missing_cycle_state("PreFilter", PluginId::VolumeBinding),
                 )),
                 None,
             );
         }
         let n = self.input.node(node);
         let mut checks = Vec::new();
-        // `FindPodVolumes`: each check's outcome, reported in a fixed order at the end.
-        let (mut bound_ok, mut pv_found, mut unbound_ok) = (true, true, true);
-        for claim in &self.claims.bound {
-            let Some(pv) = volumes.volume(&claim.volume_name) else {
-                checks.push(ClaimCheck::VolumeMissing {
-                    claim: claim.name.clone(),
-                    volume: claim.volume_name.clone(),
-                });
-                pv_found = false;
-                break;
-            };
-            let matched = pv.affinity_matches(&n.labels);
-            checks.push(ClaimCheck::Bound {
-                claim: claim.name.clone(),
-                volume: pv.name.clone(),
-                // `CheckNodeAffinity` sees a node of labels only: no name for matchFields.
-                affinity: pv
-                    .node_affinity
-                    .as_ref()
-                    .map(|a| a.explain_with("", |_, _, key| n.labels.get(key).map(Into::into))),
-                matched,
-            });
-            if !matched {
-                bound_ok = false;
-                break;
-            }
-        }
-        // A missing or conflicting bound volume does not stop the unbound claims' checks.
-        if !self.claims.delayed.is_empty() {
-            let mut to_match = Vec::new();
-            let mut to_provision = Vec::new();
-            for claim in &self.claims.delayed {
-                match &claim.selected_node {
-                    Some(selected) if *selected != n.name => {
-                        checks.push(ClaimCheck::SelectedNode {
-                            claim: claim.name.clone(),
-                            node: selected.clone(),
-                        });
-                        unbound_ok = false;
-                        break;
-                    }
-                    Some(_) => to_provision.push(*claim),
-                    None => to_match.push(*claim),
-                }
-            }
-            if unbound_ok {
-                // `findMatchingVolumes`: the smallest requests first, each volume once.
-                to_match.sort_by_key(|c| c.request.unwrap_or_default());
-                let mut chosen: Vec<&str> = Vec::new();
-                for claim in to_match {
-                    let found = find_matching_volume(
-                        claim,
-                        volumes.volumes_of_class(&claim.class),
-                        &n.labels,
-                        &chosen,
-                    );
-                    match found {
-                        Err(e) => return (Some(Status::new(Code::Error, e)), None),
-                        Ok(Some(pv)) => {
-                            chosen.push(&pv.name);
-                            checks.push(ClaimCheck::Matched {
-                                claim: claim.name.clone(),
-                                volume: pv.name.clone(),
-                            });
-                        }
-                        Ok(None) => to_provision.push(claim),
-                    }
-                }
-                for claim in to_provision {
-                    let check = match provision_check(claim, volumes.class(&claim.class), &n.labels)
-                    {
-                        Err(e) => return (Some(Status::new(Code::Error, e)), None),
-                        Ok(c) => c,
-                    };
-                    let ok = matches!(
-                        check,
-                        ClaimCheck::Provision {
-                            topology_allowed: true,
-                            ..
-                        }
-                    );
-                    checks.push(check);
-                    if !ok {
-                        unbound_ok = false;
-                        break;
-                    }
-                }
-            }
-        }
+        // `FindPodVolumes`: each check's outcome, reported in a fixed order at the end. A
+        // missing or conflicting bound volume does not stop the unbound claims' checks.
+        let (bound_ok, pv_found) = self.check_bound_claims(volumes, n, &mut checks);
+        let unbound_ok = match self.check_unbound_claims(volumes, n, &mut checks) {
+            Ok(ok) => ok,
+            Err(e) => return (Some(Status::new(Code::Error, e)), None),
+        };
         let mut reasons = Vec::new();
         if !bound_ok {
             let older = self.gates.release.facts().volume_binding_older_node_reason;

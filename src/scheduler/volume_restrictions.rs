@@ -3,9 +3,14 @@
 //! mount it read-only), and every node fails while any pod uses a ReadWriteOncePod claim
 //! of the pod.
 
+pub mod explain;
+
 use std::convert::Infallible;
 
+use serde::Serialize;
+
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::release::Release;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, claim_not_found};
@@ -21,24 +26,33 @@ pub const REASON_RWOP_BEFORE_1_34: &str =
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
 
 /// A disk of the pod that a pod on the node already mounts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DiskConflict {
+    #[serde(serialize_with = "described")]
     pub disk: InlineDisk,
     pub pod: PodRef,
 }
 
 /// A ReadWriteOncePod claim of the pod and the pods already using it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClaimInUse {
     pub claim: String,
     pub pods: Vec<PodRef>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub disk_conflicts: Vec<DiskConflict>,
     /// The same for every node: upstream counts the claim's users over the whole cluster.
     pub claims_in_use: Vec<ClaimInUse>,
+}
+
+/// A disk as its conflicts name it.
+fn described<S: serde::Serializer>(disk: &InlineDisk, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&disk.describe())
 }
 
 #[derive(Debug)]
@@ -95,7 +109,7 @@ impl Plugin for VolumeRestrictions<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeRestrictions is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeRestrictions))
     }
 
     /// `PreFilter`: the pod's ReadWriteOncePod claims (`readWriteOncePodPVCsForPod`: only

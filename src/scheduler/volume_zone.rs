@@ -1,9 +1,14 @@
 //! VolumeZone (`pkg/scheduler/framework/plugins/volumezone/volume_zone.go`): the zone and
 //! region labels of the pod's bound PersistentVolumes must name the node's.
 
+pub mod explain;
+
 use std::convert::Infallible;
 
+use serde::Serialize;
+
 use super::plugin::{Input, Plugin};
+use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, Status};
 use super::storage::{Gap, claim_not_found};
 use crate::state::volumes::{PodVolume, ZONE_LABELS, has_zone_labels};
@@ -12,7 +17,8 @@ use crate::state::volumes::{PodVolume, ZONE_LABELS, has_zone_labels};
 pub const REASON: &str = "node(s) had no available volume zone";
 
 /// One zone or region label of a PersistentVolume of the pod (`pvTopology`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct VolumeTopology {
     pub claim: String,
     pub volume: String,
@@ -22,15 +28,18 @@ pub struct VolumeTopology {
 }
 
 /// A topology label against one node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TopologyCheck {
+    #[serde(flatten)]
     pub topology: VolumeTopology,
     /// The node's value: for its key, else (a beta key) for the GA key.
     pub node_value: Option<String>,
     pub matched: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     /// The node has none of the zone and region labels: it passes whatever the volumes say.
     pub node_unzoned: bool,
@@ -133,7 +142,7 @@ impl Plugin for VolumeZone<'_> {
 
     fn unavailable(&self) -> Option<String> {
         self.gap()
-            .map(|g| format!("VolumeZone is not evaluated: {g}"))
+            .map(|g| format!("{} is not evaluated: {g}", PluginId::VolumeZone))
     }
 
     fn pre_filter(&mut self) -> PreFilterOutcome {

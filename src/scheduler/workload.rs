@@ -1,20 +1,9 @@
-//! A workload's replicas, scheduled one after another as kube-scheduler's queue takes them.
-//! Each cycle runs against the cluster with the replicas placed before it assumed onto their
-//! nodes: `assume` (pkg/scheduler/schedule_one.go) puts the pod in the scheduler's cache
-//! before it is bound, so the next cycle counts its resources, host ports, labels (for others'
-//! terms), own terms (for symmetry), spread and volumes. Here that is the pod added to the
-//! cluster state, bound to its node, and the state's indexes follow it.
-//!
-//! A replica no node takes is not assumed (the scheduler would retry it later); the next
-//! replicas still run their cycle.
+//! Where one cycle puts a workload's replica: the node the scheduler takes from an
+//! evaluation (`schedulePod`'s pick and its tie-break) and how many feasible nodes it looks
+//! for. Scheduling the replicas one after another, each placed one assumed before the next,
+//! is the pipeline's (`pipeline::replicas`).
 
-use std::sync::Arc;
-
-use crate::state::{ClusterState, Pod};
-
-use super::framework::{Evaluation, evaluate};
-use super::plugin::Input;
-use super::profile::Profile;
+use super::framework::Evaluation;
 use super::status::Verdict;
 
 /// How a tie between nodes with the top total score is broken.
@@ -134,51 +123,6 @@ pub fn pick(eval: &Evaluation, tie: &mut TieBreak) -> Pick {
     }
 }
 
-/// One replica's cycle, as the caller sees it: the state is the one the cycle ran against
-/// (the earlier replicas assumed, this one not yet).
-#[derive(Debug)]
-pub struct Cycle<'a> {
-    pub index: usize,
-    pub pod: &'a Pod,
-    pub state: &'a ClusterState,
-    pub evaluation: Evaluation,
-    pub pick: Pick,
-}
-
-/// Schedules `replicas` in order against `state`, assuming each placed one onto its node
-/// before the next cycle; `seen` gets every cycle before its replica is assumed. The state
-/// keeps the placed replicas.
-pub fn place_replicas(
-    state: &mut ClusterState,
-    replicas: impl IntoIterator<Item = Pod>,
-    profile: &Profile,
-    tie: &mut TieBreak,
-    mut seen: impl FnMut(Cycle<'_>),
-) {
-    for (index, mut pod) in replicas.into_iter().enumerate() {
-        let input = Input {
-            pod: &pod,
-            state,
-            exclude: None,
-            removed: &[],
-        };
-        let evaluation = evaluate(input, profile);
-        let pick = pick(&evaluation, tie);
-        let node = pick.node;
-        seen(Cycle {
-            index,
-            pod: &pod,
-            state,
-            evaluation,
-            pick,
-        });
-        if let Some(n) = node {
-            pod.node_name = Arc::from(state.nodes()[n].name.as_str());
-            state.add_pod(pod);
-        }
-    }
-}
-
 /// `numFeasibleNodesToFind` (pkg/scheduler/schedule_one.go): how many feasible nodes the
 /// scheduler looks for before it stops filtering, from a start that rotates between cycles
 /// (`nextStartNodeIndex`). Under 100 nodes, all; else `percentage` of them (the profile's,
@@ -203,7 +147,10 @@ pub fn feasible_nodes_to_find(nodes: usize, percentage: Option<i32>) -> usize {
 mod tests {
     use super::*;
     use crate::scheduler::config::FeatureGates;
+    use crate::scheduler::profile::Profile;
     use crate::scheduler::testing::{pod_of, state_of};
+    use crate::scheduler::{Input, evaluate};
+    use crate::state::Pod;
     use serde_json::{Value, json};
 
     fn node(name: &str, zone: &str, cpu: &str) -> Value {
@@ -219,179 +166,6 @@ mod tests {
                                    "labels": {"app": "web"}},
                       "spec": spec}),
         )
-    }
-
-    /// Runs `n` replicas of `spec` on `nodes`; returns each pick's node name (or None) and
-    /// the state after.
-    fn run(nodes: Value, spec: Value, n: usize) -> (Vec<Option<String>>, ClusterState) {
-        let mut state = state_of(nodes);
-        let profile = Profile::default_profile(FeatureGates::default());
-        let mut picks = Vec::new();
-        let replicas = (0..n).map(|i| replica(i, spec.clone()));
-        place_replicas(
-            &mut state,
-            replicas,
-            &profile,
-            &mut TieBreak::FirstByName,
-            |c| picks.push(c.pick.node.map(|n| c.state.nodes()[n].name.clone())),
-        );
-        (picks, state)
-    }
-
-    fn names(picks: &[Option<String>]) -> Vec<&str> {
-        picks
-            .iter()
-            .map(|p| p.as_deref().unwrap_or("Pending"))
-            .collect()
-    }
-
-    /// Resources: a placed replica's requests fill its node for the next.
-    #[test]
-    fn assumed_requests_fill_the_node() {
-        let spec = json!({"containers": [{"name": "c", "image": "x",
-            "resources": {"requests": {"cpu": "1500m"}}}]});
-        let (picks, state) = run(json!([node("a", "z1", "2"), node("b", "z1", "2")]), spec, 3);
-        assert_eq!(names(&picks), ["a", "b", "Pending"]);
-        assert_eq!(state.pods().len(), 2, "the Pending replica is not assumed");
-        assert_eq!(&*state.pods()[1].node_name, "b");
-    }
-
-    /// Host ports: the second replica cannot bind the port the first holds on its node.
-    #[test]
-    fn assumed_host_ports_are_taken() {
-        let spec = json!({"containers": [{"name": "c", "image": "x",
-            "ports": [{"containerPort": 80, "hostPort": 8080}]}]});
-        let (picks, _) = run(json!([node("a", "z1", "4")]), spec, 2);
-        assert_eq!(names(&picks), ["a", "Pending"]);
-    }
-
-    /// Labels and terms: required hostname anti-affinity places one replica per node (the
-    /// placed replicas' labels match the next one's term, and their own terms reject it).
-    #[test]
-    fn assumed_labels_and_terms_apply() {
-        let spec = json!({"containers": [{"name": "c", "image": "x"}],
-            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"labelSelector": {"matchLabels": {"app": "web"}},
-                 "topologyKey": "kubernetes.io/hostname"}]}}});
-        let nodes = json!([
-            node("a", "z1", "4"),
-            node("b", "z1", "4"),
-            node("c", "z2", "4")
-        ]);
-        let (picks, _) = run(nodes, spec, 4);
-        assert_eq!(names(&picks), ["a", "b", "c", "Pending"]);
-    }
-
-    /// Symmetry: a replica assumed onto a node brings its own terms, which then keep other
-    /// pods off its domain (InterPodAffinity's check of existing pods' anti-affinity).
-    #[test]
-    fn assumed_terms_reject_for_symmetry() {
-        let spec = json!({"containers": [{"name": "c", "image": "x"}],
-            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}]}}});
-        let (picks, state) = run(json!([node("a", "z1", "4"), node("b", "z1", "4")]), spec, 2);
-        assert_eq!(names(&picks), ["a", "Pending"]);
-        // A pod with no terms of its own, labelled `app: web`: the assumed replica's term
-        // rejects both nodes of its zone.
-        let profile = Profile::default_profile(FeatureGates::default());
-        let other = pod_of(json!({"metadata": {"name": "x", "namespace": "default",
-                                               "labels": {"app": "web"}},
-                                  "spec": {"containers": [{"name": "c", "image": "x"}]}}));
-        let eval = evaluate(
-            Input {
-                pod: &other,
-                state: &state,
-                exclude: None,
-                removed: &[],
-            },
-            &profile,
-        );
-        assert!(
-            eval.nodes.iter().all(|n| n.verdict == Verdict::Infeasible),
-            "the assumed replica's term keeps it out"
-        );
-    }
-
-    /// Spread: zone spread with maxSkew 1 alternates zones as replicas are assumed.
-    #[test]
-    fn assumed_replicas_count_for_spread() {
-        let spec = json!({"containers": [{"name": "c", "image": "x"}],
-            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
-                "whenUnsatisfiable": "DoNotSchedule",
-                "labelSelector": {"matchLabels": {"app": "web"}}}]});
-        let nodes = json!([
-            node("a1", "z1", "4"),
-            node("a2", "z1", "4"),
-            node("b1", "z2", "4")
-        ]);
-        let (picks, _) = run(nodes, spec, 4);
-        let zone = |n: &str| if n.starts_with('a') { "z1" } else { "z2" };
-        let zones: Vec<&str> = names(&picks).into_iter().map(zone).collect();
-        // Never two more in one zone than the other.
-        let mut counts = (0i32, 0i32);
-        for z in zones {
-            if z == "z1" {
-                counts.0 += 1
-            } else {
-                counts.1 += 1
-            }
-            assert!((counts.0 - counts.1).abs() <= 1, "{picks:?}");
-        }
-    }
-
-    /// Volumes: a replica assumed onto a node mounts its disk there, so the next replica,
-    /// with the same read-write GCE disk, is kept off that node (VolumeRestrictions).
-    #[test]
-    fn assumed_volumes_conflict() {
-        let spec = json!({"containers": [{"name": "c", "image": "x"}],
-            "volumes": [{"name": "d", "gcePersistentDisk": {"pdName": "data"}}]});
-        let mut state = state_of(json!([node("a", "z1", "4"), node("b", "z1", "4")]));
-        let profile = Profile::default_profile(FeatureGates::default());
-        let mut seen = Vec::new();
-        place_replicas(
-            &mut state,
-            (0..2).map(|i| replica(i, spec.clone())),
-            &profile,
-            &mut TieBreak::FirstByName,
-            |c| {
-                let a = &c.evaluation.nodes[0];
-                let why = a.reported.as_ref().map(|r| r.reason.to_string());
-                seen.push((c.pick.node, why));
-            },
-        );
-        assert_eq!(seen[0], (Some(0), None));
-        assert_eq!(
-            seen[1],
-            (
-                Some(1),
-                Some(super::super::volume_restrictions::REASON_DISK.to_string())
-            )
-        );
-    }
-
-    /// Image locality is the nodes' images: assuming a replica adds none, so every node
-    /// keeps the score it had (upstream's ImageStateSummary comes from node status only).
-    #[test]
-    fn image_locality_is_the_nodes_own() {
-        let spec = json!({"containers": [{"name": "c", "image": "registry/app:1"}]});
-        let nodes = json!([node("a", "z1", "4"), node("b", "z1", "4")]);
-        let mut state = state_of(nodes);
-        let profile = Profile::default_profile(FeatureGates::default());
-        let mut image_scores = Vec::new();
-        place_replicas(
-            &mut state,
-            (0..2).map(|i| replica(i, spec.clone())),
-            &profile,
-            &mut TieBreak::FirstByName,
-            |c| {
-                let b = c.evaluation.nodes.iter().find(|n| &*n.name == "b");
-                let cell = b.and_then(|n| n.scores.iter().find(|s| s.plugin == "ImageLocality"));
-                image_scores.push(cell.and_then(|s| s.raw));
-            },
-        );
-        assert_eq!(image_scores.len(), 2);
-        assert!(image_scores[0].is_some_and(|s| s > 0), "{image_scores:?}");
-        assert_eq!(image_scores[0], image_scores[1]);
     }
 
     /// Ties: the first by name, the others listed; a seed picks among them reproducibly.

@@ -282,8 +282,8 @@ pub(crate) fn controller_of(owners: impl IntoIterator<Item = Owner>) -> Option<A
     })
 }
 
-/// `what` names the term in an error; it is only formatted when there is one (150,000 pods'
-/// terms parse without error).
+/// `what` names the term in an error; it is only formatted when there is one (nearly every
+/// pod's terms parse without error).
 fn parse_term(
     t: &spec::PodAffinityTerm,
     weight: i32,

@@ -1,5 +1,5 @@
-//! The cluster state: nodes, the pods bound to them, namespaces and workloads, folded in once
-//! and indexed for the evaluation.
+//! The cluster state: nodes and the pods bound to them, folded in once and indexed for the
+//! evaluation, with what was read beside them (`objects.rs`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,14 +12,16 @@ use super::index::{PodIndex, Topology};
 use super::interned::Shared;
 use super::labels::Labels;
 use super::node::Node;
+use super::objects::Objects;
 use super::pod::{ControllerRef, Pod, PodRef, PodTemplate};
 use super::priority_class::PriorityClass;
-use super::resources::{HostPort, ImageNames, PodResources, Resources, normalized_image_name};
+use super::resources::{HostPort, PodResources, Resources, normalized_image_name};
 use super::taints::Toleration;
 use super::volumes::Volumes;
 use super::workloads::WorkloadSelectors;
 
-/// What the scheduler's snapshot would hold: nodes, the pods bound to them, namespaces.
+/// What the scheduler's snapshot would hold: nodes, the pods bound to them, and the objects
+/// read beside them.
 ///
 /// Most of it is derived from the nodes and the pods (names, ranks, usage, images, the index,
 /// the topology) and must stay in step with them: the fields are private, read through
@@ -28,7 +30,7 @@ use super::workloads::WorkloadSelectors;
 pub struct ClusterState {
     nodes: Vec<Node>,
     node_index: FastMap<String, usize>,
-    /// Per node, its position among all nodes' names: the report orders 5,000 nodes by name
+    /// Per node, its position among all nodes' names: the report orders the nodes by name
     /// with integers, not string comparisons.
     name_rank: Vec<u32>,
     /// Per node, its name, shared by the report's entry for the node (one count, not one
@@ -43,22 +45,8 @@ pub struct ClusterState {
     /// Pods that are not existing pods (pending, terminal, or bound to an unknown node), kept so
     /// that `explain` can find them.
     other_pods: Vec<Pod>,
-    /// Namespace labels by name. `None` when namespaces were not read at all.
-    namespaces: Option<BTreeMap<String, Labels>>,
-    /// Services, ReplicaSets, ReplicationControllers and StatefulSets. `None` when the source
-    /// held none of these kinds, so default spreading cannot be derived.
-    workloads: Option<WorkloadSelectors>,
-    /// PodDisruptionBudgets and PriorityClasses: what preemption and Priority admission read.
-    disruption_budgets: Vec<DisruptionBudget>,
-    priority_classes: Vec<PriorityClass>,
-    /// LimitRanges, RuntimeClasses and namespace annotations: what admission reads.
-    admission: AdmissionObjects,
-    /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers.
-    /// `None` when the source held none of these kinds, so the storage plugins cannot be
-    /// evaluated for a pod that uses them.
-    volumes: Option<Volumes>,
-    /// The latest FailedScheduling event per pod, from a snapshot that holds events.
-    scheduling_events: super::events::SchedulingEvents,
+    /// Everything read beside the nodes and pods, moved whole when the state is rebuilt.
+    objects: Objects,
     /// Per node, what its existing pods hold (`NodeInfo.Requested` and friends), summed
     /// once here so the resource plugins never walk the pods.
     node_usage: Vec<NodeUsage>,
@@ -75,9 +63,6 @@ pub struct ClusterState {
     shared_controllers: Shared<ControllerRef>,
     /// The last template given to [`ClusterState::add_pod`] and the copy it was replaced by.
     last_template: Option<(Arc<PodTemplate>, Arc<PodTemplate>)>,
-    /// Which names of the nodes' images were kept: all of them, or, read live, only those of
-    /// the pods the read was for (see [`ClusterState::keeps_images_of`]).
-    image_names: ImageNames,
 }
 
 /// What the existing pods of one node hold.
@@ -129,19 +114,17 @@ impl ImageSpread {
 }
 
 impl ClusterState {
-    /// Builds the model; terminal pods and pods on unknown nodes are kept aside, exactly as the
-    /// scheduler's cache never sees them.
-    pub fn new(
-        nodes: Vec<Node>,
-        pods: Vec<Pod>,
-        namespaces: Option<BTreeMap<String, Labels>>,
-    ) -> ClusterState {
+    /// Builds the model from the nodes, the pods and what was read beside them; terminal
+    /// pods and pods on unknown nodes are kept aside, exactly as the scheduler's cache never
+    /// sees them.
+    pub fn new(nodes: Vec<Node>, pods: Vec<Pod>, objects: Objects) -> ClusterState {
         let node_index: FastMap<String, usize> = nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.name.clone(), i))
             .collect();
-        // foldhash: SipHash over every image name of 5,000 nodes showed in profiles.
+        // foldhash: SipHash over every image name of a large cluster's nodes showed in
+        // profiles.
         let mut images: FastMap<String, ImageSpread> = FastMap::default();
         for (ni, n) in nodes.iter().enumerate() {
             let ni = u32::try_from(ni).unwrap_or(u32::MAX);
@@ -174,13 +157,13 @@ impl ClusterState {
             images,
             nodes,
             node_index,
-            namespaces,
+            objects,
             ..Default::default()
         };
         // Room for as many pods as the nodes may run (their allocatable `pods`, as
         // NodeResourcesFit counts them), so that the vectors of pods are not copied as they
-        // grow: at 150,000 pods the copies, and the fresh pages they write, took a tenth of
-        // the thread that reads the pages. Only the pages written are ever resident.
+        // grow (the copies, and the fresh pages they write, held up the thread that reads
+        // the pages). Only the pages written are ever resident.
         let room = state
             .nodes
             .iter()
@@ -196,8 +179,8 @@ impl ClusterState {
         state
     }
 
-    /// Adds a pod read from the source. At 150,000 pods, labels and tolerations were a third
-    /// of the model's memory, and replicas carry equal ones: each distinct set is kept once,
+    /// Adds a pod read from the source. Labels and tolerations are much of the model's
+    /// memory, and replicas carry equal ones: each distinct set is kept once,
     /// as is each controller reference (three strings, the same for a workload's replicas).
     pub fn add_pod(&mut self, mut pod: Pod) {
         self.shared_labels.share(&mut pod.labels);
@@ -231,49 +214,31 @@ impl ClusterState {
     }
 
     /// Forgets every pod, as a pod list that restarted does, and what they added (usage, the
-    /// index, the kept copies); the nodes, and what was set beside them, stay.
+    /// index, the kept copies); the nodes, and what was read beside them, stay.
     pub fn clear_pods(&mut self) {
         let mut state = std::mem::take(self);
         let nodes = std::mem::take(&mut state.nodes);
         *self = state.with_nodes_and_pods(nodes, Vec::new());
     }
 
-    /// The same cluster with these nodes and pods, everything set beside them kept: edits to
+    /// The same cluster with these nodes and pods, what was read beside them kept: edits to
     /// try (`state::edits`) rebuild the state through it, so everything derived from nodes
     /// and pods is derived again.
     pub fn with_nodes_and_pods(self, nodes: Vec<Node>, pods: Vec<Pod>) -> ClusterState {
-        let ClusterState {
-            namespaces,
-            workloads,
-            volumes,
-            image_names,
-            disruption_budgets,
-            priority_classes,
-            admission,
-            scheduling_events,
-            ..
-        } = self;
-        ClusterState {
-            workloads,
-            volumes,
-            image_names,
-            disruption_budgets,
-            priority_classes,
-            admission,
-            scheduling_events,
-            ..ClusterState::new(nodes, pods, namespaces)
-        }
+        ClusterState::new(nodes, pods, self.objects)
     }
 
-    /// Sets the namespaces' labels. Nothing is derived from them, so they may be read after
-    /// the pods (a live read asks for them only when a term needs them).
-    pub fn set_namespaces(&mut self, namespaces: BTreeMap<String, Labels>) {
-        self.namespaces = Some(namespaces);
+    /// What was read beside the nodes and pods.
+    #[inline]
+    pub fn objects(&self) -> &Objects {
+        &self.objects
     }
 
-    /// Sets the FailedScheduling events read from a snapshot.
-    pub fn set_scheduling_events(&mut self, events: super::events::SchedulingEvents) {
-        self.scheduling_events = events;
+    /// What was read beside the nodes and pods, to add to: a live read asks for some of it
+    /// once the pods are read, and `whatif` adds what its workload would create. Nothing is
+    /// derived from it.
+    pub fn objects_mut(&mut self) -> &mut Objects {
+        &mut self.objects
     }
 
     /// The latest FailedScheduling event of a pod, when the source held events.
@@ -282,61 +247,28 @@ impl ClusterState {
         namespace: &str,
         name: &str,
     ) -> Option<&super::events::SchedulingEvent> {
-        self.scheduling_events.latest(namespace, name)
-    }
-
-    /// Sets the PodDisruptionBudgets and PriorityClasses. Nothing is derived from them.
-    pub fn set_preemption_objects(
-        &mut self,
-        disruption_budgets: Vec<DisruptionBudget>,
-        priority_classes: Vec<PriorityClass>,
-    ) {
-        self.disruption_budgets = disruption_budgets;
-        self.priority_classes = priority_classes;
+        self.objects.scheduling_event(namespace, name)
     }
 
     #[inline]
     pub fn disruption_budgets(&self) -> &[DisruptionBudget] {
-        &self.disruption_budgets
+        self.objects.disruption_budgets()
     }
 
     #[inline]
     pub fn priority_classes(&self) -> &[PriorityClass] {
-        &self.priority_classes
-    }
-
-    /// Sets what the admission plugins read. Nothing is derived from it.
-    pub fn set_admission_objects(&mut self, admission: AdmissionObjects) {
-        self.admission = admission;
+        self.objects.priority_classes()
     }
 
     #[inline]
     pub fn admission_objects(&self) -> &AdmissionObjects {
-        &self.admission
-    }
-
-    /// Sets the workloads default spreading takes its selectors from. Nothing is derived
-    /// from them.
-    pub fn set_workloads(&mut self, workloads: WorkloadSelectors) {
-        self.workloads = Some(workloads);
-    }
-
-    /// Sets the storage objects. Nothing is derived from them.
-    pub fn set_volumes(&mut self, volumes: Volumes) {
-        self.volumes = Some(volumes);
+        self.objects.admission()
     }
 
     /// The storage objects, to add what a `whatif` workload would create (its
     /// volumeClaimTemplates' claims); `None` when none were read.
     pub fn volumes_mut(&mut self) -> Option<&mut Volumes> {
-        self.volumes.as_mut()
-    }
-
-    /// Says which names the nodes' images were read with (a live read keeps only its pods'),
-    /// so that [`ClusterState::keeps_images_of`] can tell an image left out from one no node
-    /// has.
-    pub fn set_image_names(&mut self, image_names: ImageNames) {
-        self.image_names = image_names;
+        self.objects.volumes_mut()
     }
 
     /// Gives `template` the kept copies of its tolerations and of its affinity terms (the
@@ -400,7 +332,7 @@ impl ClusterState {
             .resources
             .images
             .iter()
-            .all(|i| self.image_names.keeps(&normalized_image_name(i)))
+            .all(|i| self.objects.node_images().keeps(&normalized_image_name(i)))
     }
 
     #[inline]
@@ -482,27 +414,26 @@ impl ClusterState {
     /// Namespace labels by name; `None` when namespaces were not read at all.
     #[inline]
     pub fn namespaces(&self) -> Option<&BTreeMap<String, Labels>> {
-        self.namespaces.as_ref()
+        self.objects.namespaces()
     }
 
     /// Services, ReplicaSets, ReplicationControllers and StatefulSets; `None` when the
     /// source held none of these kinds, so default spreading cannot be derived.
     #[inline]
     pub fn workloads(&self) -> Option<&WorkloadSelectors> {
-        self.workloads.as_ref()
+        self.objects.workloads()
     }
 
     /// The storage objects; `None` when the source held none of their kinds.
     #[inline]
     pub fn volumes(&self) -> Option<&Volumes> {
-        self.volumes.as_ref()
+        self.objects.volumes()
     }
 
     /// Labels of a namespace; a namespace without an object reads as having no labels, as
     /// upstream's `GetNamespaceLabelsSnapshot` does.
     pub fn namespace_labels(&self, name: &str) -> Labels {
-        self.namespaces
-            .as_ref()
+        self.namespaces()
             .and_then(|m| m.get(name).cloned())
             .unwrap_or_default()
     }
@@ -515,9 +446,8 @@ impl ClusterState {
     /// Finds a pod by namespace and name: the index among existing pods, or a copy of a pod
     /// that is not an existing pod.
     pub fn find_pod(&self, id: &PodRef) -> Option<FoundPod<'_>> {
-        // By the index's namespace numbers first: comparing 150,000 pods' names and
-        // namespaces was on the critical path of a live run, between its last page and the
-        // evaluation.
+        // By the index's namespace numbers first: comparing every pod's name and namespace
+        // was on the critical path of a live run, between its last page and the evaluation.
         if let Some(ns) = self.index.namespace_id(&id.namespace)
             && let Some(i) = (0..self.pods.len()).find(|&i| {
                 u32::try_from(i).is_ok_and(|i| self.index.namespace_of(i) == ns)
@@ -542,7 +472,7 @@ pub enum FoundPod<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::read_snapshot_str;
+    use crate::state::{Kinds, read_snapshot_str};
     use k8s_openapi::api::core::v1 as core;
 
     /// Replicas share one copy of their labels and tolerations; a pod with other labels
@@ -649,7 +579,7 @@ items:
                 pod("b", "web", "n1"),
                 pod("c", "web", "elsewhere"),
             ],
-            None,
+            Objects::default(),
         );
         let find = |ns: &str, name: &str| {
             state.find_pod(&PodRef {
@@ -676,12 +606,13 @@ items:
     /// pods added: pods added again are numbered from the first.
     #[test]
     fn clearing_the_pods_keeps_the_nodes_and_nothing_of_the_pods() {
-        let mut state = ClusterState::new(vec![node_n1()], vec![workload_pod("a")], None);
+        let mut state =
+            ClusterState::new(vec![node_n1()], vec![workload_pod("a")], Objects::default());
         let mut unbound = workload_pod("pending");
         unbound.node_name = Arc::from("");
         state.add_pod(unbound);
-        state.set_namespaces(BTreeMap::from([("ns".to_string(), Labels::default())]));
-        state.set_workloads(WorkloadSelectors::default());
+        state.objects_mut().read(Kinds::Namespaces);
+        state.objects_mut().read(Kinds::Workloads);
         state.clear_pods();
         assert!(state.pods().is_empty() && state.other_pods().is_empty());
         assert!(state.pods_on(0).is_empty() && state.pod_nodes().is_empty());
@@ -732,7 +663,7 @@ items:
             name: "c".into(),
         });
         let given = Arc::as_ptr(&replica.template);
-        let state = ClusterState::new(vec![node], vec![first, replica, again], None);
+        let state = ClusterState::new(vec![node], vec![first, replica, again], Objects::default());
         let [a, b, c] = [0, 1, 2].map(|i| &state.pods[i]);
         assert_eq!(Arc::as_ptr(&a.template), alone, "changed where it was");
         assert!(
@@ -763,7 +694,7 @@ items:
     #[test]
     fn replicas_holding_the_kept_parts_keep_their_template_and_node_name() {
         let (pod, node) = (workload_pod, node_n1());
-        let mut state = ClusterState::new(vec![node], vec![pod("a")], None);
+        let mut state = ClusterState::new(vec![node], vec![pod("a")], Objects::default());
         // Another template (another Arc) holding the kept tolerations and the group's terms.
         let given = Arc::new((*state.pods[0].template).clone());
         let name: Arc<str> = Arc::from("n1");

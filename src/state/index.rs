@@ -1,7 +1,7 @@
 //! Indexes over the existing pods and the nodes' labels, kept up to date as pods are added.
 //!
-//! At 150,000 pods, walking every pod and matching string maps for each term of each pod
-//! costs hundreds of milliseconds per evaluation. Upstream's scheduler avoids the same walk
+//! In a large cluster, walking every pod and matching string maps for each term of each pod
+//! would dominate each evaluation. Upstream's scheduler avoids the same walk
 //! with data its cache keeps (`NodeInfo.PodsWithAffinity`, `PodsWithRequiredAntiAffinity`);
 //! here the existing pods are indexed by label, pods sharing one set of (anti-)affinity terms
 //! (the replicas of a workload) are grouped so each distinct term is matched once, and every
@@ -32,7 +32,7 @@ pub struct PodIndex {
     last_labels: Option<(Arc<Labels>, Vec<u32>)>,
     last_terms: Option<(Arc<PodAffinity>, usize)>,
     /// Each existing pod's namespace, numbered: a namespace check then reads this compact
-    /// vector instead of the pod itself, which at 150,000 pods is a cache miss each.
+    /// vector instead of the pod itself, which in a large cluster is a cache miss each.
     pod_namespace: Vec<u32>,
     namespaces: FastMap<String, u32>,
     /// The last namespace numbered: a template's replicas share one copy of it.
@@ -41,8 +41,7 @@ pub struct PodIndex {
     ids: Arc<Vec<Arc<PodRef>>>,
     groups: Vec<AffinityGroup>,
     /// The groups by their terms, each kept with its hash so that the map never hashes a
-    /// set of terms (its selectors and namespaces) again as it grows: at 150,000 pods those
-    /// rehashes were a fifth of the fold's hashing (perf).
+    /// set of terms (its selectors and namespaces) again as it grows.
     group_of: FastMap<Hashed<PodAffinity>, usize>,
     /// Namespace -> the groups (ascending) with a term naming it in `namespaces`.
     groups_naming: FastMap<String, Vec<u32>>,

@@ -8,8 +8,7 @@ use foldhash::HashSet as FastSet;
 /// replicas decoded from one page hold the same copy already (see
 /// `decode::protobuf::shared`), and are then shared without hashing and comparing their
 /// values again. Each copy is kept with its hash, so that the set grows without hashing its
-/// values again: at 150,000 pods the rehashing of label sets was about half of the hashing
-/// that sharing them took.
+/// values again.
 #[derive(Debug)]
 pub(crate) struct Shared<T: ?Sized> {
     set: FastSet<Hashed<T>>,

@@ -10,7 +10,8 @@ use std::path::Path;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use super::read::{FieldProblem, Located, SourceError, read_objects};
+use super::read::read_objects;
+use super::source::{FieldProblem, Located, SourceError};
 use super::validate::{Finding, pod_spec};
 
 /// A pod built from a manifest, with where it came from.

@@ -5,7 +5,9 @@
 //! reads them into the parts the model is built from (`parts.rs`), and one function builds
 //! pods and nodes from those parts (`build.rs`). The state folds them in once
 //! (`cluster.rs`): label selectors are parsed, pods are indexed by node, and terminal or
-//! unbound pods are set aside, so the evaluation never walks raw API objects again.
+//! unbound pods are set aside, so the evaluation never walks raw API objects again. Every
+//! other kind read (namespaces, workloads, budgets, classes, storage, events) is kept in one
+//! struct (`objects.rs`), which every source fills alike, and the state is made from the three.
 //!
 //! This file only declares and re-exports: the model's files import each other, never this
 //! one, so that no file imports itself through others.
@@ -25,6 +27,7 @@ pub mod limit_range;
 mod manifest;
 pub mod needs;
 mod node;
+mod objects;
 pub(crate) mod parts;
 mod pod;
 mod priority_class;
@@ -35,6 +38,7 @@ pub mod runtime_class;
 pub mod scale;
 pub mod selector;
 mod selector_flag;
+mod source;
 pub mod spec;
 mod strict;
 mod taints;
@@ -52,16 +56,18 @@ pub use manifest::{
     read_pod_manifests_str,
 };
 pub use node::Node;
+pub use objects::{Kinds, Object, Objects};
 pub use pod::{
     AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
 pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};
 pub use read::{
-    Located, SourceError, VERSION_COMMENT, parse_documents, read_objects, read_snapshot,
-    read_snapshot_str, recorded_version, require_nodes,
+    VERSION_COMMENT, parse_documents, read_objects, read_snapshot, read_snapshot_str,
+    recorded_version, require_nodes,
 };
 pub use selector_flag::parse_selector_flag;
+pub use source::{Located, SourceError};
 pub use strict::closest;
 pub use taints::{Taint, Toleration};
 pub use workloads::{

@@ -5,14 +5,15 @@
 //!
 //! The parts are decoded straight from an API server's JSON by the serde derives below (the
 //! JSON front-end is these derives): the parts of a pod no plugin looks at (`managedFields`,
-//! annotations, env, probes, most of the status) are stepped over, which halves the bytes
-//! decoded into typed values. Fields are optional as in the API (a missing required field
+//! annotations, env, probes, most of the status) are stepped over, never decoded into typed
+//! values. Fields are optional as in the API (a missing required field
 //! reads as its default, as Go's decode gives it), and the subtrees are the model's own types
 //! ([`crate::state::spec`]), so the model names no `k8s-openapi` type.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::state::decode::checked::EphemeralVolumeSource;
@@ -197,6 +198,68 @@ pub struct NodeImage {
     pub size_bytes: i64,
 }
 
+/// The JSON names of a pod's fields the parts read, object by object: what the snapshot
+/// writer keeps of a pod (`cluster/snapshot.rs`). They are taken from the derives above, so a
+/// field the parts gain is kept without being named again.
+pub(crate) struct PodFields {
+    pub(crate) metadata: &'static [&'static str],
+    pub(crate) spec: &'static [&'static str],
+    pub(crate) container: &'static [&'static str],
+    pub(crate) status: &'static [&'static str],
+    pub(crate) condition: &'static [&'static str],
+    pub(crate) container_status: &'static [&'static str],
+}
+
+impl PodFields {
+    pub(crate) fn of_parts() -> PodFields {
+        PodFields {
+            metadata: field_names::<Meta>(),
+            spec: field_names::<Spec>(),
+            container: field_names::<Container>(),
+            status: field_names::<Status>(),
+            condition: field_names::<Condition>(),
+            container_status: field_names::<ContainerStatus>(),
+        }
+    }
+}
+
+/// The JSON names of the fields a struct's derive reads: the derive hands them to
+/// `deserialize_struct`, where this deserializer takes them and stops.
+pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{self, Visitor};
+
+    struct Names<'a>(&'a mut &'static [&'static str]);
+
+    impl<'de> Deserializer<'de> for Names<'_> {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("only the names were wanted"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+
+    let mut names: &'static [&'static str] = &[];
+    // Always the error above: the names are what is wanted.
+    let _ = T::deserialize(Names(&mut names));
+    names
+}
+
 /// A field the model reads only the presence of: decoded as the API's type (the model's own
 /// in `spec.rs`, or `k8s-openapi`'s in `decode/checked.rs`), so that what the API's decode
 /// refuses is refused here too, and then dropped.
@@ -287,6 +350,18 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
     use super::*;
+
+    /// The names the snapshot writer keeps are the JSON names the derives read, renames
+    /// included.
+    #[test]
+    fn field_names_are_the_derives_json_names() {
+        assert_eq!(field_names::<Condition>(), ["type", "reason"]);
+        assert_eq!(field_names::<PodParts>(), ["metadata", "spec", "status"]);
+        let fields = PodFields::of_parts();
+        assert!(fields.metadata.contains(&"ownerReferences"));
+        assert!(fields.spec.contains(&"topologySpreadConstraints"));
+        assert!(fields.status.contains(&"nominatedNodeName"));
+    }
 
     /// Fields read only for their type refuse what `k8s-openapi` refuses, and null or missing
     /// fields read as the defaults it gives them.

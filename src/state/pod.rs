@@ -20,7 +20,7 @@ pub struct PodRef {
     /// identity then allocates only its name.
     pub namespace: Arc<str>,
     /// Boxed, not a `String`: the identity (shared behind an `Arc`) is then 48 bytes, not
-    /// 56, which the allocator rounds to 64 (2.4 MB at 150,000 pods).
+    /// 56, which the allocator rounds to 64.
     pub name: Box<str>,
 }
 
@@ -149,10 +149,9 @@ impl OwnerKind {
 /// existing pods only need identity, labels and their pod-affinity terms.
 ///
 /// What is the pod's own (its name, labels, node, deletion and controller) is here; what a
-/// workload's replicas have in common is in one shared [`PodTemplate`]. At 150,000 pods the
-/// vector of pods is written into fresh memory, which the kernel zeroes first: pushing pods
-/// of 184 bytes into it was 6% of a live run's samples (perf), and each replica took a dozen
-/// reference counts where it now takes one.
+/// workload's replicas have in common is in one shared [`PodTemplate`]: the vector of a large
+/// cluster's pods is written into fresh memory, which the kernel zeroes first, so a smaller
+/// pod costs less to push, and a replica takes one reference count where it took a dozen.
 #[derive(Debug, Clone)]
 pub struct Pod {
     /// Shared, so that the report's per-domain pod lists cost a reference count, not two
@@ -161,8 +160,7 @@ pub struct Pod {
     /// Shared between pods with equal labels (the replicas of a workload): see
     /// [`ClusterState::add_pod`].
     pub labels: Arc<Labels>,
-    /// Once in the state, the node's own name (one copy per node, not per pod: 150,000
-    /// copies were 5 MB of a live run).
+    /// Once in the state, the node's own name (one copy per node, not per pod).
     pub node_name: Arc<str>,
     pub terminating: bool,
     /// `status.startTime` in nanoseconds since the epoch; `None` when not started (upstream's
@@ -181,7 +179,7 @@ pub struct Pod {
 #[derive(Debug, Clone)]
 pub struct PodTemplate {
     /// Borrowed for upstream's phases and the default scheduler's name (what nearly every pod
-    /// has): 150,000 pods then hold no copy of either.
+    /// has): the pods then hold no copy of either.
     pub phase: Cow<'static, str>,
     /// `status.nominatedNodeName`: the node preemption made room on, where a pending pod
     /// waits for its victims to go.

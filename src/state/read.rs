@@ -1,74 +1,22 @@
 //! Reading objects from files: `kubectl get -o yaml|json` output (a `v1 List` or single
 //! objects), several YAML documents, or JSON.
 //!
-//! Objects other than pods and nodes are decoded as their whole API types (`k8s-openapi`), and
-//! each kind's module reduces its object to what the model keeps.
+//! Pods and nodes become the model's through their parts; every other kind is decoded as the
+//! model keeps it (`objects.rs`), and the state is made from the three.
 
 mod stream;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use k8s_openapi::api::core::v1 as core;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 
-use super::admission::{AdmissionObjects, NamespaceAnnotations};
 use super::cluster::ClusterState;
-use super::disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
-use super::limit_range::LimitRange;
 use super::node::Node;
+use super::objects::{Object, Objects};
 use super::pod::Pod;
-use super::priority_class::{PriorityClass, PriorityClassObject};
-use super::runtime_class::RuntimeClass;
-use super::volumes::{Claim, CsiDriver, CsiNode, StorageClass, Volume, Volumes};
-use super::workloads::{LabelSelectorObject, MapSelectorObject, ObjectName, WorkloadSelectors};
-
-/// A problem with an input file, naming the file, the document and the field.
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    /// The file could not be read at all.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The text is not valid YAML or JSON.
-    #[error("{path}: not valid YAML or JSON: {message}; {}", syntax_hint(message))]
-    Syntax { path: String, message: String },
-    /// An object does not have the shape its kind requires.
-    #[error(transparent)]
-    Field(Box<FieldProblem>),
-    /// The input holds nothing usable.
-    #[error("{path}: {message}")]
-    Content { path: String, message: String },
-}
-
-/// The next step after a syntax error.
-fn syntax_hint(message: &str) -> &'static str {
-    if message.contains("recursion limit exceeded") || message.contains("levels deep") {
-        "Kubernetes objects nest about 20 levels deep: check that this is the file you meant"
-    } else if message.contains("alias") {
-        "give the YAML or JSON that kubectl prints"
-    } else {
-        "fix the text at that position, or write the file again with `kubectl get ... -o yaml`"
-    }
-}
-
-/// Where in which object a field is wrong, and how.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: document {document}, {kind} {name:?}: field {field}: {message}")]
-pub struct FieldProblem {
-    pub path: String,
-    pub document: usize,
-    pub kind: String,
-    pub name: String,
-    pub field: String,
-    pub message: String,
-}
+use super::source::{FieldProblem, Located, SourceError};
 
 /// Splits text into documents: JSON (one or more concatenated values) when it starts with `{`
 /// or `[`, otherwise YAML (`---`-separated documents). Null documents are dropped.
@@ -87,48 +35,6 @@ pub fn parse_documents(text: &str, path: &str) -> Result<Vec<serde_json::Value>,
         message,
     })?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
-}
-
-/// One Kubernetes object with its position in the input.
-#[derive(Debug, Clone)]
-pub struct Located {
-    pub document: usize,
-    pub value: serde_json::Value,
-}
-
-impl Located {
-    pub fn kind(&self) -> &str {
-        self.value
-            .get("kind")
-            .and_then(|k| k.as_str())
-            .unwrap_or("")
-    }
-    pub fn api_version(&self) -> &str {
-        self.value
-            .get("apiVersion")
-            .and_then(|k| k.as_str())
-            .unwrap_or("")
-    }
-    pub fn name(&self) -> &str {
-        self.value
-            .pointer("/metadata/name")
-            .and_then(|k| k.as_str())
-            .unwrap_or("")
-    }
-
-    /// Deserializes into a typed object; errors name the field path.
-    pub fn decode<T: DeserializeOwned>(&self, path: &str) -> Result<T, SourceError> {
-        serde_path_to_error::deserialize(&self.value).map_err(|e| {
-            SourceError::Field(Box::new(FieldProblem {
-                path: path.to_string(),
-                document: self.document,
-                kind: self.kind().to_string(),
-                name: self.name().to_string(),
-                field: e.path().to_string(),
-                message: e.inner().to_string(),
-            }))
-        })
-    }
 }
 
 /// Reads a file (`-` for stdin) into objects, unwrapping `List` kinds (`v1 List`, `PodList`...).
@@ -387,13 +293,6 @@ pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceE
     snapshot_from_objects(&objects, path, empty_list)
 }
 
-fn namespaced_name(m: &ObjectName) -> (String, String) {
-    (
-        m.namespace.clone().unwrap_or_else(|| "default".to_string()),
-        m.name.clone().unwrap_or_default(),
-    )
-}
-
 fn snapshot_from_objects(
     objects: &[Located],
     path: &str,
@@ -411,13 +310,7 @@ fn snapshot_from_objects(
 struct SnapshotBuilder {
     nodes: Vec<Node>,
     pods: Vec<Pod>,
-    namespaces: Option<BTreeMap<String, crate::state::labels::Labels>>,
-    workloads: Option<WorkloadSelectors>,
-    disruption_budgets: Vec<DisruptionBudget>,
-    priority_classes: Vec<PriorityClass>,
-    volumes: Option<Volumes>,
-    admission: AdmissionObjects,
-    events: super::events::SchedulingEvents,
+    objects: Objects,
 }
 
 /// One object's contribution to a snapshot, decoded and checked but not yet added: decoding
@@ -426,66 +319,12 @@ enum Decoded {
     Skip,
     Node(Box<Node>),
     Pod(Box<Pod>),
-    Namespace(
-        String,
-        crate::state::labels::Labels,
-        Option<NamespaceAnnotations>,
-    ),
-    Service(String, Option<crate::state::labels::Labels>),
-    ReplicationController((String, String), Option<crate::state::labels::Labels>),
-    /// A ReplicaSet (`false`) or StatefulSet (`true`).
-    LabelSelector(bool, (String, String), Option<meta::LabelSelector>),
-    DisruptionBudget(DisruptionBudget),
-    PriorityClass(PriorityClass),
-    Storage(Storage),
-    LimitRange(LimitRange),
-    RuntimeClass(RuntimeClass),
-    /// A pod's FailedScheduling event.
-    Event(
-        (String, String),
-        Option<k8s_openapi::jiff::Timestamp>,
-        super::events::SchedulingEvent,
-    ),
-}
-
-/// A storage object, as the volume plugins read it.
-enum Storage {
-    Claim(Box<Claim>),
-    Volume(Box<Volume>),
-    Class(StorageClass),
-    CsiNode(CsiNode),
-    CsiDriver(CsiDriver),
+    Object(Object),
 }
 
 impl Decoded {
     fn of(obj: &Located, path: &str) -> Result<Decoded, SourceError> {
         Ok(match obj.kind() {
-            "Service" => {
-                let o: MapSelectorObject = obj.decode(path)?;
-                let (ns, _) = namespaced_name(&o.metadata);
-                Decoded::Service(ns, o.spec.and_then(|s| s.selector))
-            }
-            "ReplicationController" => {
-                let o: MapSelectorObject = obj.decode(path)?;
-                Decoded::ReplicationController(
-                    namespaced_name(&o.metadata),
-                    o.spec.and_then(|s| s.selector),
-                )
-            }
-            kind @ ("ReplicaSet" | "StatefulSet") => {
-                let o: LabelSelectorObject = obj.decode(path)?;
-                Decoded::LabelSelector(
-                    kind == "StatefulSet",
-                    namespaced_name(&o.metadata),
-                    o.spec.and_then(|s| s.selector),
-                )
-            }
-            "PodDisruptionBudget" => {
-                Decoded::DisruptionBudget(obj.decode::<DisruptionBudgetObject>(path)?.into())
-            }
-            "PriorityClass" => {
-                Decoded::PriorityClass(obj.decode::<PriorityClassObject>(path)?.into())
-            }
             "Node" => {
                 let node = Node::from(obj.decode::<core::Node>(path)?);
                 check_quantities(obj, path, &node.resources.problems)?;
@@ -496,37 +335,7 @@ impl Decoded {
                 check_quantities(obj, path, &pod.template.resources.problems)?;
                 Decoded::Pod(Box::new(pod))
             }
-            "PersistentVolumeClaim" => Decoded::Storage(Storage::Claim(Box::new(Claim::from_api(
-                &obj.decode(path)?,
-            )))),
-            "PersistentVolume" => Decoded::Storage(Storage::Volume(Box::new(Volume::from_api(
-                &obj.decode(path)?,
-            )))),
-            "StorageClass" => {
-                Decoded::Storage(Storage::Class(StorageClass::from_api(&obj.decode(path)?)))
-            }
-            "CSINode" => Decoded::Storage(Storage::CsiNode(CsiNode::from_api(&obj.decode(path)?))),
-            "CSIDriver" => {
-                Decoded::Storage(Storage::CsiDriver(CsiDriver::from_api(&obj.decode(path)?)))
-            }
-            "Namespace" => {
-                let ns: core::Namespace = obj.decode(path)?;
-                Decoded::Namespace(
-                    ns.metadata.name.unwrap_or_default(),
-                    ns.metadata.labels.unwrap_or_default().into(),
-                    NamespaceAnnotations::of(ns.metadata.annotations.as_ref()),
-                )
-            }
-            "LimitRange" => Decoded::LimitRange(LimitRange::from_api(&obj.decode(path)?)),
-            "RuntimeClass" => Decoded::RuntimeClass(RuntimeClass::from_api(&obj.decode(path)?)),
-            // A core/v1 Event, as `kubectl get events -o yaml` writes it.
-            "Event" if obj.api_version() == "v1" => {
-                match super::events::of(&obj.decode::<core::Event>(path)?) {
-                    Some((pod, when, event)) => Decoded::Event(pod, when, event),
-                    None => Decoded::Skip,
-                }
-            }
-            _ => Decoded::Skip,
+            _ => Object::decode(obj, path)?.map_or(Decoded::Skip, Decoded::Object),
         })
     }
 }
@@ -538,43 +347,11 @@ impl SnapshotBuilder {
     }
 
     fn apply(&mut self, d: Decoded) {
-        let workloads = &mut self.workloads;
         match d {
             Decoded::Skip => {}
-            Decoded::Service(ns, selector) => workloads
-                .get_or_insert_with(Default::default)
-                .add_service(ns, selector),
-            Decoded::ReplicationController(key, selector) => workloads
-                .get_or_insert_with(Default::default)
-                .add_replication_controller(key, selector),
-            Decoded::LabelSelector(stateful, key, selector) => workloads
-                .get_or_insert_with(Default::default)
-                .add_label_selector(stateful, key, selector.as_ref()),
-            Decoded::DisruptionBudget(b) => self.disruption_budgets.push(b),
-            Decoded::PriorityClass(c) => self.priority_classes.push(c),
-            Decoded::Storage(o) => {
-                let v = self.volumes.get_or_insert_with(Default::default);
-                match o {
-                    Storage::Claim(c) => v.add_claim(*c),
-                    Storage::Volume(pv) => v.add_volume(*pv),
-                    Storage::Class(c) => v.add_class(c),
-                    Storage::CsiNode(n) => v.add_csi_node(n),
-                    Storage::CsiDriver(d) => v.add_csi_driver(d),
-                }
-            }
             Decoded::Node(node) => self.nodes.push(*node),
             Decoded::Pod(pod) => self.pods.push(*pod),
-            Decoded::Event(pod, when, event) => self.events.add(pod, when, event),
-            Decoded::Namespace(name, labels, annotations) => {
-                if let Some(a) = annotations {
-                    self.admission.namespaces.insert(name.clone(), a);
-                }
-                self.namespaces
-                    .get_or_insert_with(BTreeMap::new)
-                    .insert(name, labels);
-            }
-            Decoded::LimitRange(l) => self.admission.limit_ranges.push(l),
-            Decoded::RuntimeClass(c) => self.admission.runtime_classes.push(c),
+            Decoded::Object(o) => self.objects.add(o),
         }
     }
 
@@ -582,15 +359,9 @@ impl SnapshotBuilder {
         let SnapshotBuilder {
             nodes,
             pods,
-            namespaces,
-            workloads,
-            disruption_budgets,
-            priority_classes,
-            volumes,
-            admission,
-            events,
+            objects,
         } = self;
-        if nodes.is_empty() && pods.is_empty() && namespaces.is_none() && !empty_list {
+        if nodes.is_empty() && pods.is_empty() && objects.namespaces().is_none() && !empty_list {
             return Err(SourceError::Content {
                 path: path.to_string(),
                 message: "no Node, Pod or Namespace objects found; write a snapshot with \
@@ -598,17 +369,7 @@ impl SnapshotBuilder {
                     .to_string(),
             });
         }
-        let mut state = ClusterState::new(nodes, pods, namespaces);
-        if let Some(workloads) = workloads {
-            state.set_workloads(workloads);
-        }
-        state.set_preemption_objects(disruption_budgets, priority_classes);
-        state.set_admission_objects(admission);
-        if let Some(volumes) = volumes {
-            state.set_volumes(volumes);
-        }
-        state.set_scheduling_events(events);
-        Ok(state)
+        Ok(ClusterState::new(nodes, pods, objects))
     }
 }
 
@@ -754,24 +515,14 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             check_quantities(&obj, path, &pod.template.resources.problems)
                 .map(|()| Decoded::Pod(pod))
         }),
-        ListItem::Other(kind) => match kind.as_ref() {
-            "Node"
-            | "Namespace"
-            | "Service"
-            | "ReplicationController"
-            | "ReplicaSet"
-            | "StatefulSet"
-            | "PodDisruptionBudget"
-            | "PriorityClass"
-            | "LimitRange"
-            | "RuntimeClass"
-            | "PersistentVolumeClaim"
-            | "PersistentVolume"
-            | "StorageClass"
-            | "CSINode"
-            | "CSIDriver" => located().and_then(|obj| Decoded::of(&obj, path)),
-            _ => Ok(Decoded::Skip),
-        },
+        // Not events: this path has never read them (the general one does), and reading them
+        // would change what is shown for a JSON snapshot that holds some.
+        ListItem::Other(kind)
+            if kind == "Node" || (kind != "Event" && Object::KINDS.contains(&kind.as_ref())) =>
+        {
+            located().and_then(|obj| Decoded::of(&obj, path))
+        }
+        ListItem::Other(_) => Ok(Decoded::Skip),
         ListItem::PodRefused => located().and_then(|obj| Decoded::of(&obj, path)),
     })
 }
@@ -835,6 +586,8 @@ fn fold_in_order<C: Send, T: Send, R>(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a pod asks for and what a node offers, folded once into integers the way the
-//! scheduler's `framework.Resource` holds them (milli-cpu, bytes, counts), so evaluating
-//! 150,000 pods never re-parses a quantity.
+//! scheduler's `framework.Resource` holds them (milli-cpu, bytes, counts), so an evaluation
+//! never re-parses a quantity.
 //!
 //! The pod side follows `component-helpers/resource.PodRequests`: regular containers summed,
 //! restartable init containers (sidecars) added to that sum and accumulated in front of every
@@ -222,8 +222,8 @@ impl HostPort {
 
 /// Which of the names in nodes' `status.images` a live read keeps. ImageLocality looks up
 /// only the incoming pods' images (normalized), while a node lists dozens of images, each
-/// under a tag and a digest: at 5,000 nodes, keeping every name was a tenth of a live run's
-/// memory and most of the work of building the nodes.
+/// under a tag and a digest: keeping every name was much of a live run's memory and most of
+/// the work of building the nodes.
 #[derive(Debug, Clone, Default)]
 pub enum ImageNames {
     /// Every name (a snapshot is read whole).
@@ -266,8 +266,7 @@ fn name_of(name: &str) -> Name {
 /// `v1.ResourceList` as the request helpers build it: entries kept sorted by name, so that
 /// every walk sees them in the order a map sorted by name gives. A pod names two or three
 /// resources, and a template's requests build a dozen or more such lists: inline, in name
-/// order, they take no allocation, where a `BTreeMap` allocated a node for each (15% of
-/// computing a template's requests, by callgrind).
+/// order, they take no allocation, where a `BTreeMap` allocated a node for each.
 #[derive(Debug, Clone, Default)]
 struct ResourceList(SmallVec<[(Name, Quantity); 3]>);
 
@@ -328,8 +327,8 @@ enum Side {
     Status,
 }
 
-/// `field` names the list in a problem; it is formatted only when there is one (150,000
-/// pods' lists parse without).
+/// `field` names the list in a problem; it is formatted only when there is one (nearly every
+/// pod's lists parse without).
 fn parse_list(
     map: Option<&BTreeMap<String, ApiQuantity>>,
     side: Side,
@@ -609,9 +608,8 @@ pub(crate) fn aggregate_container_requests(p: &PodParts) -> Vec<(Name, Quantity)
 
 /// Pod resources already computed for earlier templates, by what they are computed from.
 /// A page's templates are its workloads, each with its own containers' names, but they name
-/// few request sets and images between them (two request sets and seven images in the bench
-/// cluster's fifty templates a page; real workloads repeat theirs too), and computing them
-/// was a seventh of building a template (6.2 k of 43 k instructions, callgrind).
+/// few request sets and images between them (real workloads repeat theirs, as the bench
+/// cluster's do), and computing them is much of building a template.
 #[derive(Default)]
 pub(crate) struct ResourcesMemo {
     computed: foldhash::HashMap<Box<[u8]>, Arc<PodResources>>,

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::manifest::{ManifestPod, pods_from_objects};
 use super::pod::Pod;
-use super::read::{Located, SourceError};
+use super::source::{Located, SourceError};
 
 /// The controllers `--scale` takes: those that keep a count of pods from one template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -242,7 +242,7 @@ impl From<core::Pod> for PodParts {
 }
 
 /// By value: every caller decoded the node to build it, and moving its labels and taints
-/// saves copying them (5,000 nodes of a live list).
+/// saves copying them (every node of a live list).
 impl From<core::Node> for NodeParts {
     fn from(n: core::Node) -> NodeParts {
         let spec = n.spec.unwrap_or_default();

@@ -38,7 +38,8 @@ pub fn pod_page(
 
 /// One page of a list of any kind, as [`pod_page`] reads pods: its items, each read as
 /// `K` and made a `T` by `convert` as soon as it is read (so that a page's `K`s, which can be
-/// large, are never all held: a `Vec` of 500 nodes grew into fresh memory on every page),
+/// large, are never all held: a `Vec` of a page's nodes grew into fresh memory on every
+/// page),
 /// and, as soon as the list's `metadata` is read, its continue token. As kube's
 /// `ObjectList`: metadata may be missing, items may be null but not missing.
 pub fn list_page<K, T>(

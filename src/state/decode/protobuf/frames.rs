@@ -1,9 +1,9 @@
 //! A body read where it lies: in the frames it arrived in, as one run of bytes.
 //!
-//! A 500-pod page is about 1.5 MB, in a handful of frames (4 to 9 from the bench server).
-//! Joining them copied every page into fresh memory that the kernel had to zero first: at
-//! 150,000 pods that was about a tenth of a live run's CPU (perf). Here a pod is read in place unless it straddles two frames,
-//! and only then copied, alone, into a scratch buffer.
+//! A page arrives in a handful of frames. Joining them copied every page into fresh memory
+//! that the kernel had to zero first, which showed in profiles of a live run. Here a pod is
+//! read in place unless it straddles two frames, and only then copied, alone, into a
+//! scratch buffer.
 //!
 //! Every read gives what the same read of the joined body gives, errors included: short reads
 //! (keys, varints, fixed fields) that cross a frame are made on a copy of the next bytes, and

@@ -22,8 +22,8 @@ pub(super) fn some_vec<T, U>(v: Vec<T>, f: impl FnMut(T) -> U) -> Option<Vec<U>>
 
 /// An entry of a `map<string, string>`. Maps are read as what a map is on the wire, a list
 /// of such entries, and made a map at once by [`string_map`]: prost's own maps insert each
-/// entry as it is read, which was an eighth of the instructions 5,000 nodes took to decode
-/// (a dozen labels each).
+/// entry as it is read, which showed in the instructions nodes took to decode (a dozen
+/// labels each).
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct PbStringEntry {
     #[prost(string, tag = "1")]

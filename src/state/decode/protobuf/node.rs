@@ -2,12 +2,11 @@
 //! allocatable, images), with upstream's field numbers (`k8s.io/api/core/v1/generated.proto`).
 //!
 //! A node is read into its parts and built by the same [`Node::from_parts`] as a JSON one.
-//! In JSON, 5,000 nodes took about 100 ms of a live run to
-//! decode (conditions, node info and addresses parsed only to be dropped); here every field
-//! not declared is stepped over by its length. Images are read apart, by [`images`], so that
-//! the names the state does not keep are never copied out of the page, and labels by
-//! [`labels`], each string copied once; both leave anything not written as a server writes
-//! it to prost.
+//! In JSON, a node's conditions, node info and addresses are parsed only to be dropped; here
+//! every field not declared is stepped over by its length. Images are read apart, by
+//! [`images`], so that the names the state does not keep are never copied out of the page,
+//! and labels by [`labels`], each string copied once; both leave anything not written as a
+//! server writes it to prost.
 
 use prost::Message;
 use prost::encoding::{WireType, decode_varint};
@@ -133,10 +132,9 @@ pub(super) fn node(bytes: &[u8], keep: &ImageNames) -> Result<Node, prost::Decod
 }
 
 /// The node's labels (`Node` field 1, `ObjectMeta` field 11), each entry read by
-/// [`string_entry`] (5,000 nodes took 187 M instructions to decode by prost, 177 M this
-/// way), in the order written, as entries of every metadata message (protobuf merges a
-/// message given twice and appends the entries of a map). `None` where [`string_entry`]
-/// leaves the node to prost.
+/// [`string_entry`] (fewer instructions than prost's), in the order written, as entries of
+/// every metadata message (protobuf merges a message given twice and appends the entries of
+/// a map). `None` where [`string_entry`] leaves the node to prost.
 fn labels(node: &[u8]) -> Option<Vec<(&str, &str)>> {
     let mut labels = Vec::new();
     each_nested(node, 1, 11, |entry| {

@@ -18,11 +18,10 @@
 //! the same bytes that pod's label set and controller are taken without a lookup.
 //!
 //! A new template is split the same way: its containers (but their names), tolerations and
-//! status are what most of its decoding was, and workloads repeat them (the bench cluster's
-//! fifty templates a page name two request sets and seven images, and nearly all the same
-//! default tolerations). So a template whose resources bytes an earlier template had, and
-//! whose tolerations bytes an earlier one had, takes their built parts and decodes only its
-//! other fields, with its status's phase.
+//! status are what most of its decoding was, and workloads repeat them (few request sets and
+//! images between them, and nearly all the same default tolerations). So a template whose
+//! resources bytes an earlier template had, and whose tolerations bytes an earlier one had,
+//! takes their built parts and decodes only its other fields, with its status's phase.
 //!
 //! Nothing here decides a value: every part is decoded by the same messages and built by the
 //! same [`Pod::build`] as a whole pod, and anything not in the shape an API server writes
@@ -679,7 +678,7 @@ fn label_entries(mut fields: &[u8]) -> Option<Vec<(&str, &str)>> {
 /// [`SharedParts::metadata`] gathers them), as [`controller_of`] finds it in the references
 /// prost decodes: the first whose `controller` is true, with its kind, name and API version.
 /// Each reference's strings are checked as prost checks them (the uid too), and only the
-/// controller's are copied: prost made four strings of each reference, a tenth of what the
+/// controller's are copied: prost made four strings of each reference, much of what the
 /// first pod of a workload took beyond its template. `None` for anything [`field`] leaves to
 /// prost, and for text that is not UTF-8, for prost to say what is wrong.
 fn owners_controller(mut fields: &[u8]) -> Option<Option<Arc<ControllerRef>>> {
@@ -772,7 +771,7 @@ impl<T: Clone> Last<T> {
 /// The spec and status of the last pod whose template was built, laid out as fields, for
 /// the pods after it to be matched against instead of having their keys made and looked
 /// up. Replicas are listed one after the other and differ in few bytes, and making a key
-/// reads some 90 fields a pod one by one (half of decoding a replica, measured).
+/// reads some 90 fields a pod one by one, much of decoding a replica.
 ///
 /// A pod matches when its bytes are the pattern's but inside the fields the key leaves out
 /// (`Drop`, `Own`) and the bodies of `Empty` fields: then its key is the pattern's, since
@@ -809,7 +808,7 @@ struct Msg {
 impl Msg {
     /// The fields of a message inside a pattern's field, laid out only when a pod's bytes
     /// part inside it: replicas are mostly equal there (conditions, containers), and laying
-    /// out every message of a new pattern was a tenth of decoding a page.
+    /// out every message of a new pattern showed in the decoding of a page.
     const NOT_LAID: (u32, u32) = (u32::MAX, u32::MAX);
 
     fn is_laid(&self) -> bool {
@@ -1078,8 +1077,8 @@ pub(super) struct Kept {
     /// the bytes as written (see [`SharedParts::split`]). Every toleration set read, not
     /// only the last: workloads with and without a toleration of their own alternate, and
     /// one copy a set per thread, held here for the run, is what the state keeps as given
-    /// (see `ClusterState::share_template`), where a copy per switch made the fold copy 93%
-    /// of the templates to swap theirs for its own.
+    /// (see `ClusterState::share_template`), where a copy per switch made the fold copy
+    /// nearly every template to swap its set for the state's own.
     resources: FastMap<Box<[u8]>, Arc<PodResources>>,
     tolerations: FastMap<Box<[u8]>, Arc<[Toleration]>>,
 }
@@ -1093,8 +1092,8 @@ impl Kept {
 }
 
 /// The node names pods are bound to, each read as text once and then shared by every pod
-/// that names it: a cluster has thousands of nodes for a hundred thousand pods, and checking
-/// and copying each pod's node name was about 1% of decoding a page.
+/// that names it: a cluster has far fewer nodes than pods, and checking and copying each
+/// pod's node name showed in the decoding of a page.
 #[derive(Default)]
 struct NodeNames(FastMap<Box<[u8]>, Arc<str>>);
 
@@ -1360,107 +1359,70 @@ mod tests {
         }
     }
 
-    fn s() -> Option<String> {
-        Some("x".to_string())
+    /// `M` with every field it declares set, none of them named: each field number is
+    /// written once in the first wire type `M` takes and keeps (an empty length-delimited
+    /// value, else a varint), and what `M` reads of them is `M`. A field a message gains is
+    /// set here as soon as it is declared.
+    fn every_field<M: Message + Default>() -> M {
+        let mut bytes = Vec::new();
+        for tag in 1..64 {
+            let mut empty = Vec::new();
+            encode_key(tag, WireType::LengthDelimited, &mut empty);
+            encode_varint(0, &mut empty);
+            let mut one = Vec::new();
+            encode_key(tag, WireType::Varint, &mut one);
+            encode_varint(1, &mut one);
+            let kept = [empty, one]
+                .into_iter()
+                .find(|field| M::decode(&field[..]).is_ok_and(|m| !m.encode_to_vec().is_empty()));
+            bytes.extend(kept.into_iter().flatten());
+        }
+        M::decode(&bytes[..]).expect("every field")
     }
 
     /// Every field the messages read is in its template, so pods that differ in one never
-    /// share a built part. The messages are written out whole (no `..Default::default()`):
-    /// a field added to one does not compile here until it is set, and then fails this test
-    /// until its projection keeps it.
+    /// share a built part: a field added to a message is set by [`every_field`], and fails
+    /// this test until its projection keeps it.
     #[test]
     fn templates_keep_every_field_the_messages_read() {
-        let quantity = || {
-            vec![super::super::messages::PbQuantityEntry {
-                key: "cpu".to_string(),
-                value: Some(super::super::messages::PbQuantity { string: s() }),
-            }]
-        };
-        let container = PbContainer {
-            name: s(),
-            image: s(),
-            ports: vec![Default::default()],
-            resources: Some(Default::default()),
-            restart_policy: s(),
-        };
-        assert_eq!(
-            dropped(&container.encode_to_vec(), &CONTAINER),
-            [] as [u32; 0]
-        );
-        assert_eq!(
-            dropped(&container.encode_to_vec(), &CONTAINER_RESOURCES),
-            [1]
-        );
-        let status = PbContainerStatus {
-            name: s(),
-            allocated_resources: quantity(),
-            resources: Some(Default::default()),
-        };
-        assert_eq!(
-            dropped(&status.encode_to_vec(), &CONTAINER_STATUS),
-            [] as [u32; 0]
-        );
-        let condition = PbCondition {
-            type_: s(),
-            reason: s(),
-        };
-        assert_eq!(
-            dropped(&condition.encode_to_vec(), &CONDITION),
-            [] as [u32; 0]
-        );
-        let pod_status = PbPodStatus {
-            phase: s(),
-            // The pod's own, read apart from the template (`start_time`).
-            start_time: None,
-            conditions: vec![condition],
-            container_statuses: vec![status.clone()],
-            init_container_statuses: vec![status],
-            nominated_node_name: s(),
-        };
-        assert_eq!(
-            dropped(&pod_status.encode_to_vec(), &STATUS),
-            [] as [u32; 0]
-        );
-        let volume = PbVolume {
-            name: Some(b"v".to_vec()),
-            source: Some(Default::default()),
-        };
+        let none = [] as [u32; 0];
+        let container = every_field::<PbContainer>().encode_to_vec();
+        assert_eq!(dropped(&container, &CONTAINER), none);
+        assert_eq!(dropped(&container, &CONTAINER_RESOURCES), [1]);
+        let status = every_field::<PbContainerStatus>().encode_to_vec();
+        assert_eq!(dropped(&status, &CONTAINER_STATUS), none);
+        let condition = every_field::<PbCondition>().encode_to_vec();
+        assert_eq!(dropped(&condition, &CONDITION), none);
+        // The start time is the pod's own, read apart from the template (`start_time`).
+        let pod_status = every_field::<PbPodStatus>().encode_to_vec();
+        assert_eq!(dropped(&pod_status, &STATUS), [7]);
         // The name is left out of the key (a generic ephemeral volume's pod is decoded whole).
-        assert_eq!(dropped(&volume.encode_to_vec(), &VOLUME), [1]);
+        let volume = every_field::<PbVolume>().encode_to_vec();
+        assert_eq!(dropped(&volume, &VOLUME), [1]);
         // Every field prost checks is kept, the uid and blockOwnerDeletion too, though
         // `controller_of` reads neither.
-        let owner = PbOwnerReference {
-            kind: s(),
-            name: s(),
-            uid: s(),
-            api_version: s(),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        };
-        assert_eq!(dropped(&owner.encode_to_vec(), &OWNER), [] as [u32; 0]);
-        let spec = PbSpec {
-            volumes: vec![volume],
-            containers: vec![container.clone()],
-            node_selector: vec![super::super::messages::PbStringEntry {
-                key: "k".to_string(),
-                value: "v".to_string(),
-            }],
-            node_name: s(),
-            affinity: Some(Default::default()),
-            scheduler_name: s(),
-            init_containers: vec![container],
-            tolerations: vec![Default::default()],
-            priority: Some(1),
-            preemption_policy: s(),
-            overhead: quantity(),
-            topology_spread_constraints: vec![Default::default()],
-            scheduling_gates: vec![Default::default()],
-            resource_claims: vec![Default::default()],
-            resources: Some(Default::default()),
-        };
+        let owner = every_field::<PbOwnerReference>().encode_to_vec();
+        assert_eq!(dropped(&owner, &OWNER), none);
         // The node is the pod's own, read apart from the template.
-        assert_eq!(dropped(&spec.encode_to_vec(), &SPEC), [10]);
+        let spec = every_field::<PbSpec>().encode_to_vec();
+        assert_eq!(dropped(&spec, &SPEC), [10]);
+        // The fields are set, of every wire type (priority, 25, is a varint).
+        let tags = |mut buf: &[u8]| {
+            let mut tags = Vec::new();
+            while !buf.is_empty() {
+                let (tag, wire) = key(&mut buf).expect("key");
+                skip(wire, tag, &mut buf).expect("field");
+                tags.push(tag);
+            }
+            tags
+        };
+        let (spec, container) = (tags(&spec), tags(&container));
+        for tag in [1, 2, 7, 10, 18, 22, 25, 31, 40] {
+            assert!(spec.contains(&tag), "{tag} in {spec:?}");
+        }
+        assert!([1, 2, 6, 8, 24].iter().all(|t| container.contains(t)));
     }
+
     // An own field is seen through `Only`, however deep (`Projection::own`).
     const _: () = {
         const INNER: Projection = Projection::new(&[(3, Keep::Own)], Keep::Drop);

@@ -123,7 +123,7 @@ pub(super) fn field_length(buf: &mut &[u8]) -> Result<usize, ProtobufError> {
 }
 
 /// One `map<string, string>` entry read where it lies in its bytes: prost grows an empty
-/// string for each (about 240 instructions a string before its UTF-8 check), and a label set
+/// string for each before its UTF-8 check, and a label set
 /// copies its keys and values once, into its own text. An entry without its key or value
 /// has the empty one, and a key or value given twice keeps the last, as prost reads it;
 /// `None` for anything an API server does not write (another wire type, text that is not

@@ -1,0 +1,431 @@
+//! `whatif`: the pods a manifest would create (a Pod, or a workload's replicas in a row), or
+//! those scaling a workload that exists would add, each made and admitted as the API server
+//! would, then evaluated against the cluster.
+
+use std::path::PathBuf;
+
+use super::admission::{Admission, Created};
+use super::explain::{Explained, diffed};
+use super::replicas::{WorkloadRun, simulate};
+use super::{Clusters, Options, Outcome, Run, Source, explain_pod};
+use crate::cluster::Live;
+use crate::error::Error;
+use crate::report::{Explanation, Note, Subject};
+use crate::scheduler::needs::needs;
+use crate::scheduler::profile::Profile;
+use crate::scheduler::workload::{SplitMix64, TieBreak};
+use crate::state::needs::Needs;
+use crate::state::scale::{Existing, Missing, ScaleTarget};
+use crate::state::{ClusterState, ManifestPod, Pod, read_objects, read_pod_manifests};
+
+pub use super::admission::Validate;
+
+/// What `whatif` is asked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `-f FILE`: the manifests.
+    pub file: Option<PathBuf>,
+    pub validate: Validate,
+    /// `--scale KIND/NAME=N`: the pods scaling a workload that exists would add.
+    pub scale: Option<ScaleTarget>,
+    /// `--replicas N`: a workload's count instead of its own.
+    pub replicas: Option<u32>,
+    /// `--replica K`: the replica explained node by node.
+    pub replica: Option<usize>,
+    /// `--seed S`: ties broken at random with this seed, not by name.
+    pub seed: Option<u64>,
+    pub server_dry_run: bool,
+}
+
+/// How a `whatif` run ends, once every explanation is given out.
+#[derive(Debug)]
+pub enum Ending {
+    Evaluated,
+    /// `--scale` to no more pods than the workload has: nothing was evaluated.
+    NothingToScale(NothingToScale),
+}
+
+/// A workload `--scale` would add no pod to.
+#[derive(Debug)]
+pub struct NothingToScale {
+    pub target: ScaleTarget,
+    pub namespace: String,
+    /// The pods it has.
+    pub current: u32,
+}
+
+/// `whatif`: the explanation of each manifest's pod (a workload's: one replica's, with every
+/// replica's placement) is given to `emit` in the file's order, each made before the next
+/// manifest's pod is admitted.
+pub fn whatif(
+    options: &Options,
+    request: &Request,
+    emit: &mut dyn FnMut(Explained) -> Result<(), Error>,
+) -> Result<Outcome<Ending>, Error> {
+    let manifests = read_manifests(options, request)?;
+    let mut run = Run::open(options)?;
+    let namespace = run.namespace();
+    // `--scale`: the workload's pod template stands for the manifest.
+    let existing = match &request.scale {
+        Some(target) => Some(existing_workload(target, &run.source, &namespace)?),
+        None => None,
+    };
+    let manifests = match &existing {
+        Some(e) => vec![e.template.clone()],
+        None => manifests,
+    };
+    let admission = Admission {
+        validate: request.validate,
+        file: (request.file.clone()).unwrap_or_else(|| PathBuf::from(run.source.name())),
+        source: run.source.name(),
+        namespace: namespace.clone(),
+        dry_run: dry_run(&run.source, request)?,
+    };
+    let pods = plan(manifests, request, &admission)?;
+    // The profiles are checked before any request, then built for the release emulated.
+    let profiles = |run: &Run| {
+        pods.iter()
+            .map(|a| run.profile(&a.created.pod.template.scheduler_name))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    profiles(&run)?;
+    // `Run::emulate` would borrow the whole run, whose source the admission holds.
+    (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
+    let profiles = profiles(&run)?;
+    let dry_run = admission.dry_run.is_some();
+    let (mut state, read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    // A StatefulSet's claims that do not exist yet are evaluated as its controller would
+    // create them (only beside the storage objects read: without them nothing is evaluated).
+    if let Some(volumes) = state.volumes_mut() {
+        for claim in pods.iter().flat_map(|a| &a.created.claims) {
+            volumes.add_template_claim(claim);
+        }
+    }
+    let mut clusters = run.edit(state)?;
+    run.check_drill_down(&clusters.edited)?;
+    let workloads = Workloads {
+        request,
+        admission: &admission,
+        existing: existing.as_ref(),
+        read: &read,
+    };
+    let last = pods.len().saturating_sub(1);
+    for (i, (planned, profile)) in pods.into_iter().zip(&profiles).enumerate() {
+        let (pod, manifest) = admission.admit(planned.created, &clusters.edited)?;
+        let first = Replica {
+            pod,
+            subject: Subject::Manifest(manifest),
+            profile,
+        };
+        let (before, mut doc) = match planned.workload {
+            None => first.explain(&clusters, &read),
+            Some((m, count)) => {
+                // Each manifest is evaluated against the cluster as read: replicas placed for
+                // one are not there for the next.
+                let mut scratch;
+                let target = if i == last {
+                    &mut clusters.edited
+                } else {
+                    scratch = clusters.edited.clone();
+                    &mut scratch
+                };
+                let unedited = clusters.unedited.as_ref();
+                match workloads.place(&m, count, first, target, unedited)? {
+                    Placed::Docs(docs) => *docs,
+                    Placed::NothingToScale(nothing) => {
+                        return Ok(run.finish(clusters, Ending::NothingToScale(nothing)));
+                    }
+                }
+            }
+        };
+        doc.source = Some(run.source.name());
+        emit(diffed(&run, doc, before))?;
+    }
+    Ok(run.finish(clusters, Ending::Evaluated))
+}
+
+/// A manifest's first pod as created, and the workload it is the first replica of with how
+/// many replicas to schedule.
+struct Planned {
+    created: Created,
+    workload: Option<(ManifestPod, u32)>,
+}
+
+/// `--server-dry-run`: the live cluster that creates the pods; refused with a snapshot.
+fn dry_run<'a>(source: &'a Source, request: &Request) -> Result<Option<&'a Live>, Error> {
+    match source {
+        Source::Live(live) if request.server_dry_run => Ok(Some(live)),
+        Source::Snapshot(_) if request.server_dry_run => Err(Error::Usage(
+            "--server-dry-run asks the live API server; it cannot be used with --snapshot"
+                .to_string(),
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// Each manifest's first pod, created; a workload's with its replicas' count (`--replicas`,
+/// else its own).
+fn plan(
+    manifests: Vec<ManifestPod>,
+    request: &Request,
+    admission: &Admission<'_>,
+) -> Result<Vec<Planned>, Error> {
+    manifests
+        .into_iter()
+        .map(|m| {
+            let count = m.replicas.map(|n| request.replicas.unwrap_or(n));
+            let workload = count.map(|n| (m.clone(), n));
+            let first = if workload.is_some() {
+                m.as_replica(0)
+            } else {
+                m
+            };
+            let created = admission.create(first)?;
+            Ok(Planned { created, workload })
+        })
+        .collect()
+}
+
+/// The manifests of `-f`, refused before anything is read when the API server would reject
+/// them (`--validate=strict`), when their namespace is not `-n`'s, or when the workload flags
+/// do not apply to them.
+fn read_manifests(options: &Options, request: &Request) -> Result<Vec<ManifestPod>, Error> {
+    let manifests = match &request.file {
+        Some(file) => read_pod_manifests(file)?,
+        None => Vec::new(),
+    };
+    if request.validate == Validate::Strict
+        && let Some(e) = manifests.iter().find_map(|m| m.rejection())
+    {
+        return Err(e.into());
+    }
+    let flag_ns = options.namespace.as_deref();
+    if let Some(e) = manifests.iter().find_map(|m| m.namespace_conflict(flag_ns)) {
+        return Err(e.into());
+    }
+    if request.scale.is_none() {
+        check_workload_flags(request, &manifests)?;
+    }
+    Ok(manifests)
+}
+
+/// What evaluating the pods under their profiles reads, with the objects the admission
+/// plugins read (the API server's dry run admitted them already).
+fn needs_of(pods: &[Planned], profiles: &[Profile], dry_run: bool) -> Needs {
+    let mut need = Needs::default();
+    for (a, profile) in pods.iter().zip(profiles) {
+        need.add(needs(&a.created.pod, profile));
+    }
+    need.priority_classes = true;
+    for a in pods.iter().filter(|_| !dry_run) {
+        let api_pod = &a.created.api_pod;
+        need.admission_namespaces
+            .extend(api_pod.metadata.namespace.clone());
+        need.runtime_classes |= api_pod
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.runtime_class_name.is_some());
+    }
+    need
+}
+
+/// A manifest's pod (a workload's first replica), admitted.
+struct Replica<'a> {
+    pod: Pod,
+    subject: Subject,
+    profile: &'a Profile,
+}
+
+impl Replica<'_> {
+    /// The pod, alone, on the edited cluster and with `--diff` on the cluster as read.
+    fn explain(self, clusters: &Clusters, read: &[Note]) -> (Option<Explanation>, Explanation) {
+        let Replica {
+            pod,
+            subject,
+            profile,
+        } = self;
+        let before = (clusters.unedited.as_ref())
+            .map(|o| explain_pod(&pod, o, None, profile, read.to_vec(), subject.clone()));
+        let doc = explain_pod(
+            &pod,
+            &clusters.edited,
+            None,
+            profile,
+            read.to_vec(),
+            subject,
+        );
+        (before, doc)
+    }
+}
+
+/// What a workload's replicas are placed with.
+struct Workloads<'a> {
+    request: &'a Request,
+    admission: &'a Admission<'a>,
+    /// `--scale`: the workload that exists.
+    existing: Option<&'a Existing>,
+    read: &'a [Note],
+}
+
+enum Placed {
+    /// With `--diff`, the placements on the cluster as read; then on the edited one.
+    Docs(Box<(Option<Explanation>, Explanation)>),
+    NothingToScale(NothingToScale),
+}
+
+impl Workloads<'_> {
+    /// The `count` replicas of `m` (with `--scale`, those it lacks) placed in a row on
+    /// `target`, which keeps them, and with `--diff` on a copy of `unedited`.
+    fn place(
+        &self,
+        m: &ManifestPod,
+        count: u32,
+        first: Replica<'_>,
+        target: &mut ClusterState,
+        unedited: Option<&ClusterState>,
+    ) -> Result<Placed, Error> {
+        let mut scaled = None;
+        let indices: Vec<u32> = match self.existing {
+            Some(e) => {
+                let missing = e.missing(target.pods().iter().chain(target.other_pods()));
+                if missing.indices.is_empty() {
+                    return Ok(Placed::NothingToScale(NothingToScale {
+                        target: e.target.clone(),
+                        namespace: self.admission.namespace.clone(),
+                        current: missing.current,
+                    }));
+                }
+                check_scaled_replica(self.request.replica, &missing)?;
+                scaled = Some(Note::ScaledBeside {
+                    current: missing.current,
+                    pending: missing.pending,
+                });
+                missing.indices
+            }
+            None => (0..count).collect(),
+        };
+        let mut replicas = Vec::with_capacity(indices.len());
+        let mut first_pod = Some(first.pod);
+        // Each replica is a pod of its own to the API server (with --server-dry-run, one
+        // dry-run create each).
+        for k in indices {
+            if k == 0
+                && let Some(p) = first_pod.take()
+            {
+                replicas.push(p);
+                continue;
+            }
+            let mut created = self.admission.create(m.as_replica(k))?;
+            let claims = std::mem::take(&mut created.claims);
+            let (p, _) = self.admission.admit(created, target)?;
+            if let Some(volumes) = target.volumes_mut() {
+                claims.iter().for_each(|c| volumes.add_template_claim(c));
+            }
+            replicas.push(p);
+        }
+        let (kind, name) = match self.existing {
+            Some(e) => (e.target.kind.kind().to_string(), e.target.name.clone()),
+            None => (m.kind.clone(), m.workload_name().to_string()),
+        };
+        let run = WorkloadRun {
+            kind,
+            name,
+            replicas,
+            explain: self.request.replica,
+            tie: match self.request.seed {
+                Some(seed) => TieBreak::Seeded(SplitMix64::new(seed)),
+                None => TieBreak::FirstByName,
+            },
+            seed: self.request.seed,
+            read: self.read.to_vec(),
+            subject: first.subject,
+        };
+        // `--diff`: the same replicas placed on the cluster as read.
+        let mut before =
+            unedited.and_then(|o| simulate(run.clone(), &mut o.clone(), first.profile));
+        let mut doc = simulate(run, target, first.profile).ok_or_else(|| Error::Manifest {
+            path: self.admission.file.display().to_string(),
+            message: format!(
+                "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
+                 would go",
+                m.origin
+            ),
+        })?;
+        // `--scale`: first, what the new replicas are scheduled beside.
+        for w in [&mut doc].into_iter().chain(before.as_mut()) {
+            if let (Some(note), Some(w)) = (&scaled, w.workload.as_mut()) {
+                w.notes.insert(0, note.clone());
+            }
+        }
+        Ok(Placed::Docs(Box::new((before, doc))))
+    }
+}
+
+/// The workload `--scale` names, from the snapshot file or got from the cluster.
+fn existing_workload(
+    target: &ScaleTarget,
+    source: &Source,
+    namespace: &str,
+) -> Result<Existing, Error> {
+    let objects = match source {
+        Source::Snapshot(path) => read_objects(path)?,
+        Source::Live(live) => live.workload_objects(target.kind, namespace, &target.name)?,
+    };
+    Ok(crate::state::scale::existing(
+        target,
+        namespace,
+        &objects,
+        &source.name(),
+    )?)
+}
+
+/// `--replica K` with `--scale`: K numbers the pods scaling adds, from 0.
+fn check_scaled_replica(replica: Option<usize>, missing: &Missing) -> Result<(), Error> {
+    match replica {
+        Some(k) if k >= missing.indices.len() => Err(Error::Usage(format!(
+            "--replica {k}: scaling adds {} pod(s), numbered from 0; pass --replica {} at most",
+            missing.indices.len(),
+            missing.indices.len().saturating_sub(1)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses `--replicas`, `--replica` and `--seed` where they cannot apply: no workload in
+/// the file, or a replica beyond the count.
+fn check_workload_flags(request: &Request, manifests: &[ManifestPod]) -> Result<(), Error> {
+    let flag = [
+        request.replicas.map(|_| "--replicas"),
+        request.replica.map(|_| "--replica"),
+        request.seed.map(|_| "--seed"),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
+    let counts: Vec<u32> = manifests
+        .iter()
+        .filter_map(|m| m.replicas.map(|n| request.replicas.unwrap_or(n)))
+        .collect();
+    if let Some(flag) = flag
+        && counts.is_empty()
+    {
+        return Err(Error::Usage(format!(
+            "{flag} applies to a workload with replicas (Deployment, ReplicaSet, \
+             ReplicationController, StatefulSet, Job, CronJob); {} holds none",
+            manifests.first().map_or("the file", |m| m.source.as_str())
+        )));
+    }
+    if let Some(k) = request.replica
+        && let Some(&n) = counts
+            .iter()
+            .find(|&&n| usize::try_from(n).is_ok_and(|n| k >= n))
+    {
+        return Err(Error::Usage(format!(
+            "--replica {k}: the workload has {n} replica(s), numbered from 0; pass --replica \
+             {} at most, or --replicas {} to schedule more",
+            n.saturating_sub(1),
+            k + 1
+        )));
+    }
+    Ok(())
+}

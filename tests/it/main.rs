@@ -1,0 +1,26 @@
+//! The integration tests, one crate: the library is linked once, and one build serves every
+//! test. A module per subject; `support` holds what they share.
+
+mod support;
+
+mod admission;
+mod audit;
+mod cli;
+mod completions;
+mod fuzz;
+mod fuzz_regressions;
+mod hostile;
+mod krew;
+mod layers;
+mod layout;
+mod live;
+mod newuser;
+mod oracle;
+mod oracle_diff;
+mod protobuf;
+mod readme;
+mod scale;
+mod table;
+mod transcripts;
+mod versions;
+mod workload;

@@ -1,0 +1,596 @@
+//! What a new user tripped on, end to end: input read as kubectl reads it, errors for input
+//! that cannot be meant, output that stays readable, a snapshot safe to share. Offline runs
+//! in this process as the binary runs them; live ones, a pipe, a terminal and the
+//! environment through the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::fake_api::FakeApi;
+use crate::support::{self, run};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn demo() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster.yaml"))
+        .expect("demo")
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, contents: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    path
+}
+
+/// Item 11: `kubectl get -o yaml` writes a label value `3e505426` unquoted (go-yaml reads it
+/// back as a string); the snapshot reads, and the label selects as the string it is.
+#[test]
+fn a_label_that_looks_like_a_huge_float_reads_as_its_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snapshot = demo().replacen(
+        "      kubernetes.io/hostname: control-plane-1\n",
+        "      kubernetes.io/hostname: control-plane-1\n      commit: 3e505426\n",
+        1,
+    );
+    let snapshot = write(&dir, "cluster.yaml", &snapshot);
+    let pod = write(
+        &dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         nodeSelector: {commit: 3e505426}\n  tolerations: [{operator: Exists}]\n  \
+         containers: [{name: c, image: nginx}]\n",
+    );
+    let out = run(&[
+        "whatif",
+        "-f",
+        pod.to_str().expect("utf-8"),
+        "--snapshot",
+        snapshot.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["feasible"], 1, "{doc}");
+    let feasible: Vec<_> = doc["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|n| n["verdict"] == "Feasible")
+        .map(|n| n["name"].clone())
+        .collect();
+    assert_eq!(feasible, ["control-plane-1"]);
+}
+
+/// Item 3: pods saved without nodes (`kubectl get pods -o yaml`) is an input error naming the
+/// file and what to do, not "Feasible: 0 of 0".
+#[test]
+fn a_snapshot_without_nodes_is_an_input_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pods_only = write(
+        &dir,
+        "pods.yaml",
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: \
+         {name: p, namespace: default}\n  spec:\n    containers: [{name: c, image: nginx}]\n",
+    );
+    for format in ["table", "json"] {
+        let out = run(&[
+            "explain",
+            "p",
+            "-n",
+            "default",
+            "--snapshot",
+            pods_only.to_str().expect("utf-8"),
+            "-o",
+            format,
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        assert!(err.contains("pods.yaml: no Node objects found"), "{err}");
+        assert!(err.contains("kubectl affinity snapshot"), "{err}");
+    }
+}
+
+/// A fake API server serving the demo, and a kubeconfig for it.
+fn live() -> (FakeApi, tempfile::TempDir, PathBuf) {
+    let fake = FakeApi::start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster.yaml"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = fake.kubeconfig(dir.path(), None);
+    (fake, dir, kubeconfig)
+}
+
+/// Item 4: `snapshot | head -3`: the reader goes away, and the tool ends quietly with 0, as
+/// other Unix tools do.
+#[test]
+fn a_snapshot_to_a_closed_pipe_ends_quietly() {
+    let (_fake, _dir, kubeconfig) = live();
+    let mut child = support::kubectl_affinity()
+        .args(["snapshot", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // The reader closes before the first byte is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
+/// Items 5 and 6: a refused list leaves a usable snapshot (exit 0), said on standard error as
+/// well as at the end of the file, naming exactly the list refused.
+#[test]
+fn a_refused_list_is_said_on_standard_error() {
+    let (fake, dir, kubeconfig) = live();
+    fake.forbid("replicasets");
+    let file = dir.path().join("saved.yaml");
+    let out = support::kubectl_affinity()
+        .args(["snapshot", "-o"])
+        .arg(&file)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .output()
+        .expect("run");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "warning: replicasets left out: list replicasets is forbidden for user tester in \
+          context fake; PodTopologySpread's default constraints will derive no selector"
+        ],
+    );
+    let saved = std::fs::read_to_string(&file).expect("saved");
+    assert!(saved.contains("\n# replicasets left out"), "{saved}");
+}
+
+/// Item 12: the default snapshot holds what scheduling reads and nothing of a pod's
+/// environment, command or annotations, says so in its header, and gives exactly the answers
+/// `--full` gives (which warns on standard error).
+#[test]
+fn a_snapshot_keeps_what_scheduling_reads_and_answers_as_the_full_one() {
+    let (fake, dir, kubeconfig) = live();
+    fake.add(
+        "pods",
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {
+                "name": "db-0", "namespace": "shop", "labels": {"app": "db"},
+                "annotations": {
+                    "kubectl.kubernetes.io/last-applied-configuration": "{\"DB_PASSWORD\":\"hunter2\"}"
+                }
+            },
+            "spec": {
+                "nodeName": "worker-a-1",
+                "containers": [{
+                    "name": "db", "image": "postgres:16",
+                    "command": ["postgres", "--secret-flag=hunter2"],
+                    "env": [{"name": "DB_PASSWORD", "value": "hunter2"}],
+                    "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+                    "ports": [{"containerPort": 5432, "hostPort": 5432}]
+                }]
+            },
+            "status": {"phase": "Running"}
+        }),
+    );
+    let save = |name: &str, extra: &[&str]| {
+        let file = dir.path().join(name);
+        let out = support::kubectl_affinity()
+            .arg("snapshot")
+            .args(extra)
+            .arg("-o")
+            .arg(&file)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        (file, text(&out.stderr))
+    };
+    let (trimmed, warned) = save("trimmed.yaml", &[]);
+    assert_eq!(warned, "");
+    let (full, warned) = save("full.yaml", &["--full"]);
+    assert!(
+        warned.starts_with("warning: --full writes every field"),
+        "{warned}"
+    );
+    let trimmed_text = std::fs::read_to_string(&trimmed).expect("trimmed");
+    let full_text = std::fs::read_to_string(&full).expect("full");
+    for secret in [
+        "hunter2",
+        "DB_PASSWORD",
+        "last-applied-configuration",
+        "command:",
+    ] {
+        assert!(!trimmed_text.contains(secret), "{secret} in the snapshot");
+        assert!(
+            full_text.contains(secret),
+            "{secret} not in the --full snapshot"
+        );
+    }
+    // The release comes first (`--kubernetes-version` reads it), then the header.
+    assert!(
+        trimmed_text.starts_with("# kubernetesVersion: "),
+        "{trimmed_text}"
+    );
+    assert!(trimmed_text.contains(
+        "\napiVersion: v1\nitems:\n# Written by `kubectl affinity snapshot`: only what scheduling reads."
+    ));
+    assert!(full_text.contains("\n# Written by `kubectl affinity snapshot --full`"));
+    assert!(
+        trimmed_text.len() < full_text.len() * 3 / 4,
+        "{} of {}",
+        trimmed_text.len(),
+        full_text.len()
+    );
+    let questions: &[&[&str]] = &[
+        &["explain", "pending-gpu", "-n", "default"],
+        &["explain", "api-7d9c", "-n", "default"],
+        &["explain", "checkout-6b9d4c7f58-x2v9k", "-n", "shop"],
+        &["explain", "db-0", "-n", "shop"],
+        &["whatif", "-f", "examples/web-store.yaml"],
+        &["whatif", "-f", "examples/fluentd-daemonset.yaml"],
+        &["whatif", "-f", "examples/redis-cache.yaml"],
+        &["whatif", "-f", "examples/pod-with-pod-affinity.yaml"],
+    ];
+    for question in questions {
+        let answer = |snapshot: &Path| {
+            let mut line = question.to_vec();
+            line.extend([
+                "-o",
+                "json",
+                "--snapshot",
+                snapshot.to_str().expect("UTF-8"),
+            ]);
+            let out = run(&line);
+            assert!(out.status.success(), "{question:?}: {}", text(&out.stderr));
+            let mut doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+            doc.as_object_mut().expect("object").remove("source");
+            doc
+        };
+        assert_eq!(answer(&trimmed), answer(&full), "{question:?}");
+    }
+}
+
+/// Items 7 and 5: `snapshot --help` does not offer -n as the pod's namespace, and says what
+/// the file holds and the exit status when a list is refused.
+#[test]
+fn snapshot_help_says_what_applies_to_it() {
+    let out = run(&["snapshot", "--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("Not for snapshot, which saves every namespace"),
+        "{help}"
+    );
+    assert!(help.contains("-n does not apply"), "{help}");
+    assert!(help.contains("the exit status is then still 0"), "{help}");
+    assert!(help.contains("--full Write every field"), "{help}");
+}
+
+/// 60 nodes with 40-character EKS-style names, a third in each zone, some tainted, some small.
+fn eks_cluster(dir: &tempfile::TempDir) -> (PathBuf, PathBuf) {
+    let nodes: Vec<Value> = (0..60)
+        .map(|i| {
+            let name = format!("ip-10-0-{}-{}.eu-west-1.compute.internal", i / 10, 100 + i);
+            let zone = format!("eu-west-1{}", ["a", "b", "c"][i % 3]);
+            let taints = if i % 5 == 0 {
+                serde_json::json!([{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}])
+            } else {
+                serde_json::json!([])
+            };
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {
+                    "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+                "spec": {"taints": taints},
+                "status": {"allocatable": {
+                    "cpu": if i % 4 == 0 { "1" } else { "8" }, "memory": "32Gi", "pods": "110"}}
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": nodes});
+    let snapshot = write(dir, "eks.json", &list.to_string());
+    let pod = write(
+        dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        \
+         nodeSelectorTerms:\n        - matchExpressions: [{key: topology.kubernetes.io/zone, \
+         operator: In, values: [eu-west-1a, eu-west-1b]}]\n  \
+         containers: [{name: c, image: nginx, resources: {requests: {cpu: '2'}}}]\n",
+    );
+    (snapshot, pod)
+}
+
+/// The table's lines: no header split mid-word, no cell word split across lines, node names
+/// never split.
+fn assert_readable(table: &str, headers: &[&str], words: &[&str]) {
+    let head = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("NODE "))
+        .unwrap_or_else(|| panic!("no header line:\n{table}"));
+    for h in headers {
+        assert!(
+            head.split_whitespace().any(|w| w == *h),
+            "{h} split in:\n{table}"
+        );
+    }
+    let body: Vec<&str> = table.lines().filter(|l| l.starts_with(' ')).collect();
+    for w in words {
+        let prefix = &w[..w.len() / 2];
+        for line in &body {
+            if line.contains(prefix) {
+                assert!(line.contains(w), "{w} split in {line:?}:\n{table}");
+            }
+        }
+    }
+}
+
+/// Item 2: long node names at 80 columns are shortened with a marker, never split, and the
+/// rule columns keep their headers and words whole, also with --all-nodes.
+#[test]
+fn long_node_names_keep_the_table_readable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (snapshot, pod) = eks_cluster(&dir);
+    for extra in [&[][..], &["--all-nodes"][..]] {
+        let mut line = vec!["whatif", "-f", pod.to_str().expect("UTF-8")];
+        line.extend(["--snapshot", snapshot.to_str().expect("UTF-8")]);
+        line.extend(extra);
+        let out = run(&line);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let table = text(&out.stdout);
+        assert_readable(
+            &table,
+            &["NODE", "FITS", "NODE-AFF", "TAINTS", "OTHER", "SCORE"],
+            &["dedicated", "zone=eu-west-1c", "short:"],
+        );
+        assert!(table.contains("\n ip-10-0-0-101  "), "{table}");
+        assert!(table.contains("(node names above end in .eu-west-1.compute.internal)"));
+        let rows: Vec<&str> = table
+            .lines()
+            .filter(|l| l.starts_with(" ip-10-0-"))
+            .collect();
+        assert_eq!(
+            rows.len(),
+            if extra.is_empty() { 10 } else { 60 },
+            "{table}"
+        );
+        for row in rows {
+            assert!(row.chars().count() <= 80, "{row:?}");
+        }
+    }
+}
+
+/// Item 1: a terminal that reports 0x0 (`script -qc`) gets an 80-column table, not
+/// one-character columns.
+#[test]
+fn a_terminal_without_a_size_gets_80_columns() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let command = format!(
+        "'{}' whatif -f '{root}/examples/web-store.yaml' --snapshot '{root}/examples/cluster.yaml'",
+        env!("CARGO_BIN_EXE_kubectl-affinity")
+    );
+    // `script` runs the command on a new pseudo-terminal, which reports 0 rows and columns.
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout).replace('\r', "");
+    assert_readable(
+        &table,
+        &["NODE", "FITS", "TAINTS", "POD-AFF", "ANTI", "SCORE"],
+        &[],
+    );
+    for line in table
+        .lines()
+        .filter(|l| l.starts_with(" worker-") || l.starts_with(" NODE"))
+    {
+        assert!(line.chars().count() <= 80, "{line:?}");
+    }
+}
+
+/// Item 8: FailedScheduling events saved in the snapshot (`kubectl get events -A -o yaml`) are
+/// shown as live shows them: the latest, marked when it differs from the computed message.
+#[test]
+fn failed_scheduling_events_in_a_snapshot_are_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let event = |message: &str, last: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Event\n  metadata: {{name: pending-gpu.{last}, namespace: default}}\n  \
+             involvedObject: {{kind: Pod, name: pending-gpu, namespace: default}}\n  \
+             reason: FailedScheduling\n  type: Warning\n  message: {}\n  \
+             lastTimestamp: '{last}'\n  count: 4\n  source: {{component: default-scheduler}}\n",
+            serde_json::to_string(message).expect("json string")
+        )
+    };
+    let demo = demo();
+    let with_events = |message: &str| {
+        demo.replacen(
+            "items:\n",
+            &format!(
+                "items:\n{}{}",
+                event(
+                    "0/7 nodes are available: an older message.",
+                    "2025-01-01T00:00:00Z"
+                ),
+                event(message, "2025-01-02T00:00:00Z")
+            ),
+            1,
+        )
+    };
+    let computed: Value = {
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "-o",
+            "json",
+        ]);
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    assert!(
+        computed.get("schedulerEvent").is_none_or(Value::is_null),
+        "{computed}"
+    );
+    let message = computed["summary"]["failedSchedulingMessage"]
+        .as_str()
+        .expect("message")
+        .to_string();
+    for (scheduler_said, same) in [
+        (message.as_str(), true),
+        ("0/7 nodes are available: 7 Too many pods.", false),
+    ] {
+        let snapshot = write(&dir, "with-events.yaml", &with_events(scheduler_said));
+        let snapshot = snapshot.to_str().expect("utf-8");
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            snapshot,
+            "-o",
+            "json",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(doc["schedulerEvent"]["message"], scheduler_said, "{doc}");
+        assert_eq!(doc["schedulerEvent"]["count"], 4);
+        assert_eq!(doc["schedulerEvent"]["matchesComputed"], same);
+        let out = run(&[
+            "explain",
+            "pending-gpu",
+            "-n",
+            "default",
+            "--snapshot",
+            snapshot,
+        ]);
+        let table = text(&out.stdout);
+        let verdict = if same {
+            "same as computed"
+        } else {
+            "DIFFERS from computed, see note"
+        };
+        assert!(
+            table.contains(&format!(
+                "Scheduler's last event ({verdict}): {scheduler_said}"
+            )),
+            "{table}"
+        );
+    }
+}
+
+/// Item 9: the drill-down says "PreFilter returned Skip" once per node, explains
+/// UnschedulableAndUnresolvable once, gives memory in human units and the table's word for a
+/// node that fits; with colour on, the table's cells are coloured too.
+#[test]
+fn the_drill_down_and_the_cells_read_plainly() {
+    let out = run(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "gpu-c-1",
+        "--node",
+        "control-plane-1",
+        "--node",
+        "worker-a-1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert_eq!(page.matches("PreFilter returned Skip").count(), 3, "{page}");
+    assert_eq!(
+        page.matches("(UnschedulableAndUnresolvable: ").count(),
+        1,
+        "{page}"
+    );
+    assert!(page.contains("15.3Gi     15.1Gi  fits"), "{page}");
+    assert!(!page.contains("Ki "), "{page}");
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/pod-with-node-affinity.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+        "--node",
+        "worker-a-1",
+    ]);
+    let page = text(&out.stdout);
+    assert!(page.contains("Node worker-a-1: ✓ yes"), "{page}");
+    assert!(!page.contains("✓ fits"), "{page}");
+    let out = support::kubectl_affinity()
+        .env_remove("NO_COLOR")
+        .args([
+            "whatif",
+            "-f",
+            "examples/web-store.yaml",
+            "--snapshot",
+            "examples/cluster.yaml",
+            "--color",
+            "always",
+        ])
+        .output()
+        .expect("run");
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.contains("worker-a-1"))
+        .unwrap_or_else(|| panic!("{table}"));
+    // Red marks in the row's cells, not only in the headline.
+    assert!(row.contains("\u{1b}[38;5;9m ✗ no "), "{row:?}");
+    assert!(row.contains("\u{1b}[38;5;9m ✗ 1 pod here "), "{row:?}");
+}
+
+/// Item 9: a PreferNoSchedule taint the pod does not tolerate shows what it costs, and the
+/// table says why the FailedScheduling counts differ from its ✗ marks.
+#[test]
+fn the_table_says_what_a_soft_taint_costs_and_how_failures_are_counted() {
+    let out = run(&[
+        "explain",
+        "api-7d9c",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(" worker-b-2 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("✓ costs 300:"), "{table}");
+    let out = run(&[
+        "whatif",
+        "-f",
+        "examples/web-store.yaml",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    let table = text(&out.stdout);
+    assert!(
+        table.contains(
+            "(FailedScheduling counts each node once, under the first Filter that rejects it"
+        ),
+        "{table}"
+    );
+}
