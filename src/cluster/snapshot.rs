@@ -550,6 +550,7 @@ mod tests {
                     {"name": "px", "portworxVolume": {"volumeID": "v"}}]},
             "status": {"phase": "Running", "startTime": "2026-01-01T00:00:00Z",
                 "nominatedNodeName": "n1", "podIP": "10.0.0.1",
+                "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "gpu-claim"}],
                 "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
                 "containerStatuses": [{"name": "c", "image": "reg/web:1", "imageID": "",
                     "ready": true, "restartCount": 0, "allocatedResources": {"cpu": "100m"},

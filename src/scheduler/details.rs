@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::balanced_allocation;
+use super::dynamic_resources;
 use super::image_locality;
 use super::inter_pod_affinity;
 use super::node_affinity;
@@ -82,6 +83,7 @@ per_plugin! {
         NodeVolumeLimits(Box<node_volume_limits::FilterDetails>),
         VolumeBinding(Box<volume_binding::FilterDetails>),
         VolumeZone(Box<volume_zone::FilterDetails>),
+        DynamicResources(Box<dynamic_resources::FilterDetails>),
     }
 }
 
@@ -99,6 +101,7 @@ per_plugin! {
         BalancedAllocation(balanced_allocation::ScoreDetails),
         /// Shared by the candidates that have the same of the pod's images.
         ImageLocality(Arc<image_locality::ScoreDetails>),
+        DynamicResources(dynamic_resources::ScoreDetails),
     }
 }
 

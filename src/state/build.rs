@@ -8,7 +8,7 @@ use crate::state::defaults;
 use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::pod::{
-    AffinityTerm, ControllerRef, Pod, PodAffinity, PodRef, PodTemplate, SpreadConstraint,
+    AffinityTerm, ControllerRef, Pod, PodAffinity, PodClaim, PodRef, PodTemplate, SpreadConstraint,
     VolumeKinds,
 };
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
@@ -174,6 +174,10 @@ impl Pod {
             .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
             .map(|a| Arc::new(parse_pod_affinity(a, &namespace)));
         let controller = controller_of(metadata.owner_references.into_iter().flatten());
+        let claim_statuses = status
+            .as_mut()
+            .and_then(|s| s.resource_claim_statuses.take())
+            .unwrap_or_default();
         Pod {
             id: Arc::new(PodRef {
                 namespace: Arc::from(namespace),
@@ -214,6 +218,21 @@ impl Pod {
                 priority: spec.priority.unwrap_or(0),
                 preempt_never: spec.preemption_policy.as_deref() == Some("Never"),
                 has_resource_claims: spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty()),
+                resource_claims: spec
+                    .resource_claims
+                    .take()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| PodClaim {
+                        status: claim_statuses
+                            .iter()
+                            .find(|s| s.name == c.name)
+                            .map(|s| s.resource_claim_name.clone()),
+                        name: c.name,
+                        claim_name: c.resource_claim_name,
+                        template_name: c.resource_claim_template_name,
+                    })
+                    .collect(),
                 volumes: VolumeKinds::of(spec.volumes.as_deref().unwrap_or_default()),
                 storage: spec
                     .volumes

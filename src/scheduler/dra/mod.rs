@@ -2,9 +2,10 @@
 //! DynamicResources plugin: the CEL environment of device selectors
 //! (k8s.io/dynamic-resource-allocation/cel) and the structured allocator
 //! (k8s.io/dynamic-resource-allocation/structured), over plain copies of the
-//! resource.k8s.io/v1 objects ([`types`]).
+//! resource.k8s.io/v1 objects, which the model keeps ([`types`], `state::dra`).
 
 pub mod allocator;
 pub mod cel;
 pub mod semver;
-pub mod types;
+
+pub use crate::state::dra as types;

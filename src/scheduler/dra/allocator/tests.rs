@@ -248,6 +248,7 @@ fn claim(
             })
             .collect(),
         allocation: None,
+        ..ResourceClaim::default()
     }
 }
 
