@@ -43,12 +43,13 @@ pub fn audit(options: &Options, request: &Request) -> Result<Outcome<Audited>, E
     };
     // The pods are not known before they are read: namespace labels as their terms need
     // them; PodDisruptionBudgets for preemption's part of the message; the storage objects
-    // for the volume plugins. Default spreading's workloads are left unread: its
+    // for the volume plugins; the DRA objects for pods with ResourceClaims. Default spreading's workloads are left unread: its
     // constraints are ScheduleAnyway, so they change no FailedScheduling message.
     let need = Needs {
         namespace_labels: NamespaceLabels::ForExistingTerms,
         disruption_budgets: scope.pending,
         storage: scope.pending,
+        dra: scope.pending,
         ..Needs::default()
     };
     let (state, mut read) = run.read(&need)?;
