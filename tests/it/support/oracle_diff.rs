@@ -15,9 +15,20 @@ pub fn archive() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle-diff/corpus.tar.zst")
 }
 
+/// The DRA corpus's archive: `dra/` with cluster.yaml, pod.yaml, meta.json and
+/// expected.json per case (tests/oracle-diff/README.md).
+pub fn dra_archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle-diff/dra.tar.zst")
+}
+
 /// Unpacks the archive into `dir` and returns every case folder under it, sorted.
 pub fn unpack(dir: &Path) -> Vec<PathBuf> {
-    let file = std::fs::File::open(archive()).expect("open the corpus archive");
+    unpack_archive(&archive(), dir)
+}
+
+/// Unpacks `archive` into `dir` and returns every case folder under it, sorted.
+pub fn unpack_archive(archive: &Path, dir: &Path) -> Vec<PathBuf> {
+    let file = std::fs::File::open(archive).expect("open the corpus archive");
     let zstd = ruzstd::decoding::StreamingDecoder::new(std::io::BufReader::new(file))
         .expect("the corpus archive is zstd");
     tar::Archive::new(zstd)
