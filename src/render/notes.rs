@@ -81,8 +81,8 @@ impl Display for Note {
             ),
             Note::DraForbidden(r) => write!(
                 f,
-                "cannot {} (403 Forbidden for user {} in context {}): DynamicResources is \
-                 shown as not evaluated for the pod's ResourceClaims; grant list on \
+                "cannot {} (403 Forbidden for user {} in context {}): the pod's ResourceClaims \
+                 are shown as not evaluated; grant list on \
                  deviceclasses, resourceslices, resourceclaims and resourceclaimtemplates \
                  (resource.k8s.io) to evaluate it",
                 Request(r),
@@ -238,7 +238,7 @@ impl Display for Note {
             Note::SnapshotWithoutDra(r) => write!(
                 f,
                 "{resource} left out: list {resource} is forbidden for user {} in context {}; \
-                 DynamicResources will show as not evaluated for pods with ResourceClaims",
+                 pods' ResourceClaims will show as not evaluated",
                 r.user,
                 r.context,
                 resource = r.resource

@@ -30,8 +30,7 @@ use super::dra::allocator::{
 use super::dra::cel::{self, Cache};
 use super::dra::types::{DraObjects, RequestKind, ResourceClaim};
 use super::plugin::{Input, Plugin, default_normalize};
-use super::result::NodeResult;
-use super::status::{Code, PreFilterOutcome, Status};
+use super::status::{Code, PreFilterOutcome, ReportedStatus, Status};
 use crate::state::Pod;
 use crate::state::selector::NodeSelector;
 
@@ -415,15 +414,15 @@ impl Plugin for DynamicResources<'_> {
         default_normalize(scores, false);
     }
 
-    fn post_filter(&self, nodes: &[NodeResult]) -> Option<Result<String, String>> {
+    fn post_filter(&self, reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>> {
         let Some(claims) = self.found_claims() else {
             return Some(Ok("no new claims to deallocate".to_string()));
         };
         // `unavailableClaims`: what Filter found on the nodes it ran on (those every earlier
         // Filter passed, whose recorded status is this plugin's).
         let mut unavailable = BTreeSet::new();
-        for (ni, n) in nodes.iter().enumerate() {
-            let ours = n.reported.as_ref().is_some_and(|r| {
+        for (ni, r) in reported.iter().enumerate() {
+            let ours = r.is_some_and(|r| {
                 r.plugin == Some(super::plugin_id::PluginId::DynamicResources)
                     && r.reason == NOT_AVAILABLE
             });

@@ -644,9 +644,11 @@ fn run_post_filter(
             filter_removing(cycle, &pre_filter.skipped, dry, profile, node)
         }
     };
+    let reported: Vec<Option<&ReportedStatus>> =
+        nodes.iter().map(|n| n.reported.as_ref()).collect();
     let dra = cycle
         .get(&PluginId::DynamicResources)
-        .and_then(|p| p.post_filter(nodes));
+        .and_then(|p| p.post_filter(&reported));
     default_preemption::post_filter(input, &profile.post_filter, &ran, nodes, &dry_run, dra)
 }
 

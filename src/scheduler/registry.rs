@@ -24,8 +24,8 @@ use super::plugin::{Input, Plugin};
 use super::plugin_id::PluginId;
 use super::pod_topology_spread::{self, PodTopologySpread};
 use super::profile::Profile;
-use super::result::{FilterCell, NodeResult, ScoreCell};
-use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
+use super::result::{FilterCell, ScoreCell};
+use super::status::{PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status};
 use super::storage;
 use super::taint_toleration::{self, TaintToleration};
 use super::volume_binding::{self, VolumeBinding};
@@ -54,7 +54,7 @@ pub(crate) trait Registered {
     /// at the first error, which upstream returns for the plugin.
     fn score_all(&self, candidates: &[usize]) -> Result<Vec<ScoreCell>, String>;
     fn normalize(&self, scores: &mut [i64]);
-    fn post_filter(&self, nodes: &[NodeResult]) -> Option<Result<String, String>>;
+    fn post_filter(&self, reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>>;
     fn tables(&mut self) -> Option<Tables>;
 }
 
@@ -122,8 +122,8 @@ where
         Plugin::normalize(self, scores);
     }
 
-    fn post_filter(&self, nodes: &[NodeResult]) -> Option<Result<String, String>> {
-        Plugin::post_filter(self, nodes)
+    fn post_filter(&self, reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>> {
+        Plugin::post_filter(self, reported)
     }
 
     fn tables(&mut self) -> Option<Tables> {

@@ -51,8 +51,10 @@ impl Explain for Explainer {
         Some(match f.pass {
             None => Mark::Unknown,
             Some(false) => Mark::Fails(self.failed(f)),
+            // Passed without looking at claims: the pod has none, or an earlier PreFilter
+            // rejected it before this one ran.
             Some(true) => {
-                let names = details(&f).map(devices).unwrap_or_default();
+                let names = devices(details(&f)?);
                 Mark::Passes(
                     (!names.is_empty())
                         .then(|| format!("✓ {}", crate::scheduler::explain::few(&names))),
