@@ -54,8 +54,11 @@ fn normalized(v: &Value) -> Value {
     }
 }
 
-/// Per claim (by name, without its namespace), the (request, driver) pairs and counts.
-fn shape(allocation: &Value) -> Vec<(String, BTreeMap<(String, String), usize>)> {
+/// A claim's name (without its namespace) and its (request, driver) pairs with their counts.
+type Shape = (String, BTreeMap<(String, String), usize>);
+
+/// Per claim, its [`Shape`].
+fn shape(allocation: &Value) -> Vec<Shape> {
     let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
     allocation
         .as_array()
