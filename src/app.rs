@@ -204,6 +204,7 @@ fn write_snapshot(
             Omission::Workloads(r) => Note::SnapshotWithoutWorkloads(r.into()),
             Omission::PreemptionObjects(r) => Note::SnapshotWithoutPreemptionObjects(r.into()),
             Omission::Storage(r) => Note::SnapshotWithoutStorage(r.into()),
+            Omission::Dra(r) => Note::SnapshotWithoutDra(r.into()),
             Omission::Admission(r) => Note::SnapshotWithoutAdmissionObjects(r.into()),
             Omission::Events(r) => Note::SnapshotWithoutEvents(r.into()),
         })

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::resource::v1 as resource;
 use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
@@ -15,6 +16,7 @@ use super::error::{ClusterError, unless_forbidden};
 use super::notes::{Omission, Refused};
 use super::pager::{Decode, Page};
 use super::requests::Request;
+use crate::state::dra;
 use crate::state::labels::Labels;
 use crate::state::needs::{AnyPod, NamespaceLabels, Needs};
 use crate::state::resources::ImageNames;
@@ -146,6 +148,15 @@ impl Live {
                     objects.extend(listed);
                 }
                 Err(refused) => omissions.push(Omission::Storage(Refused::new(&refused, target))),
+            }
+        }
+        if needs.dra {
+            match self.dra().await? {
+                Ok(listed) => {
+                    objects.read(Kinds::Dra);
+                    objects.extend(listed);
+                }
+                Err(refused) => omissions.push(Omission::Dra(Refused::new(&refused, target))),
             }
         }
         if let Some(workloads) = workloads? {
@@ -439,6 +450,53 @@ impl Live {
         match drivers.await? {
             Ok(items) => objects.extend(items),
             Err(req) => return Ok(Err(req)),
+        }
+        Ok(Ok(objects))
+    }
+
+    /// Every DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate
+    /// (resource.k8s.io/v1), what DynamicResources reads; `Err(request)` when one list is
+    /// forbidden.
+    async fn dra(&self) -> Result<Result<Vec<Object>, Request>, ClusterError> {
+        let lists = [
+            self.list_all("deviceclasses", false, |o: resource::DeviceClass| {
+                Some(Object::DeviceClass(Box::new(dra::from_api::device_class(
+                    &o,
+                ))))
+            })
+            .await,
+            self.list_all("resourceslices", false, |o: resource::ResourceSlice| {
+                Some(Object::ResourceSlice(Box::new(
+                    dra::from_api::resource_slice(&o),
+                )))
+            })
+            .await,
+            self.list_all("resourceclaims", true, |o: resource::ResourceClaim| {
+                Some(Object::ResourceClaim(Box::new(
+                    dra::from_api::resource_claim(&o),
+                )))
+            })
+            .await,
+            self.list_all(
+                "resourceclaimtemplates",
+                true,
+                |o: resource::ResourceClaimTemplate| {
+                    Some(Object::ResourceClaimTemplate(Box::new(
+                        dra::from_api::resource_claim_template(&o),
+                    )))
+                },
+            )
+            .await,
+        ];
+        let mut objects = Vec::new();
+        for list in lists {
+            match list {
+                Ok(Ok(items)) => objects.extend(items),
+                Ok(Err(req)) => return Ok(Err(req)),
+                // A server without resource.k8s.io/v1 (before 1.34) has none of them.
+                Err(ClusterError::NotServed { .. }) => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(Ok(objects))
     }

@@ -42,6 +42,8 @@ pub enum Omission {
     PreemptionObjects(Refused),
     /// The storage objects the volume plugins read.
     Storage(Refused),
+    /// The DRA objects DynamicResources reads.
+    Dra(Refused),
     /// LimitRanges, RuntimeClasses or a namespace, read for admission.
     Admission(Refused),
     /// The scheduler's FailedScheduling events.

@@ -13,6 +13,7 @@ use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::node::v1 as node;
 use k8s_openapi::api::policy::v1 as policy;
+use k8s_openapi::api::resource::v1 as resource;
 use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::api::storage::v1 as storage;
 use kube::api::Api;
@@ -34,8 +35,9 @@ impl Live {
     /// Writes nodes, non-terminal pods, namespaces, Services, ReplicationControllers,
     /// ReplicaSets, StatefulSets, Deployments, PodDisruptionBudgets, PriorityClasses,
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
-    /// LimitRanges, RuntimeClasses and the scheduler's FailedScheduling events as one `v1
-    /// List` in YAML. Returns what was left out: a list the API server refused.
+    /// DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates, LimitRanges,
+    /// RuntimeClasses and the scheduler's FailedScheduling events as one `v1 List` in YAML.
+    /// Returns what was left out: a list the API server refused.
     pub fn write_snapshot(
         &self,
         out: &mut dyn Write,
@@ -195,6 +197,42 @@ impl Live {
                 Ok(()) => {}
                 Err((ClusterError::Forbidden(_), req)) => {
                     omitted.push(Omission::Storage(Refused::new(&req, &self.server.target)))
+                }
+                Err((e, _)) => return Err(e),
+            }
+        }
+        // What DynamicResources reads. A server without resource.k8s.io/v1 (before 1.34)
+        // has none of them to write.
+        let device_classes: Api<resource::DeviceClass> = Api::all(self.server.client.clone());
+        let slices: Api<resource::ResourceSlice> = Api::all(self.server.client.clone());
+        let resource_claims: Api<resource::ResourceClaim> = Api::all(self.server.client.clone());
+        let templates: Api<resource::ResourceClaimTemplate> = Api::all(self.server.client.clone());
+        let [dc, rs, rc, rct] = [
+            ("deviceclasses", false),
+            ("resourceslices", false),
+            ("resourceclaims", true),
+            ("resourceclaimtemplates", true),
+        ]
+        .map(|(resource, namespaced)| Request::new("list", resource, namespaced));
+        let results = [
+            self.snapshot_resource(&device_classes, dc.clone(), None, out, contents)
+                .await
+                .map_err(|e| (e, dc)),
+            self.snapshot_resource(&slices, rs.clone(), None, out, contents)
+                .await
+                .map_err(|e| (e, rs)),
+            self.snapshot_resource(&resource_claims, rc.clone(), None, out, contents)
+                .await
+                .map_err(|e| (e, rc)),
+            self.snapshot_resource(&templates, rct.clone(), None, out, contents)
+                .await
+                .map_err(|e| (e, rct)),
+        ];
+        for r in results {
+            match r {
+                Ok(()) | Err((ClusterError::NotServed { .. }, _)) => {}
+                Err((ClusterError::Forbidden(_), req)) => {
+                    omitted.push(Omission::Dra(Refused::new(&req, &self.server.target)))
                 }
                 Err((e, _)) => return Err(e),
             }
@@ -572,6 +610,7 @@ mod tests {
                 "nominatedNodeName": "n1", "podIP": "10.0.0.1",
                 "resources": {"requests": {"cpu": "600m"}},
                 "allocatedResources": {"cpu": "550m"},
+                "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "gpu-claim"}],
                 "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
                 "containerStatuses": [{"name": "c", "image": "reg/web:1", "imageID": "",
                     "ready": true, "restartCount": 0, "allocatedResources": {"cpu": "100m"},

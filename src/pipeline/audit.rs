@@ -51,6 +51,7 @@ pub fn audit(options: &Options, request: &Request) -> Result<Outcome<Audited>, E
     });
     need.disruption_budgets = scope.pending;
     need.storage = scope.pending;
+    need.dra = scope.pending;
     let (state, mut read) = run.read(&need)?;
     let clusters = run.edit(state)?;
     let mut profiles = BTreeMap::new();

@@ -30,6 +30,7 @@ pub mod audit;
 mod evaluate;
 pub mod explain;
 pub mod replicas;
+pub mod resource_claims;
 mod source;
 #[cfg(test)]
 mod tests;

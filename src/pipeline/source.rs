@@ -72,6 +72,7 @@ impl Source {
                     Omission::Workloads(r) => Note::WorkloadsForbidden(r.into()),
                     Omission::PreemptionObjects(r) => Note::PreemptionObjectsForbidden(r.into()),
                     Omission::Storage(r) => Note::StorageForbidden(r.into()),
+                    Omission::Dra(r) => Note::DraForbidden(r.into()),
                     Omission::Admission(r) => Note::AdmissionObjectsForbidden(r.into()),
                     Omission::Events(r) => Note::EventsForbidden(r.into()),
                 });

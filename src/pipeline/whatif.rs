@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::admission::{Admission, Created};
 use super::explain::{Explained, diffed};
 use super::replicas::{WorkloadRun, simulate};
+use super::resource_claims;
 use super::{Clusters, Options, Outcome, Run, Source, explain_pod};
 use crate::cluster::Live;
 use crate::error::Error;
@@ -114,7 +115,9 @@ pub fn whatif(
     };
     let last = pods.len().saturating_sub(1);
     for (i, (planned, profile)) in pods.into_iter().zip(&profiles).enumerate() {
-        let (pod, manifest) = admission.admit(planned.created, &clusters.edited)?;
+        let (mut pod, manifest) = admission.admit(planned.created, &clusters.edited)?;
+        let states = std::iter::once(&mut clusters.edited).chain(clusters.unedited.as_mut());
+        resource_claims::create_claims(&mut pod, states);
         let first = Replica {
             pod,
             subject: Subject::Manifest(manifest),
@@ -320,7 +323,8 @@ impl Workloads<'_> {
             }
             let mut created = self.admission.create(m.as_replica(k))?;
             let claims = std::mem::take(&mut created.claims);
-            let (p, _) = self.admission.admit(created, target)?;
+            let (mut p, _) = self.admission.admit(created, target)?;
+            resource_claims::create_claims(&mut p, [&mut *target]);
             if let Some(volumes) = target.volumes_mut() {
                 claims.iter().for_each(|c| volumes.add_template_claim(c));
             }

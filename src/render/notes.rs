@@ -79,6 +79,16 @@ impl Display for Note {
                 r.user,
                 r.context
             ),
+            Note::DraForbidden(r) => write!(
+                f,
+                "cannot {} (403 Forbidden for user {} in context {}): the pod's ResourceClaims \
+                 are shown as not evaluated; grant list on \
+                 deviceclasses, resourceslices, resourceclaims and resourceclaimtemplates \
+                 (resource.k8s.io) to evaluate it",
+                Request(r),
+                r.user,
+                r.context
+            ),
             Note::EventsForbidden(r) => write!(
                 f,
                 "cannot {}{} (403 Forbidden for user {} in context {}): the scheduler's own \
@@ -231,6 +241,14 @@ impl Display for Note {
                 f,
                 "{resource} left out: list {resource} is forbidden for user {} in context {}; \
                  the storage plugins will show as not evaluated for pods with volumes",
+                r.user,
+                r.context,
+                resource = r.resource
+            ),
+            Note::SnapshotWithoutDra(r) => write!(
+                f,
+                "{resource} left out: list {resource} is forbidden for user {} in context {}; \
+                 pods' ResourceClaims will show as not evaluated",
                 r.user,
                 r.context,
                 resource = r.resource

@@ -572,6 +572,15 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let daemon = doc.daemon_set.is_some();
     let mut head: Vec<&str> = vec!["NODE", "FITS"];
     head.extend(RULE_COLUMNS.map(|(_, name)| name));
+    let tables = doc.tables();
+    // DEVICES only for a pod with ResourceClaims, whose nodes have such a cell.
+    let devices = doc
+        .nodes
+        .iter()
+        .any(|n| !rule_cell(Column::Devices, n, tables).is_empty());
+    if devices {
+        head.push("DEVICES");
+    }
     head.push("OTHER");
     if !daemon {
         head.push("SCORE");
@@ -585,7 +594,6 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     let current = doc.current.as_ref().map(|c| c.node.as_str());
     let (shown, grouped) = rows_shown(doc, opts);
     let names = NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), opts.wide);
-    let tables = doc.tables();
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
@@ -598,6 +606,9 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         };
         let mut row = vec![name, verdict.to_string()];
         row.extend(RULE_COLUMNS.map(|(column, _)| rule_cell(column, n, tables)));
+        if devices {
+            row.push(rule_cell(Column::Devices, n, tables));
+        }
         row.push(other_cell(n));
         if !daemon {
             row.push(n.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()));

@@ -220,6 +220,9 @@ pub struct NodeReport {
     /// [`Explanation::suggest`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<suggestions::Suggestion>,
+    /// Fields a plugin adds to the node of its own (DynamicResources' `dra`).
+    #[serde(flatten)]
+    pub own: std::collections::BTreeMap<&'static str, serde_json::Value>,
 }
 
 /// The pods nominated to a node (by an earlier preemption) whose priority is at least the
@@ -249,7 +252,8 @@ impl From<Nominated> for NominatedPods {
 /// messages joined with ", ". Returns the message and whether it is complete (every PostFilter
 /// plugin was evaluated).
 pub fn failed_scheduling_message(eval: &Evaluation) -> Option<(String, bool)> {
-    if eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
+    // An error ends the cycle instead (a Filter's, or with feasible nodes a Score's).
+    if !eval.errors.is_empty() || eval.nodes.iter().any(|x| x.verdict != Verdict::Infeasible) {
         return None;
     }
     let prefilter = eval
@@ -426,6 +430,11 @@ impl Explanation {
                 .into_iter()
                 .filter_map(|(_, i)| slots[i as usize].take())
                 .map(|n| NodeReport {
+                    own: n
+                        .filters
+                        .iter()
+                        .filter_map(|f| crate::scheduler::explain_of(f.plugin).node_fields(f))
+                        .collect(),
                     feasible: n.verdict == Verdict::Feasible,
                     verdict: n.verdict,
                     reported: n.reported,

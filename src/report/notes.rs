@@ -26,6 +26,8 @@ pub enum Note {
     WorkloadsForbidden(Refusal),
     /// A list of storage objects was refused: the volume plugins are not evaluated.
     StorageForbidden(Refusal),
+    /// A list of DRA objects was refused: DynamicResources is not evaluated.
+    DraForbidden(Refusal),
     /// Listing the pod's events was refused: the scheduler's own message is not shown.
     EventsForbidden(Refusal),
     /// `whatif`: what the API server's validation says about a scheduling field.
@@ -97,6 +99,8 @@ pub enum Note {
     SnapshotWithoutPreemptionObjects(Refusal),
     /// `snapshot`: a storage kind was left out, its list refused.
     SnapshotWithoutStorage(Refusal),
+    /// `snapshot`: a DRA kind was refused and left out.
+    SnapshotWithoutDra(Refusal),
     /// `whatif` of a workload: the first replica whose top total was shared by several nodes
     /// (`nodes` of them, `node` picked), how many replicas had a tie, the `--seed` if any, and
     /// whether replicas came after it.

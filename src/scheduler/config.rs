@@ -285,6 +285,22 @@ impl FeatureGates {
         self.given.insert(name.to_string(), value);
     }
 
+    /// The structured allocator's features (`AllocatorFeatures`), from the DRA gates as
+    /// given, else their 1.35 defaults: DRAAdminAccess and DRAPrioritizedList beta and on,
+    /// the others alpha and off. (The per-release table of defaults is the releases' own.)
+    pub fn dra_features(&self) -> super::dra::allocator::Features {
+        let on = |name: &str, default: bool| self.given.get(name).copied().unwrap_or(default);
+        super::dra::allocator::Features {
+            admin_access: on("DRAAdminAccess", true),
+            prioritized_list: on("DRAPrioritizedList", true),
+            partitionable_devices: on("DRAPartitionableDevices", false),
+            device_taints: on("DRADeviceTaints", false),
+            device_binding_and_status: on("DRADeviceBindingConditions", false)
+                && on("DRAResourceClaimDeviceStatus", true),
+            consumable_capacity: on("DRAConsumableCapacity", false),
+        }
+    }
+
     /// Gates we were given that change nothing we evaluate, so the user can be told.
     pub fn unmodelled(&self) -> Vec<String> {
         self.given
@@ -296,6 +312,13 @@ impl FeatureGates {
                         | "SidecarContainers"
                         | GATE_NODE_INCLUSION_POLICY
                         | GATE_MATCH_LABEL_KEYS
+                        | "DRAAdminAccess"
+                        | "DRAPrioritizedList"
+                        | "DRAPartitionableDevices"
+                        | "DRADeviceTaints"
+                        | "DRADeviceBindingConditions"
+                        | "DRAResourceClaimDeviceStatus"
+                        | "DRAConsumableCapacity"
                 )
             })
             .cloned()

@@ -67,6 +67,7 @@ pub(crate) fn post_filter(
     pre_filter_ran: &[&PluginId],
     nodes: &[NodeResult],
     dry_run: &DryRun<'_>,
+    dynamic_resources_answer: Option<Result<String, String>>,
 ) -> Vec<PostFilterReport> {
     let mut reports: Vec<PostFilterReport> = Vec::with_capacity(plugins.len());
     let mut stopped_by: Option<&PluginId> = None;
@@ -81,7 +82,12 @@ pub(crate) fn post_filter(
             continue;
         }
         let (r, end) = match name {
-            PluginId::DynamicResources => dynamic_resources(input, name, pre_filter_ran),
+            PluginId::DynamicResources => dynamic_resources(
+                input,
+                name,
+                pre_filter_ran,
+                dynamic_resources_answer.clone(),
+            ),
             PluginId::DefaultPreemption => default_preemption(input, nodes, name, dry_run),
             _ => (
                 report(
@@ -127,6 +133,7 @@ fn dynamic_resources(
     input: Input<'_>,
     name: &PluginId,
     pre_filter_ran: &[&PluginId],
+    answer: Option<Result<String, String>>,
 ) -> (PostFilterReport, End) {
     if !pre_filter_ran.contains(&name) {
         // `getStateData` finds nothing in the cycle state: an Error status whose message is
@@ -135,6 +142,11 @@ fn dynamic_resources(
             report(name, Some("not found".to_string()), true, None),
             End::Stop,
         );
+    }
+    match answer {
+        Some(Ok(message)) => return (report(name, Some(message), true, None), End::Next),
+        Some(Err(message)) => return (report(name, Some(message), true, None), End::Stop),
+        None => {}
     }
     if input.pod.template.has_resource_claims {
         let note = "the pod has ResourceClaims: deallocating claims is not evaluated";

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::balanced_allocation;
+use super::dynamic_resources;
 use super::image_locality;
 use super::inter_pod_affinity;
 use super::node_affinity;
@@ -84,6 +85,7 @@ per_plugin! {
         VolumeBinding(Box<volume_binding::FilterDetails>),
         VolumeZone(Box<volume_zone::FilterDetails>),
         NodeDeclaredFeatures(node_declared_features::FilterDetails),
+        DynamicResources(Box<dynamic_resources::FilterDetails>),
     }
 }
 
@@ -101,6 +103,7 @@ per_plugin! {
         BalancedAllocation(balanced_allocation::ScoreDetails),
         /// Shared by the candidates that have the same of the pod's images.
         ImageLocality(Arc<image_locality::ScoreDetails>),
+        DynamicResources(dynamic_resources::ScoreDetails),
     }
 }
 

@@ -26,6 +26,8 @@ pub enum Column {
     PodAffinity,
     AntiAffinity,
     Spread,
+    /// The devices allocated for the pod's ResourceClaims (shown only for such a pod).
+    Devices,
 }
 
 /// A plugin's part of a cell. A column's cell joins the parts of its plugins that fail or
@@ -160,6 +162,11 @@ pub trait Explain: Sync {
     /// What on a node breaks a running pod's rule, in the rule's own terms (the audit).
     fn broken(&self, _details: &FilterDetails) -> String {
         String::new()
+    }
+
+    /// A field of its own in the node's JSON (its name and value), read from its Filter entry.
+    fn node_fields(&self, _f: FilterResult<'_>) -> Option<(&'static str, serde_json::Value)> {
+        None
     }
 }
 

@@ -122,7 +122,18 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
     // `schedulePod`: with one feasible node the scheduler takes it, with none it fails;
     // `prioritizeNodes` returns at the first PreScore error (`RunPreScorePlugins` stops
     // there), so Score never runs after one.
-    let (scoring, errors) = if candidates.len() < 2 || nominated_node.is_some() {
+    // `findNodesThatPassFilters`: a Filter error ends the cycle with that error (the first
+    // node's here; upstream's, of whichever node's Filter failed first in parallel), and
+    // neither Score nor PostFilter runs.
+    let filter_error = nodes.iter().find_map(|n| {
+        n.reported
+            .as_ref()
+            .filter(|r| r.code == Code::Error)
+            .map(|r| r.reason.to_string())
+    });
+    let (scoring, errors) = if let Some(e) = filter_error.clone() {
+        (Scoring::NotRun, vec![e])
+    } else if candidates.len() < 2 || nominated_node.is_some() {
         (Scoring::NotRun, Vec::new())
     } else if let Some(first) = pre_score.errors.into_iter().next() {
         (Scoring::StoppedAtPreScore, vec![first])
@@ -130,7 +141,11 @@ pub fn evaluate(input: Input<'_>, profile: &Profile) -> Evaluation {
         (Scoring::Ran, score_errors)
     };
     let (pod_terms, topology_spread) = tables(&mut plugins);
-    let post_filter = run_post_filter(input, profile, &plugins, &pre_filter, &nodes);
+    let post_filter = if filter_error.is_some() {
+        Vec::new()
+    } else {
+        run_post_filter(input, profile, &plugins, &pre_filter, &nodes)
+    };
     Evaluation {
         pre_filter: pre_filter.reports,
         pre_score: pre_score.reports,
@@ -629,7 +644,12 @@ fn run_post_filter(
             filter_removing(cycle, &pre_filter.skipped, dry, profile, node)
         }
     };
-    default_preemption::post_filter(input, &profile.post_filter, &ran, nodes, &dry_run)
+    let reported: Vec<Option<&ReportedStatus>> =
+        nodes.iter().map(|n| n.reported.as_ref()).collect();
+    let dra = cycle
+        .get(&PluginId::DynamicResources)
+        .and_then(|p| p.post_filter(&reported));
+    default_preemption::post_filter(input, &profile.post_filter, &ran, nodes, &dry_run, dra)
 }
 
 /// Filter on one node with `dry.removed` (pods of that node) taken out, for preemption's

@@ -14,6 +14,8 @@ pub mod balanced_allocation;
 pub mod config;
 pub mod default_preemption;
 pub mod details;
+pub mod dra;
+pub mod dynamic_resources;
 pub mod explain;
 pub mod framework;
 pub mod image_locality;

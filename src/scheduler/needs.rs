@@ -67,6 +67,7 @@ pub fn needs(pod: &Pod, profile: &Profile) -> Needs {
     ]
     .into_iter()
     .any(|k| k.relevant(pod).is_some() && runs(profile, &k.id()));
+    needs.dra = pod.template.has_resource_claims && runs(profile, &PluginId::DynamicResources);
     needs
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use crate::state::{ClusterState, Node, NodeUsage, Pod};
 
 use super::plugin_id::PluginId;
-use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
+use super::status::{PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status};
 
 /// Upstream's `MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;
@@ -110,6 +110,13 @@ pub(crate) trait Plugin {
         Ok((0, None))
     }
     fn normalize(&self, _scores: &mut [i64]) {}
+    /// PostFilter, for a plugin with one besides DefaultPreemption: `Ok(message)` for an
+    /// Unschedulable status (the next PostFilter plugin runs), `Err(message)` for one that
+    /// ends PostFilter. `None`: nothing of its own to say (the framework then says it).
+    /// `reported` is each node's recorded Filter status.
+    fn post_filter(&self, _reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>> {
+        None
+    }
     /// Called once, after Score.
     fn tables(&mut self) -> Option<Self::Tables> {
         None

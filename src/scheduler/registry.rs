@@ -10,6 +10,7 @@ use crate::state::Pod;
 
 use super::balanced_allocation::{self, BalancedAllocation};
 use super::details::{FilterDetails, ScoreDetails, Tables};
+use super::dynamic_resources::{self, DynamicResources};
 use super::explain::{Explain, Silent};
 use super::image_locality::{self, ImageLocality};
 use super::inter_pod_affinity::{self, InterPodAffinity};
@@ -25,7 +26,7 @@ use super::plugin_id::PluginId;
 use super::pod_topology_spread::{self, PodTopologySpread};
 use super::profile::Profile;
 use super::result::{FilterCell, ScoreCell};
-use super::status::{PreFilterOutcome, PreScoreOutcome, Status};
+use super::status::{PreFilterOutcome, PreScoreOutcome, ReportedStatus, Status};
 use super::storage;
 use super::taint_toleration::{self, TaintToleration};
 use super::volume_binding::{self, VolumeBinding};
@@ -54,6 +55,7 @@ pub(crate) trait Registered {
     /// at the first error, which upstream returns for the plugin.
     fn score_all(&self, candidates: &[usize]) -> Result<Vec<ScoreCell>, String>;
     fn normalize(&self, scores: &mut [i64]);
+    fn post_filter(&self, reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>>;
     fn tables(&mut self) -> Option<Tables>;
 }
 
@@ -121,6 +123,10 @@ where
         Plugin::normalize(self, scores);
     }
 
+    fn post_filter(&self, reported: &[Option<&ReportedStatus>]) -> Option<Result<String, String>> {
+        Plugin::post_filter(self, reported)
+    }
+
     fn tables(&mut self) -> Option<Tables> {
         Plugin::tables(self).map(Into::into)
     }
@@ -157,8 +163,7 @@ static REGISTRY: [Registration; 16] = [
     Registration { id: PluginId::VolumeBinding, make: |i, p| made(VolumeBinding::new(i, &p.gates)), explain: &volume_binding::explain::Explainer },
     Registration { id: PluginId::VolumeZone, make: |i, _| made(VolumeZone::new(i)), explain: &volume_zone::explain::Explainer },
     Registration { id: PluginId::NodeDeclaredFeatures, make: |i, _| made(NodeDeclaredFeatures::new(i)), explain: &node_declared_features::explain::Explainer },
-    // Modelled only for a pod without ResourceClaims, whose PreFilter it skips.
-    Registration { id: PluginId::DynamicResources, make: |i, _| storage::Kind::DynamicResources.relevant(i.pod).is_none().then(|| made(storage::Skipped)).flatten(), explain: &storage::explain::DynamicResources },
+    Registration { id: PluginId::DynamicResources, make: |i, p| if i.pod.template.has_resource_claims { made(DynamicResources::new(i, &p.gates)) } else { made(storage::Skipped) }, explain: &dynamic_resources::explain::Explainer },
 ];
 
 /// The plugin `id`, for this pod under this profile; `None` when this version does not model

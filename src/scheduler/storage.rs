@@ -1,14 +1,11 @@
 //! What the storage plugins share: the PreFilter test each one skips a pod by (`Kind`), the
 //! look-ups of a pod's claims as their listers answer them, and why one is not evaluated
 //! (`Gap`). VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone each have
-//! a file of their own; DynamicResources (ResourceClaims and ResourceSlices are not read) is
-//! modelled only as far as its PreFilter: Skip for a pod without ResourceClaims, and not
-//! evaluated (never passed) for one with them.
+//! a file of their own; DynamicResources too (`dynamic_resources.rs`), save its PreFilter
+//! Skip for a pod without ResourceClaims ([`Skipped`]).
 //!
 //! Upstream: pkg/scheduler/framework/plugins/{volumerestrictions,nodevolumelimits,
 //! volumebinding,volumezone,dynamicresources}.
-
-pub mod explain;
 
 use std::convert::Infallible;
 

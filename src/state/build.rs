@@ -8,8 +8,8 @@ use crate::state::defaults;
 use crate::state::node::Node;
 use crate::state::parts::{self, NodeParts, Owner, PodParts};
 use crate::state::pod::{
-    AffinityTerm, ControllerRef, Pod, PodAffinity, PodRef, PodTemplate, RESTART_ALL_CONTAINERS,
-    SpreadConstraint, VolumeKinds,
+    AffinityTerm, ControllerRef, Pod, PodAffinity, PodClaim, PodRef, PodTemplate,
+    RESTART_ALL_CONTAINERS, SpreadConstraint, VolumeKinds,
 };
 use crate::state::resources::{NodeResources, PodResources, ResourcesMemo};
 use crate::state::selector::{self, LabelSelector};
@@ -175,6 +175,10 @@ impl Pod {
             .filter(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
             .map(|a| Arc::new(parse_pod_affinity(a, &namespace)));
         let controller = controller_of(metadata.owner_references.into_iter().flatten());
+        let claim_statuses = status
+            .as_mut()
+            .and_then(|s| s.resource_claim_statuses.take())
+            .unwrap_or_default();
         Pod {
             id: Arc::new(PodRef {
                 namespace: Arc::from(namespace),
@@ -222,6 +226,21 @@ impl Pod {
                     .chain(spec.init_containers.iter().flatten())
                     .flat_map(|c| c.restart_policy_rules.iter().flatten())
                     .any(|r| r.action == RESTART_ALL_CONTAINERS),
+                resource_claims: spec
+                    .resource_claims
+                    .take()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| PodClaim {
+                        status: claim_statuses
+                            .iter()
+                            .find(|s| s.name == c.name)
+                            .map(|s| s.resource_claim_name.clone()),
+                        name: c.name,
+                        claim_name: c.resource_claim_name,
+                        template_name: c.resource_claim_template_name,
+                    })
+                    .collect(),
                 volumes: VolumeKinds::of(spec.volumes.as_deref().unwrap_or_default()),
                 storage: spec
                     .volumes

@@ -18,6 +18,7 @@ mod cluster;
 pub mod decode;
 mod defaults;
 mod disruption_budget;
+pub mod dra;
 pub mod edits;
 pub mod events;
 mod index;
@@ -58,7 +59,7 @@ pub use manifest::{
 pub use node::Node;
 pub use objects::{Kinds, Object, Objects};
 pub use pod::{
-    AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodRef, PodTemplate,
+    AffinityTerm, ControllerRef, OwnerKind, Pod, PodAffinity, PodClaim, PodRef, PodTemplate,
     SpreadConstraint, VolumeKinds,
 };
 pub use priority_class::{Admitted, PriorityClass, PriorityClassObject, admit};

@@ -23,6 +23,9 @@ pub struct Needs {
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers:
     /// a pod uses claims or volumes the storage plugins count.
     pub storage: bool,
+    /// DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates: a pod has
+    /// ResourceClaims.
+    pub dra: bool,
     /// Namespaces of pods to admit: their LimitRanges and admission annotations.
     pub admission_namespaces: BTreeSet<String>,
     /// RuntimeClasses: a pod to admit names one.
@@ -82,6 +85,7 @@ impl Needs {
         self.disruption_budgets |= other.disruption_budgets;
         self.priority_classes |= other.priority_classes;
         self.storage |= other.storage;
+        self.dra |= other.dra;
         self.admission_namespaces.extend(other.admission_namespaces);
         self.runtime_classes |= other.runtime_classes;
         self.any_pod = std::mem::take(&mut self.any_pod).merge(other.any_pod);

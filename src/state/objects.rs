@@ -20,6 +20,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::admission::{AdmissionObjects, NamespaceAnnotations};
 use super::disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
+use super::dra::{self, DraObjects};
 use super::events::{self, SchedulingEvent, SchedulingEvents};
 use super::labels::Labels;
 use super::limit_range::LimitRange;
@@ -69,6 +70,10 @@ pub enum Object {
     StorageClass(StorageClass),
     CsiNode(CsiNode),
     CsiDriver(CsiDriver),
+    DeviceClass(Box<dra::DeviceClass>),
+    ResourceSlice(Box<dra::ResourceSlice>),
+    ResourceClaim(Box<dra::ResourceClaim>),
+    ResourceClaimTemplate(Box<dra::ResourceClaimTemplate>),
     /// A pod's FailedScheduling event: the pod `(namespace, name)`, when it was last seen.
     SchedulingEvent {
         pod: (String, String),
@@ -87,6 +92,8 @@ pub enum Kinds {
     Workloads,
     /// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers.
     Storage,
+    /// DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates.
+    Dra,
 }
 
 /// What the evaluation reads beside nodes and pods, and which of it was read at all.
@@ -104,6 +111,9 @@ pub struct Objects {
     /// `None` when no storage object was read, so the storage plugins cannot be evaluated
     /// for a pod that uses them.
     volumes: Option<Volumes>,
+    /// `None` when no DRA object was read, so DynamicResources cannot be evaluated for a pod
+    /// with ResourceClaims.
+    dra: Option<DraObjects>,
     /// The latest FailedScheduling event per pod.
     scheduling_events: SchedulingEvents,
     /// Which names of the nodes' images were read: all of them, or, read live, only those of
@@ -162,6 +172,10 @@ impl Objects {
             Object::StorageClass(c) => self.volumes_or_new().add_class(c),
             Object::CsiNode(n) => self.volumes_or_new().add_csi_node(n),
             Object::CsiDriver(d) => self.volumes_or_new().add_csi_driver(d),
+            Object::DeviceClass(c) => self.dra_or_new().classes.push(*c),
+            Object::ResourceSlice(sl) => self.dra_or_new().slices.push(*sl),
+            Object::ResourceClaim(c) => self.dra_or_new().claims.push(*c),
+            Object::ResourceClaimTemplate(t) => self.dra_or_new().templates.push(*t),
             Object::SchedulingEvent { pod, when, event } => {
                 self.scheduling_events.add(pod, when, event)
             }
@@ -180,6 +194,9 @@ impl Objects {
             Kinds::Storage => {
                 self.volumes_or_new();
             }
+            Kinds::Dra => {
+                self.dra_or_new();
+            }
         }
     }
 
@@ -195,6 +212,22 @@ impl Objects {
 
     fn volumes_or_new(&mut self) -> &mut Volumes {
         self.volumes.get_or_insert_with(Default::default)
+    }
+
+    fn dra_or_new(&mut self) -> &mut DraObjects {
+        self.dra.get_or_insert_with(Default::default)
+    }
+
+    /// The DRA objects; `None` when none of their kinds was read.
+    #[inline]
+    pub fn dra(&self) -> Option<&DraObjects> {
+        self.dra.as_ref()
+    }
+
+    /// The DRA objects, to add the claims the resourceclaim controller would create for a
+    /// `whatif` pod; `None` when none were read.
+    pub fn dra_mut(&mut self) -> Option<&mut DraObjects> {
+        self.dra.as_mut()
     }
 
     /// Namespace labels by name; `None` when namespaces were not read at all.
@@ -278,6 +311,7 @@ impl Objects {
                 &self.priority_classes,
                 &self.admission,
                 &self.volumes,
+                &self.dra,
                 &self.scheduling_events,
             )
         )
@@ -286,7 +320,7 @@ impl Objects {
 
 impl Object {
     /// The kinds [`Object::decode`] reads from a file, as their objects name them.
-    pub const KINDS: [&'static str; 15] = [
+    pub const KINDS: [&'static str; 19] = [
         "Namespace",
         "Service",
         "ReplicationController",
@@ -301,6 +335,10 @@ impl Object {
         "StorageClass",
         "CSINode",
         "CSIDriver",
+        "DeviceClass",
+        "ResourceSlice",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
         "Event",
     ];
 
@@ -359,6 +397,18 @@ impl Object {
             "StorageClass" => Object::StorageClass(StorageClass::from_api(&obj.decode(path)?)),
             "CSINode" => Object::CsiNode(CsiNode::from_api(&obj.decode(path)?)),
             "CSIDriver" => Object::CsiDriver(CsiDriver::from_api(&obj.decode(path)?)),
+            "DeviceClass" => {
+                Object::DeviceClass(Box::new(dra::from_api::device_class(&obj.decode(path)?)))
+            }
+            "ResourceSlice" => {
+                Object::ResourceSlice(Box::new(dra::from_api::resource_slice(&obj.decode(path)?)))
+            }
+            "ResourceClaim" => {
+                Object::ResourceClaim(Box::new(dra::from_api::resource_claim(&obj.decode(path)?)))
+            }
+            "ResourceClaimTemplate" => Object::ResourceClaimTemplate(Box::new(
+                dra::from_api::resource_claim_template(&obj.decode(path)?),
+            )),
             // A core/v1 Event, as `kubectl get events -o yaml` writes it.
             "Event" if obj.api_version() == "v1" => {
                 match events::of(&obj.decode::<core::Event>(path)?) {

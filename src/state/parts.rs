@@ -71,6 +71,9 @@ pub(crate) struct Status {
     pub(crate) resources: Option<spec::ResourceRequirements>,
     #[serde(default)]
     pub(crate) allocated_resources: Option<BTreeMap<String, Quantity>>,
+    /// The claims the resourceclaim controller made from the pod's templates.
+    #[serde(default)]
+    pub(crate) resource_claim_statuses: Option<Vec<spec::PodResourceClaimStatus>>,
 }
 
 #[derive(Deserialize)]
@@ -120,7 +123,7 @@ pub(crate) struct Spec {
     #[serde(default)]
     pub(crate) priority: Option<i32>,
     #[serde(default)]
-    pub(crate) resource_claims: Option<Vec<Checked<spec::PodResourceClaim>>>,
+    pub(crate) resource_claims: Option<Vec<spec::PodResourceClaim>>,
     #[serde(default)]
     pub(crate) resources: Option<spec::ResourceRequirements>,
     #[serde(default)]

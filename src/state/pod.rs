@@ -205,6 +205,8 @@ pub struct PodTemplate {
     /// `RestartAllContainers`: the pod needs nodes declaring
     /// `RestartAllContainersOnContainerExits` (NodeDeclaredFeatures, from 1.36).
     pub restarts_all_containers: bool,
+    /// `spec.resourceClaims`, with what `status.resourceClaimStatuses` says of each.
+    pub resource_claims: Vec<PodClaim>,
     /// What kinds of volumes the pod has, for the storage plugins' PreFilter.
     pub volumes: VolumeKinds,
     /// The volumes the storage plugins read (claims, ephemeral volumes, inline disks), in
@@ -239,6 +241,17 @@ impl Pod {
         }
         self
     }
+}
+
+/// One `spec.resourceClaims[]` entry of a pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodClaim {
+    pub name: String,
+    pub claim_name: Option<String>,
+    pub template_name: Option<String>,
+    /// Its `status.resourceClaimStatuses` entry: `None` when there is none (the controller
+    /// has not made the claim yet), `Some(None)` when it says no claim is needed.
+    pub status: Option<Option<String>>,
 }
 
 /// The volume kinds the storage plugins look at (their PreFilter skips pods without them).

@@ -253,11 +253,18 @@ wire! {
         pub name: String = "name",
     }
 
-    /// `resourceClaims[]`: only their presence is read.
+    /// `resourceClaims[]`: a claim by name, or a template the resourceclaim controller
+    /// makes one from.
     pub struct PodResourceClaim as "PodResourceClaim" {
         pub name: String = "name",
         pub resource_claim_name: Option<String> = "resourceClaimName",
         pub resource_claim_template_name: Option<String> = "resourceClaimTemplateName",
+    }
+
+    /// `status.resourceClaimStatuses[]`: the claim the controller made for a template.
+    pub struct PodResourceClaimStatus as "PodResourceClaimStatus" {
+        pub name: String = "name",
+        pub resource_claim_name: Option<String> = "resourceClaimName",
     }
 
     /// The in-tree sources NodeVolumeLimits counts: only their presence is read.

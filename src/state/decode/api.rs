@@ -118,9 +118,15 @@ impl From<core::Pod> for PodParts {
             overhead: s.overhead.map(quantities),
             preemption_policy: s.preemption_policy,
             priority: s.priority,
-            resource_claims: s
-                .resource_claims
-                .map(|l| l.iter().map(|_| Checked::SET).collect()),
+            resource_claims: s.resource_claims.map(|l| {
+                l.into_iter()
+                    .map(|c| spec::PodResourceClaim {
+                        name: c.name,
+                        resource_claim_name: c.resource_claim_name,
+                        resource_claim_template_name: c.resource_claim_template_name,
+                    })
+                    .collect()
+            }),
             resources: s.resources.map(requirements),
             scheduler_name: s.scheduler_name,
             scheduling_gates: s.scheduling_gates.map(|l| {
@@ -215,6 +221,14 @@ impl From<core::Pod> for PodParts {
                 phase: s.phase,
                 start_time: s.start_time.map(|t| Time(t.0)),
                 nominated_node_name: s.nominated_node_name,
+                resource_claim_statuses: s.resource_claim_statuses.map(|l| {
+                    l.into_iter()
+                        .map(|c| spec::PodResourceClaimStatus {
+                            name: c.name,
+                            resource_claim_name: c.resource_claim_name,
+                        })
+                        .collect()
+                }),
                 conditions: s.conditions.map(|cs| {
                     cs.into_iter()
                         .map(|c| Condition {

@@ -74,6 +74,10 @@ const RESOURCES: &[(&str, &str, bool)] = &[
     ("csidrivers", "CSIDriver", false),
     ("limitranges", "LimitRange", true),
     ("runtimeclasses", "RuntimeClass", false),
+    ("deviceclasses", "DeviceClass", false),
+    ("resourceslices", "ResourceSlice", false),
+    ("resourceclaims", "ResourceClaim", true),
+    ("resourceclaimtemplates", "ResourceClaimTemplate", true),
 ];
 
 fn api_version(plural: &str) -> &'static str {
@@ -83,6 +87,7 @@ fn api_version(plural: &str) -> &'static str {
         "scheduling.k8s.io" => "scheduling.k8s.io/v1",
         "storage.k8s.io" => "storage.k8s.io/v1",
         "node.k8s.io" => "node.k8s.io/v1",
+        "resource.k8s.io" => "resource.k8s.io/v1",
         _ => "v1",
     }
 }
@@ -96,6 +101,9 @@ fn group_of(plural: &str) -> &'static str {
         "priorityclasses" => "scheduling.k8s.io",
         "storageclasses" | "csinodes" | "csidrivers" => "storage.k8s.io",
         "runtimeclasses" => "node.k8s.io",
+        "deviceclasses" | "resourceslices" | "resourceclaims" | "resourceclaimtemplates" => {
+            "resource.k8s.io"
+        }
         _ => "",
     }
 }

@@ -21,6 +21,12 @@ pub fn releases_archive() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle-diff/releases.tar.zst")
 }
 
+/// The DRA corpus's archive: `dra/` with cluster.yaml, pod.yaml, meta.json and
+/// expected.json per case (tests/oracle-diff/README.md).
+pub fn dra_archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle-diff/dra.tar.zst")
+}
+
 /// Unpacks the archive into `dir` and returns every case folder under it, sorted.
 pub fn unpack(dir: &Path) -> Vec<PathBuf> {
     unpack_archive(&archive(), dir)

@@ -489,6 +489,16 @@ pub(super) struct PbPodStatus {
     pub(super) init_container_statuses: Vec<PbContainerStatus>,
     #[prost(string, optional, tag = "11")]
     pub(super) nominated_node_name: Option<String>,
+    #[prost(message, repeated, tag = "15")]
+    pub(super) resource_claim_statuses: Vec<PbPodResourceClaimStatus>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbPodResourceClaimStatus {
+    #[prost(string, optional, tag = "1")]
+    pub(super) name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub(super) resource_claim_name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -532,6 +542,12 @@ impl From<PbPod> for PodParts {
                 init_container_statuses: some_vec(s.init_container_statuses, container_status),
                 resources: None,
                 allocated_resources: None,
+                resource_claim_statuses: some_vec(s.resource_claim_statuses, |c| {
+                    spec::PodResourceClaimStatus {
+                        name: c.name.unwrap_or_default(),
+                        resource_claim_name: c.resource_claim_name,
+                    }
+                }),
             }),
         }
     }
@@ -558,7 +574,11 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
         overhead: quantity_map(s.overhead),
         preemption_policy: s.preemption_policy,
         priority: s.priority,
-        resource_claims: some_vec(s.resource_claims, |_| Checked::SET),
+        resource_claims: some_vec(s.resource_claims, |c| spec::PodResourceClaim {
+            name: c.name.unwrap_or_default(),
+            resource_claim_name: c.resource_claim_name,
+            resource_claim_template_name: c.resource_claim_template_name,
+        }),
         resources: s.resources.map(requirements),
         scheduler_name: non_empty(s.scheduler_name),
         scheduling_gates: some_vec(s.scheduling_gates, |g| spec::PodSchedulingGate {

@@ -208,6 +208,7 @@ const STATUS: Projection = Projection::new(
         (8, Keep::Only(&CONTAINER_STATUS)),
         (10, Keep::Only(&CONTAINER_STATUS)),
         (11, Keep::Whole),
+        (15, Keep::Whole),
     ],
     Keep::Drop,
 );
