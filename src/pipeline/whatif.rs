@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::admission::{Admission, Created};
+use super::controllers::{Controller, Order, create_template_resource_claims};
 use super::explain::{Explained, diffed};
 use super::replicas::{WorkloadRun, simulate};
 use super::{Clusters, Options, Outcome, Run, Source, explain_pod};
@@ -101,6 +102,16 @@ pub fn whatif(
             volumes.add_template_claim(claim);
         }
     }
+    // The objects owning the new workloads' pods exist once the file is applied. Where the
+    // Services could not be read live, default spreading's selector is not derived from the
+    // owner alone (upstream merges both), and the note on the refusal stands.
+    let owners_known = state.workloads().is_some() || matches!(run.source, Source::Snapshot(_));
+    let owners = pods
+        .iter()
+        .filter_map(|a| a.workload.as_ref()?.controller.as_ref());
+    for c in owners.filter(|_| owners_known) {
+        state.objects_mut().add(c.owner());
+    }
     let mut clusters = run.edit(state)?;
     run.check_drill_down(&clusters.edited)?;
     let workloads = Workloads {
@@ -119,7 +130,7 @@ pub fn whatif(
         };
         let (before, mut doc) = match planned.workload {
             None => first.explain(&clusters, &read),
-            Some((m, count)) => {
+            Some(w) => {
                 // Each manifest is evaluated against the cluster as read: replicas placed for
                 // one are not there for the next.
                 let mut scratch;
@@ -130,7 +141,7 @@ pub fn whatif(
                     &mut scratch
                 };
                 let unedited = clusters.unedited.as_ref();
-                match workloads.place(&m, count, first, target, unedited)? {
+                match workloads.place(&w, first, target, unedited)? {
                     Placed::Docs(docs) => *docs,
                     Placed::NothingToScale(nothing) => {
                         return Ok(run.finish(clusters, Ending::NothingToScale(nothing)));
@@ -144,11 +155,30 @@ pub fn whatif(
     Ok(run.finish(clusters, Ending::Evaluated))
 }
 
-/// A manifest's first pod as created, and the workload it is the first replica of with how
-/// many replicas to schedule.
+/// A manifest's first pod as created, and the workload it is the first replica of.
 struct Planned {
     created: Created,
-    workload: Option<(ManifestPod, u32)>,
+    workload: Option<PlannedWorkload>,
+}
+
+/// A workload's replicas to schedule.
+struct PlannedWorkload {
+    manifest: ManifestPod,
+    /// How many (`--replicas`, else its own).
+    count: u32,
+    /// A new workload's controller; `None` with `--scale` (the pods' owner exists) and for
+    /// the kinds default spreading does not read.
+    controller: Option<Controller>,
+}
+
+impl PlannedWorkload {
+    /// Replica `index`'s pod, as its controller creates it.
+    fn replica(&self, index: u32) -> ManifestPod {
+        match &self.controller {
+            Some(c) => c.replica(&self.manifest, index),
+            None => self.manifest.as_replica(index),
+        }
+    }
 }
 
 /// `--server-dry-run`: the live cluster that creates the pods; refused with a snapshot.
@@ -174,11 +204,18 @@ fn plan(
         .into_iter()
         .map(|m| {
             let count = m.replicas.map(|n| request.replicas.unwrap_or(n));
-            let workload = count.map(|n| (m.clone(), n));
-            let first = if workload.is_some() {
-                m.as_replica(0)
-            } else {
-                m
+            let controller = match request.scale {
+                Some(_) => None,
+                None => Controller::of(&m, &admission.namespace),
+            };
+            let workload = count.map(|count| PlannedWorkload {
+                manifest: m.clone(),
+                count,
+                controller,
+            });
+            let first = match &workload {
+                Some(w) => w.replica(0),
+                None => m,
             };
             let created = admission.create(first)?;
             Ok(Planned { created, workload })
@@ -216,6 +253,14 @@ fn needs_of(pods: &[Planned], profiles: &[Profile], dry_run: bool) -> Needs {
     for (a, profile) in pods.iter().zip(profiles) {
         need.add(needs(&a.created.pod, profile));
     }
+    // The owners the apply creates are not read: they do not exist yet.
+    let created: Vec<(String, String)> = pods
+        .iter()
+        .filter_map(|a| a.workload.as_ref()?.controller.as_ref())
+        .map(Controller::owner_key)
+        .collect();
+    need.controllers
+        .retain(|c| !created.contains(&(c.namespace.clone(), c.name.clone())));
     need.priority_classes = true;
     for a in pods.iter().filter(|_| !dry_run) {
         let api_pod = &a.created.api_pod;
@@ -278,8 +323,7 @@ impl Workloads<'_> {
     /// `target`, which keeps them, and with `--diff` on a copy of `unedited`.
     fn place(
         &self,
-        m: &ManifestPod,
-        count: u32,
+        w: &PlannedWorkload,
         first: Replica<'_>,
         target: &mut ClusterState,
         unedited: Option<&ClusterState>,
@@ -302,8 +346,9 @@ impl Workloads<'_> {
                 });
                 missing.indices
             }
-            None => (0..count).collect(),
+            None => (0..w.count).collect(),
         };
+        let m = &w.manifest;
         let mut replicas = Vec::with_capacity(indices.len());
         let mut first_pod = Some(first.pod);
         // Each replica is a pod of its own to the API server (with --server-dry-run, one
@@ -315,12 +360,13 @@ impl Workloads<'_> {
                 replicas.push(p);
                 continue;
             }
-            let mut created = self.admission.create(m.as_replica(k))?;
+            let mut created = self.admission.create(w.replica(k))?;
             let claims = std::mem::take(&mut created.claims);
             let (p, _) = self.admission.admit(created, target)?;
             if let Some(volumes) = target.volumes_mut() {
                 claims.iter().for_each(|c| volumes.add_template_claim(c));
             }
+            create_template_resource_claims(&p, target);
             replicas.push(p);
         }
         let (kind, name) = match self.existing {
@@ -331,6 +377,7 @@ impl Workloads<'_> {
             kind,
             name,
             replicas,
+            order: w.controller.as_ref().map_or(Order::AtOnce, |c| c.order),
             explain: self.request.replica,
             tie: match self.request.seed {
                 Some(seed) => TieBreak::Seeded(SplitMix64::new(seed)),
@@ -351,10 +398,12 @@ impl Workloads<'_> {
                 m.origin
             ),
         })?;
-        // `--scale`: first, what the new replicas are scheduled beside.
-        for w in [&mut doc].into_iter().chain(before.as_mut()) {
-            if let (Some(note), Some(w)) = (&scaled, w.workload.as_mut()) {
-                w.notes.insert(0, note.clone());
+        // `--scale`: first, what the new replicas are scheduled beside; a new workload's:
+        // how its controller creates them.
+        let first_note = scaled.or_else(|| w.controller.as_ref().map(Controller::note));
+        for d in [&mut doc].into_iter().chain(before.as_mut()) {
+            if let (Some(note), Some(report)) = (&first_note, d.workload.as_mut()) {
+                report.notes.insert(0, note.clone());
             }
         }
         Ok(Placed::Docs(Box::new((before, doc))))

@@ -37,6 +37,22 @@ pub struct ManifestPod {
     ordinal: Option<i64>,
     /// A StatefulSet's `volumeClaimTemplates`, for the claims of its later replicas.
     claim_templates: Vec<core::PersistentVolumeClaim>,
+    /// What the workload's controller reads to make its pods; `None` for a Pod.
+    pub workload: Option<WorkloadSpec>,
+}
+
+/// The fields of a workload's spec its controller makes pods from, beside the pod template.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadSpec {
+    /// `spec.selector`.
+    pub selector: Option<meta::LabelSelector>,
+    /// A StatefulSet's `spec.podManagementPolicy` (`None`: the default, OrderedReady).
+    pub pod_management_policy: Option<String>,
+    /// A StatefulSet's `spec.serviceName`: its pods' subdomain.
+    pub service_name: Option<String>,
+    /// The pod template as written, which the controllers hash (`pod-template-hash`,
+    /// `controller-revision-hash`).
+    pub template: serde_json::Value,
 }
 
 impl ManifestPod {
@@ -307,6 +323,10 @@ pub(crate) fn pods_from_objects(
                 status: None,
             }
         };
+        let workload = match kind {
+            "Pod" => None,
+            _ => Some(workload_spec(obj, path)?),
+        };
         let (claims, claim_templates) = match ordinal {
             Some(o) => stateful_set_claims(obj, path, o, &mut pod)?,
             None => (Vec::new(), Vec::new()),
@@ -351,6 +371,7 @@ pub(crate) fn pods_from_objects(
             replicas: replicas(kind, &obj.value),
             ordinal,
             claim_templates,
+            workload,
         });
     }
     if pods.is_empty() {
@@ -363,6 +384,37 @@ pub(crate) fn pods_from_objects(
 }
 
 type Claims = Vec<core::PersistentVolumeClaim>;
+
+/// What a workload's controller reads beside its pod template (the template as written: the
+/// pointer of the kind's template).
+fn workload_spec(obj: &Located, path: &str) -> Result<WorkloadSpec, SourceError> {
+    let at = |pointer: &str| obj.value.pointer(pointer).filter(|v| !v.is_null());
+    let selector = match at("/spec/selector") {
+        Some(v) if obj.kind() != "ReplicationController" => {
+            let s = Located {
+                document: obj.document,
+                value: v.clone(),
+            };
+            Some(
+                s.decode::<meta::LabelSelector>(path)
+                    .map_err(|e| in_object(e, obj, "spec.selector"))?,
+            )
+        }
+        _ => None,
+    };
+    let text = |pointer: &str| at(pointer).and_then(|v| v.as_str()).map(String::from);
+    let template = match obj.kind() {
+        "CronJob" => at("/spec/jobTemplate/spec/template"),
+        "PodTemplate" => at("/template"),
+        _ => at("/spec/template"),
+    };
+    Ok(WorkloadSpec {
+        selector,
+        pod_management_policy: text("/spec/podManagementPolicy"),
+        service_name: text("/spec/serviceName"),
+        template: template.cloned().unwrap_or_default(),
+    })
+}
 
 /// How many pods a workload's controller keeps running at once, with the API server's
 /// defaults (pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go): `replicas` 1;
