@@ -19,6 +19,7 @@ mod oracle;
 mod oracle_diff;
 mod protobuf;
 mod readme;
+mod replicas;
 mod scale;
 mod table;
 mod transcripts;
