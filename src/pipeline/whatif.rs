@@ -17,15 +17,17 @@ use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::state::needs::Needs;
 use crate::state::scale::{Existing, Missing, ScaleTarget};
-use crate::state::{ClusterState, ManifestPod, Pod, read_objects, read_pod_manifests};
+use crate::state::{Applied, ClusterState, ManifestPod, Pod, read_applied, read_objects};
 
 pub use super::admission::Validate;
 
 /// What `whatif` is asked.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// `-f FILE`: the manifests.
-    pub file: Option<PathBuf>,
+    /// `-f`: the files and directories of manifests, in order.
+    pub files: Vec<PathBuf>,
+    /// `-R`: the directories' subdirectories too.
+    pub recursive: bool,
     pub validate: Validate,
     /// `--scale KIND/NAME=N`: the pods scaling a workload that exists would add.
     pub scale: Option<ScaleTarget>,
@@ -63,7 +65,7 @@ pub fn whatif(
     request: &Request,
     emit: &mut dyn FnMut(Explained) -> Result<(), Error>,
 ) -> Result<Outcome<Ending>, Error> {
-    let manifests = read_manifests(options, request)?;
+    let (manifests, applied) = read_manifests(options, request)?;
     let mut run = Run::open(options)?;
     let namespace = run.namespace();
     // `--scale`: the workload's pod template stands for the manifest.
@@ -77,7 +79,7 @@ pub fn whatif(
     };
     let admission = Admission {
         validate: request.validate,
-        file: (request.file.clone()).unwrap_or_else(|| PathBuf::from(run.source.name())),
+        file: (request.files.first().cloned()).unwrap_or_else(|| PathBuf::from(run.source.name())),
         source: run.source.name(),
         namespace: namespace.clone(),
         dry_run: dry_run(&run.source, request)?,
@@ -94,7 +96,23 @@ pub fn whatif(
     (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
     let profiles = profiles(&run)?;
     let dry_run = admission.dry_run.is_some();
-    let (mut state, read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    let (mut state, mut read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    // The file's other objects scheduling reads join the cluster before its pods are created.
+    state
+        .objects_mut()
+        .extend(applied.state_objects(&namespace)?);
+    let counted = |kinds: std::collections::BTreeMap<String, usize>| {
+        kinds
+            .into_iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect::<Vec<_>>()
+    };
+    if !applied.objects.is_empty() || !applied.skipped.is_empty() {
+        read.push(Note::Applied {
+            joined: counted(applied.joined()),
+            skipped: counted(applied.skipped.clone()),
+        });
+    }
     // A StatefulSet's claims that do not exist yet are evaluated as its controller would
     // create them (only beside the storage objects read: without them nothing is evaluated).
     if let Some(volumes) = state.volumes_mut() {
@@ -120,28 +138,28 @@ pub fn whatif(
         existing: existing.as_ref(),
         read: &read,
     };
-    let last = pods.len().saturating_sub(1);
-    for (i, (planned, profile)) in pods.into_iter().zip(&profiles).enumerate() {
+    for (planned, profile) in pods.into_iter().zip(&profiles) {
         let (pod, manifest) = admission.admit(planned.created, &clusters.edited)?;
         let first = Replica {
             pod,
             subject: Subject::Manifest(manifest),
             profile,
         };
+        // The manifests are applied in input order: each pod placed is assumed onto its node
+        // before the next manifest's pods are scheduled.
         let (before, mut doc) = match planned.workload {
-            None => first.explain(&clusters, &read),
+            None => {
+                let pod = first.pod.clone();
+                let (before, doc) = first.explain(&clusters, &read);
+                assume(&mut clusters.edited, &pod, &doc);
+                if let (Some(unedited), Some(before)) = (clusters.unedited.as_mut(), &before) {
+                    assume(unedited, &pod, before);
+                }
+                (before, doc)
+            }
             Some(w) => {
-                // Each manifest is evaluated against the cluster as read: replicas placed for
-                // one are not there for the next.
-                let mut scratch;
-                let target = if i == last {
-                    &mut clusters.edited
-                } else {
-                    scratch = clusters.edited.clone();
-                    &mut scratch
-                };
-                let unedited = clusters.unedited.as_ref();
-                match workloads.place(&w, first, target, unedited)? {
+                let unedited = clusters.unedited.as_mut();
+                match workloads.place(&w, first, &mut clusters.edited, unedited)? {
                     Placed::Docs(docs) => *docs,
                     Placed::NothingToScale(nothing) => {
                         return Ok(run.finish(clusters, Ending::NothingToScale(nothing)));
@@ -153,6 +171,16 @@ pub fn whatif(
         emit(diffed(&run, doc, before))?;
     }
     Ok(run.finish(clusters, Ending::Evaluated))
+}
+
+/// Puts `pod` on the node its explanation picks (the first by name among the tied), as the
+/// scheduler's assume does; a pod no node takes is not placed.
+fn assume(state: &mut ClusterState, pod: &Pod, doc: &Explanation) {
+    if let Some(node) = doc.summary.selected.iter().min() {
+        let mut pod = pod.clone();
+        pod.node_name = std::sync::Arc::from(node.as_str());
+        state.add_pod(pod);
+    }
 }
 
 /// A manifest's first pod as created, and the workload it is the first replica of.
@@ -226,11 +254,15 @@ fn plan(
 /// The manifests of `-f`, refused before anything is read when the API server would reject
 /// them (`--validate=strict`), when their namespace is not `-n`'s, or when the workload flags
 /// do not apply to them.
-fn read_manifests(options: &Options, request: &Request) -> Result<Vec<ManifestPod>, Error> {
-    let manifests = match &request.file {
-        Some(file) => read_pod_manifests(file)?,
-        None => Vec::new(),
+fn read_manifests(
+    options: &Options,
+    request: &Request,
+) -> Result<(Vec<ManifestPod>, Applied), Error> {
+    let mut applied = match request.files.is_empty() {
+        true => Applied::default(),
+        false => read_applied(&request.files, request.recursive)?,
     };
+    let manifests = std::mem::take(&mut applied.pods);
     if request.validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
     {
@@ -243,7 +275,7 @@ fn read_manifests(options: &Options, request: &Request) -> Result<Vec<ManifestPo
     if request.scale.is_none() {
         check_workload_flags(request, &manifests)?;
     }
-    Ok(manifests)
+    Ok((manifests, applied))
 }
 
 /// What evaluating the pods under their profiles reads, with the objects the admission
@@ -326,7 +358,7 @@ impl Workloads<'_> {
         w: &PlannedWorkload,
         first: Replica<'_>,
         target: &mut ClusterState,
-        unedited: Option<&ClusterState>,
+        unedited: Option<&mut ClusterState>,
     ) -> Result<Placed, Error> {
         let mut scaled = None;
         let indices: Vec<u32> = match self.existing {
@@ -388,8 +420,7 @@ impl Workloads<'_> {
             subject: first.subject,
         };
         // `--diff`: the same replicas placed on the cluster as read.
-        let mut before =
-            unedited.and_then(|o| simulate(run.clone(), &mut o.clone(), first.profile));
+        let mut before = unedited.and_then(|o| simulate(run.clone(), o, first.profile));
         let mut doc = simulate(run, target, first.profile).ok_or_else(|| Error::Manifest {
             path: self.admission.file.display().to_string(),
             message: format!(

@@ -348,6 +348,27 @@ impl Display for Note {
                  would once it exists: later replicas' scores may differ from kube-scheduler's",
                 PluginId::PodTopologySpread
             ),
+            Note::Applied { joined, skipped } => {
+                f.write_str("applied as `kubectl apply -f` would: ")?;
+                if !joined.is_empty() {
+                    write!(
+                        f,
+                        "{} joined the cluster before the pods were created",
+                        joined.join(", ")
+                    )?;
+                }
+                if !skipped.is_empty() {
+                    if !joined.is_empty() {
+                        f.write_str("; ")?;
+                    }
+                    write!(
+                        f,
+                        "{} skipped (the scheduler reads nothing of them)",
+                        skipped.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
             Note::CreatedByController {
                 workload,
                 owner,
@@ -924,6 +945,15 @@ mod tests {
                  controller-revision-hash=zk-5d8f; one at a time (podManagementPolicy \
                  OrderedReady): an ordinal is created once the one before it runs, so none after \
                  a Pending one",
+            ),
+            (
+                Note::Applied {
+                    joined: vec!["1 Service".to_string()],
+                    skipped: vec!["2 ConfigMap".to_string(), "1 ServiceAccount".to_string()],
+                },
+                "applied as `kubectl apply -f` would: 1 Service joined the cluster before the \
+                 pods were created; 2 ConfigMap, 1 ServiceAccount skipped (the scheduler reads \
+                 nothing of them)",
             ),
             (
                 Note::ReplicasNotScheduled,
