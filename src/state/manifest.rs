@@ -10,6 +10,7 @@ use std::path::Path;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
+use super::objects::Object;
 use super::read::read_objects;
 use super::source::{FieldProblem, Located, SourceError};
 use super::validate::{Finding, pod_spec};
@@ -237,7 +238,7 @@ pub struct Applied {
 impl Applied {
     /// The objects that join the state, decoded as the state keeps them; a namespaced one
     /// without a namespace is in `namespace`, as `kubectl apply` puts it.
-    pub fn state_objects(&self, namespace: &str) -> Result<Vec<super::Object>, SourceError> {
+    pub fn state_objects(&self, namespace: &str) -> Result<Vec<Object>, SourceError> {
         let mut out = Vec::new();
         for (o, source) in &self.objects {
             let mut o = o.clone();
@@ -247,7 +248,7 @@ impl Applied {
             {
                 m.insert("namespace".to_string(), namespace.into());
             }
-            out.extend(super::Object::decode(&o, source)?);
+            out.extend(Object::decode(&o, source)?);
         }
         Ok(out)
     }
@@ -262,10 +263,10 @@ impl Applied {
     }
 }
 
-/// The kinds of an applied file that join the state (those [`super::Object`] decodes, but
+/// The kinds of an applied file that join the state (those [`Object`] decodes, but
 /// the workloads, read as pods, and events, which nobody applies).
 fn joins_the_state(kind: &str) -> bool {
-    super::Object::KINDS.contains(&kind) && !WORKLOADS.contains(&kind) && kind != "Event"
+    Object::KINDS.contains(&kind) && !WORKLOADS.contains(&kind) && kind != "Event"
 }
 
 /// Whether a kind of object lives in a namespace (those that join the state).
