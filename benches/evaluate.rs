@@ -11,6 +11,7 @@
 
 use std::sync::OnceLock;
 
+use kubectl_affinity::pipeline::controllers::Order;
 use kubectl_affinity::pipeline::explain_pod;
 use kubectl_affinity::pipeline::replicas::{WorkloadRun, simulate};
 use kubectl_affinity::scheduler::config::FeatureGates;
@@ -142,6 +143,7 @@ fn place_replicas(bencher: divan::Bencher, nodes: usize) {
         kind: "Deployment".to_string(),
         name: "probe".to_string(),
         replicas,
+        order: Order::AtOnce,
         explain: None,
         tie: TieBreak::FirstByName,
         seed: None,

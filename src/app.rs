@@ -322,7 +322,8 @@ fn whatif(
     let common = &args.common;
     let options = options(common, global)?;
     let request = whatif::Request {
-        file: args.file.clone(),
+        files: args.file.clone(),
+        recursive: args.recursive,
         validate: match args.validate {
             Validate::Strict => whatif::Validate::Strict,
             Validate::Warn => whatif::Validate::Warn,

@@ -217,10 +217,17 @@ pub struct AuditArgs {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["file", "scale"])))]
 pub struct WhatifArgs {
-    /// The manifest: a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or
-    /// PodTemplate ("-" reads standard input).
+    /// The manifests, as `kubectl apply -f` takes them: files ("-" reads standard input) or
+    /// directories, repeated, each several YAML documents, a List or JSON. Their Pods and
+    /// workloads (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, PodTemplate)
+    /// are scheduled in order; the objects scheduling reads (Namespaces, Services, PDBs,
+    /// PriorityClasses, PVCs, StorageClasses, LimitRanges, RuntimeClasses...) join the
+    /// cluster first; the rest are skipped, said in a note.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub file: Vec<PathBuf>,
+    /// Read the directories of -f with their subdirectories.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
     /// A Deployment, StatefulSet or ReplicaSet that exists (deploy/NAME=N, sts/NAME=N,
     /// rs/NAME=N): schedule the pods scaling it to N would add, beside the pods it runs now
     /// (read from --snapshot, else got from the cluster). Scale-down is not simulated.

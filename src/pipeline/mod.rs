@@ -27,6 +27,7 @@ use crate::state::needs::Needs;
 
 mod admission;
 pub mod audit;
+pub mod controllers;
 mod evaluate;
 pub mod explain;
 pub mod replicas;

@@ -12,7 +12,8 @@
 
 use std::sync::Arc;
 
-use crate::report::workload::{ReplicaReport, WorkloadReport};
+use super::controllers::Order;
+use crate::report::workload::{NotCreated, ReplicaReport, WorkloadReport};
 use crate::report::{Context, Explanation, Note, Subject, failed_scheduling_message};
 use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
@@ -28,6 +29,8 @@ pub struct WorkloadRun {
     pub name: String,
     /// Every replica's pod, in the order the controller creates them.
     pub replicas: Vec<Pod>,
+    /// Whether the controller creates a replica after a Pending one.
+    pub order: Order,
     /// `--replica K`: the replica whose per-node explanation is shown.
     pub explain: Option<usize>,
     pub tie: TieBreak,
@@ -72,6 +75,7 @@ pub fn simulate(
                 score: None,
                 tied_with: Vec::new(),
                 failed_scheduling_message: None,
+                not_created: None,
             });
         tally.pods.extend(unplaced);
         tally.notes.push(Note::ReplicasNotScheduled);
@@ -108,13 +112,15 @@ pub fn simulate(
     let Tally { pods, notes, doc } = tally;
     let (explained, mut doc) = doc?;
     let placed = pods.iter().filter(|p| p.node.is_some()).count();
+    let not_created = pods.iter().filter(|p| p.not_created.is_some()).count();
     doc.workload = Some(WorkloadReport {
         kind: run.kind,
         name: run.name,
         namespace: first.id.namespace.to_string(),
         replicas: count,
         placed,
-        pending: count - placed,
+        pending: count - placed - not_created,
+        not_created,
         pods,
         explained,
         notes,
@@ -153,7 +159,8 @@ impl Tally {
         let mut first_context = Some(first_context);
         let mut explained_pending = false;
         let mut tie = run.tie.clone();
-        place_replicas(state, replicas, profile, &mut tie, |c| {
+        let mut waits_for = None;
+        let not_created = place_replicas(state, replicas, profile, &mut tie, run.order, |c| {
             let node_name = |n: usize| c.state.nodes()[n].name.clone();
             let node = c.pick.node.map(node_name);
             if feasible(&c.evaluation) > to_find {
@@ -182,6 +189,9 @@ impl Tally {
                 });
             }
             let pending = node.is_none();
+            if pending && waits_for.is_none() {
+                waits_for = Some(c.pod.id.name.to_string());
+            }
             let wanted = match run.explain {
                 Some(k) => c.index == k,
                 // The first, until a Pending one comes: then the first Pending.
@@ -204,8 +214,21 @@ impl Tally {
                 score: c.pick.score,
                 tied_with: c.pick.tied_with.iter().map(|&n| node_name(n)).collect(),
                 failed_scheduling_message: failed,
+                not_created: None,
             });
         });
+        let next = self.pods.len();
+        for (k, pod) in not_created.into_iter().enumerate() {
+            self.pods.push(ReplicaReport {
+                index: next + k,
+                name: pod.id.name.to_string(),
+                node: None,
+                score: None,
+                tied_with: Vec::new(),
+                failed_scheduling_message: None,
+                not_created: waits_for.clone().map(|waits_for| NotCreated { waits_for }),
+            });
+        }
         if let Some((replica, node, nodes)) = first_tie {
             self.notes.push(Note::ReplicaTie {
                 replica,
@@ -242,15 +265,18 @@ pub struct Cycle<'a> {
 
 /// Schedules `replicas` in order against `state`, assuming each placed one onto its node
 /// before the next cycle; `seen` gets every cycle before its replica is assumed. The state
-/// keeps the placed replicas.
+/// keeps the placed replicas. With `Order::OrderedReady` the replicas after a Pending one are
+/// not created: they are returned, unscheduled.
 pub fn place_replicas(
     state: &mut ClusterState,
     replicas: impl IntoIterator<Item = Pod>,
     profile: &Profile,
     tie: &mut TieBreak,
+    order: Order,
     mut seen: impl FnMut(Cycle<'_>),
-) {
-    for (index, mut pod) in replicas.into_iter().enumerate() {
+) -> Vec<Pod> {
+    let mut replicas = replicas.into_iter().enumerate();
+    while let Some((index, mut pod)) = replicas.next() {
         let input = Input {
             pod: &pod,
             state,
@@ -267,11 +293,16 @@ pub fn place_replicas(
             evaluation,
             pick,
         });
-        if let Some(n) = node {
-            pod.node_name = Arc::from(state.nodes()[n].name.as_str());
-            state.add_pod(pod);
+        match node {
+            Some(n) => {
+                pod.node_name = Arc::from(state.nodes()[n].name.as_str());
+                state.add_pod(pod);
+            }
+            None if order == Order::OrderedReady => return replicas.map(|(_, p)| p).collect(),
+            None => {}
         }
     }
+    Vec::new()
 }
 
 fn input<'a>(pod: &'a Pod, state: &'a ClusterState) -> Input<'a> {
@@ -344,6 +375,7 @@ mod tests {
             replicas,
             &profile,
             &mut TieBreak::FirstByName,
+            Order::AtOnce,
             |c| picks.push(c.pick.node.map(|n| c.state.nodes()[n].name.clone())),
         );
         (picks, state)
@@ -464,6 +496,7 @@ mod tests {
             (0..2).map(|i| replica(i, spec.clone())),
             &profile,
             &mut TieBreak::FirstByName,
+            Order::AtOnce,
             |c| {
                 let a = &c.evaluation.nodes[0];
                 let why = a.reported.as_ref().map(|r| r.reason.to_string());
@@ -494,6 +527,7 @@ mod tests {
             (0..2).map(|i| replica(i, spec.clone())),
             &profile,
             &mut TieBreak::FirstByName,
+            Order::AtOnce,
             |c| {
                 let b = c.evaluation.nodes.iter().find(|n| &*n.name == "b");
                 let cell = b.and_then(|n| {

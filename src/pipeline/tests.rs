@@ -95,7 +95,8 @@ fn whatif_docs(options: &Options, request: &WhatifRequest) -> (Vec<Explained>, E
 
 fn request(file: Option<&tempfile::NamedTempFile>) -> WhatifRequest {
     WhatifRequest {
-        file: file.map(|f| f.path().to_path_buf()),
+        files: file.map(|f| f.path().to_path_buf()).into_iter().collect(),
+        recursive: false,
         validate: Validate::Strict,
         scale: None,
         replicas: None,

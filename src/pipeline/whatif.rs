@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::admission::{Admission, Created};
+use super::controllers::{Controller, Order};
 use super::explain::{Explained, diffed};
 use super::replicas::{WorkloadRun, simulate};
 use super::resource_claims;
@@ -18,15 +19,17 @@ use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
 use crate::state::needs::Needs;
 use crate::state::scale::{Existing, Missing, ScaleTarget};
-use crate::state::{ClusterState, ManifestPod, Pod, read_objects, read_pod_manifests};
+use crate::state::{Applied, ClusterState, ManifestPod, Pod, read_applied, read_objects};
 
 pub use super::admission::Validate;
 
 /// What `whatif` is asked.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// `-f FILE`: the manifests.
-    pub file: Option<PathBuf>,
+    /// `-f`: the files and directories of manifests, in order.
+    pub files: Vec<PathBuf>,
+    /// `-R`: the directories' subdirectories too.
+    pub recursive: bool,
     pub validate: Validate,
     /// `--scale KIND/NAME=N`: the pods scaling a workload that exists would add.
     pub scale: Option<ScaleTarget>,
@@ -64,7 +67,7 @@ pub fn whatif(
     request: &Request,
     emit: &mut dyn FnMut(Explained) -> Result<(), Error>,
 ) -> Result<Outcome<Ending>, Error> {
-    let manifests = read_manifests(options, request)?;
+    let (manifests, applied) = read_manifests(options, request)?;
     let mut run = Run::open(options)?;
     let namespace = run.namespace();
     // `--scale`: the workload's pod template stands for the manifest.
@@ -79,7 +82,7 @@ pub fn whatif(
     let mut admission = Admission {
         release: Release::default(),
         validate: request.validate,
-        file: (request.file.clone()).unwrap_or_else(|| PathBuf::from(run.source.name())),
+        file: (request.files.first().cloned()).unwrap_or_else(|| PathBuf::from(run.source.name())),
         source: run.source.name(),
         namespace: namespace.clone(),
         dry_run: dry_run(&run.source, request)?,
@@ -97,13 +100,39 @@ pub fn whatif(
     admission.release = run.scheduler.release();
     let profiles = profiles(&run)?;
     let dry_run = admission.dry_run.is_some();
-    let (mut state, read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    let (mut state, mut read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    // The file's other objects scheduling reads join the cluster before its pods are created.
+    state
+        .objects_mut()
+        .extend(applied.state_objects(&namespace)?);
+    let counted = |kinds: std::collections::BTreeMap<String, usize>| {
+        kinds
+            .into_iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect::<Vec<_>>()
+    };
+    if !applied.objects.is_empty() || !applied.skipped.is_empty() {
+        read.push(Note::Applied {
+            joined: counted(applied.joined()),
+            skipped: counted(applied.skipped.clone()),
+        });
+    }
     // A StatefulSet's claims that do not exist yet are evaluated as its controller would
     // create them (only beside the storage objects read: without them nothing is evaluated).
     if let Some(volumes) = state.volumes_mut() {
         for claim in pods.iter().flat_map(|a| &a.created.claims) {
             volumes.add_template_claim(claim);
         }
+    }
+    // The objects owning the new workloads' pods exist once the file is applied. Where the
+    // Services could not be read live, default spreading's selector is not derived from the
+    // owner alone (upstream merges both), and the note on the refusal stands.
+    let owners_known = state.workloads().is_some() || matches!(run.source, Source::Snapshot(_));
+    let owners = pods
+        .iter()
+        .filter_map(|a| a.workload.as_ref()?.controller.as_ref());
+    for c in owners.filter(|_| owners_known) {
+        state.objects_mut().add(c.owner());
     }
     let mut clusters = run.edit(state)?;
     run.check_drill_down(&clusters.edited)?;
@@ -113,8 +142,7 @@ pub fn whatif(
         existing: existing.as_ref(),
         read: &read,
     };
-    let last = pods.len().saturating_sub(1);
-    for (i, (planned, profile)) in pods.into_iter().zip(&profiles).enumerate() {
+    for (planned, profile) in pods.into_iter().zip(&profiles) {
         let (mut pod, manifest) = admission.admit(planned.created, &clusters.edited)?;
         let states = std::iter::once(&mut clusters.edited).chain(clusters.unedited.as_mut());
         resource_claims::create_claims(&mut pod, states);
@@ -123,20 +151,21 @@ pub fn whatif(
             subject: Subject::Manifest(manifest),
             profile,
         };
+        // The manifests are applied in input order: each pod placed is assumed onto its node
+        // before the next manifest's pods are scheduled.
         let (before, mut doc) = match planned.workload {
-            None => first.explain(&clusters, &read),
-            Some((m, count)) => {
-                // Each manifest is evaluated against the cluster as read: replicas placed for
-                // one are not there for the next.
-                let mut scratch;
-                let target = if i == last {
-                    &mut clusters.edited
-                } else {
-                    scratch = clusters.edited.clone();
-                    &mut scratch
-                };
-                let unedited = clusters.unedited.as_ref();
-                match workloads.place(&m, count, first, target, unedited)? {
+            None => {
+                let pod = first.pod.clone();
+                let (before, doc) = first.explain(&clusters, &read);
+                assume(&mut clusters.edited, &pod, &doc);
+                if let (Some(unedited), Some(before)) = (clusters.unedited.as_mut(), &before) {
+                    assume(unedited, &pod, before);
+                }
+                (before, doc)
+            }
+            Some(w) => {
+                let unedited = clusters.unedited.as_mut();
+                match workloads.place(&w, first, &mut clusters.edited, unedited)? {
                     Placed::Docs(docs) => *docs,
                     Placed::NothingToScale(nothing) => {
                         return Ok(run.finish(clusters, Ending::NothingToScale(nothing)));
@@ -150,11 +179,40 @@ pub fn whatif(
     Ok(run.finish(clusters, Ending::Evaluated))
 }
 
-/// A manifest's first pod as created, and the workload it is the first replica of with how
-/// many replicas to schedule.
+/// Puts `pod` on the node its explanation picks (the first by name among the tied), as the
+/// scheduler's assume does; a pod no node takes is not placed.
+fn assume(state: &mut ClusterState, pod: &Pod, doc: &Explanation) {
+    if let Some(node) = doc.summary.selected.iter().min() {
+        let mut pod = pod.clone();
+        pod.node_name = std::sync::Arc::from(node.as_str());
+        state.add_pod(pod);
+    }
+}
+
+/// A manifest's first pod as created, and the workload it is the first replica of.
 struct Planned {
     created: Created,
-    workload: Option<(ManifestPod, u32)>,
+    workload: Option<PlannedWorkload>,
+}
+
+/// A workload's replicas to schedule.
+struct PlannedWorkload {
+    manifest: ManifestPod,
+    /// How many (`--replicas`, else its own).
+    count: u32,
+    /// A new workload's controller; `None` with `--scale` (the pods' owner exists) and for
+    /// the kinds default spreading does not read.
+    controller: Option<Controller>,
+}
+
+impl PlannedWorkload {
+    /// Replica `index`'s pod, as its controller creates it.
+    fn replica(&self, index: u32) -> ManifestPod {
+        match &self.controller {
+            Some(c) => c.replica(&self.manifest, index),
+            None => self.manifest.as_replica(index),
+        }
+    }
 }
 
 /// `--server-dry-run`: the live cluster that creates the pods; refused with a snapshot.
@@ -180,11 +238,18 @@ fn plan(
         .into_iter()
         .map(|m| {
             let count = m.replicas.map(|n| request.replicas.unwrap_or(n));
-            let workload = count.map(|n| (m.clone(), n));
-            let first = if workload.is_some() {
-                m.as_replica(0)
-            } else {
-                m
+            let controller = match request.scale {
+                Some(_) => None,
+                None => Controller::of(&m, &admission.namespace),
+            };
+            let workload = count.map(|count| PlannedWorkload {
+                manifest: m.clone(),
+                count,
+                controller,
+            });
+            let first = match &workload {
+                Some(w) => w.replica(0),
+                None => m,
             };
             let created = admission.create(first)?;
             Ok(Planned { created, workload })
@@ -195,11 +260,15 @@ fn plan(
 /// The manifests of `-f`, refused before anything is read when the API server would reject
 /// them (`--validate=strict`), when their namespace is not `-n`'s, or when the workload flags
 /// do not apply to them.
-fn read_manifests(options: &Options, request: &Request) -> Result<Vec<ManifestPod>, Error> {
-    let manifests = match &request.file {
-        Some(file) => read_pod_manifests(file)?,
-        None => Vec::new(),
+fn read_manifests(
+    options: &Options,
+    request: &Request,
+) -> Result<(Vec<ManifestPod>, Applied), Error> {
+    let mut applied = match request.files.is_empty() {
+        true => Applied::default(),
+        false => read_applied(&request.files, request.recursive)?,
     };
+    let manifests = std::mem::take(&mut applied.pods);
     if request.validate == Validate::Strict
         && let Some(e) = manifests.iter().find_map(|m| m.rejection())
     {
@@ -212,7 +281,7 @@ fn read_manifests(options: &Options, request: &Request) -> Result<Vec<ManifestPo
     if request.scale.is_none() {
         check_workload_flags(request, &manifests)?;
     }
-    Ok(manifests)
+    Ok((manifests, applied))
 }
 
 /// What evaluating the pods under their profiles reads, with the objects the admission
@@ -222,6 +291,14 @@ fn needs_of(pods: &[Planned], profiles: &[Profile], dry_run: bool) -> Needs {
     for (a, profile) in pods.iter().zip(profiles) {
         need.add(needs(&a.created.pod, profile));
     }
+    // The owners the apply creates are not read: they do not exist yet.
+    let created: Vec<(String, String)> = pods
+        .iter()
+        .filter_map(|a| a.workload.as_ref()?.controller.as_ref())
+        .map(Controller::owner_key)
+        .collect();
+    need.controllers
+        .retain(|c| !created.contains(&(c.namespace.clone(), c.name.clone())));
     need.priority_classes = true;
     for a in pods.iter().filter(|_| !dry_run) {
         let api_pod = &a.created.api_pod;
@@ -284,11 +361,10 @@ impl Workloads<'_> {
     /// `target`, which keeps them, and with `--diff` on a copy of `unedited`.
     fn place(
         &self,
-        m: &ManifestPod,
-        count: u32,
+        w: &PlannedWorkload,
         first: Replica<'_>,
         target: &mut ClusterState,
-        unedited: Option<&ClusterState>,
+        unedited: Option<&mut ClusterState>,
     ) -> Result<Placed, Error> {
         let mut scaled = None;
         let indices: Vec<u32> = match self.existing {
@@ -308,8 +384,9 @@ impl Workloads<'_> {
                 });
                 missing.indices
             }
-            None => (0..count).collect(),
+            None => (0..w.count).collect(),
         };
+        let m = &w.manifest;
         let mut replicas = Vec::with_capacity(indices.len());
         let mut first_pod = Some(first.pod);
         // Each replica is a pod of its own to the API server (with --server-dry-run, one
@@ -321,7 +398,7 @@ impl Workloads<'_> {
                 replicas.push(p);
                 continue;
             }
-            let mut created = self.admission.create(m.as_replica(k))?;
+            let mut created = self.admission.create(w.replica(k))?;
             let claims = std::mem::take(&mut created.claims);
             let (mut p, _) = self.admission.admit(created, target)?;
             resource_claims::create_claims(&mut p, [&mut *target]);
@@ -338,6 +415,7 @@ impl Workloads<'_> {
             kind,
             name,
             replicas,
+            order: w.controller.as_ref().map_or(Order::AtOnce, |c| c.order),
             explain: self.request.replica,
             tie: match self.request.seed {
                 Some(seed) => TieBreak::Seeded(SplitMix64::new(seed)),
@@ -348,8 +426,7 @@ impl Workloads<'_> {
             subject: first.subject,
         };
         // `--diff`: the same replicas placed on the cluster as read.
-        let mut before =
-            unedited.and_then(|o| simulate(run.clone(), &mut o.clone(), first.profile));
+        let mut before = unedited.and_then(|o| simulate(run.clone(), o, first.profile));
         let mut doc = simulate(run, target, first.profile).ok_or_else(|| Error::Manifest {
             path: self.admission.file.display().to_string(),
             message: format!(
@@ -358,10 +435,12 @@ impl Workloads<'_> {
                 m.origin
             ),
         })?;
-        // `--scale`: first, what the new replicas are scheduled beside.
-        for w in [&mut doc].into_iter().chain(before.as_mut()) {
-            if let (Some(note), Some(w)) = (&scaled, w.workload.as_mut()) {
-                w.notes.insert(0, note.clone());
+        // `--scale`: first, what the new replicas are scheduled beside; a new workload's:
+        // how its controller creates them.
+        let first_note = scaled.or_else(|| w.controller.as_ref().map(Controller::note));
+        for d in [&mut doc].into_iter().chain(before.as_mut()) {
+            if let (Some(note), Some(report)) = (&first_note, d.workload.as_mut()) {
+                report.notes.insert(0, note.clone());
             }
         }
         Ok(Placed::Docs(Box::new((before, doc))))

@@ -376,6 +376,48 @@ impl Display for Note {
                  would once it exists: later replicas' scores may differ from kube-scheduler's",
                 PluginId::PodTopologySpread
             ),
+            Note::Applied { joined, skipped } => {
+                f.write_str("applied as `kubectl apply -f` would: ")?;
+                if !joined.is_empty() {
+                    write!(
+                        f,
+                        "{} joined the cluster before the pods were created",
+                        joined.join(", ")
+                    )?;
+                }
+                if !skipped.is_empty() {
+                    if !joined.is_empty() {
+                        f.write_str("; ")?;
+                    }
+                    write!(
+                        f,
+                        "{} skipped (the scheduler reads nothing of them)",
+                        skipped.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
+            Note::CreatedByController {
+                workload,
+                owner,
+                labels,
+                ordered,
+            } => {
+                write!(
+                    f,
+                    "the replicas are created as the {workload} controller creates them: owned \
+                     by {owner} (their controller, which default spreading reads)"
+                )?;
+                if !labels.is_empty() {
+                    write!(f, ", labelled {}", labels.join(", "))?;
+                }
+                f.write_str(if *ordered {
+                    "; one at a time (podManagementPolicy OrderedReady): an ordinal is created \
+                     once the one before it runs, so none after a Pending one"
+                } else {
+                    "; all at once"
+                })
+            }
             Note::Admitted(changes) => {
                 f.write_str("admitted as the API server's admission plugins do at pod creation: ")?;
                 for (i, change) in changes.iter().enumerate() {
@@ -930,6 +972,28 @@ mod tests {
                 "replica 2: preemption would nominate node n and evict its victims; the \
                  simulation leaves the replica Pending and evicts nothing, so the replicas after \
                  it see the cluster before the eviction",
+            ),
+            (
+                Note::CreatedByController {
+                    workload: "StatefulSet".to_string(),
+                    owner: "StatefulSet/zk".to_string(),
+                    labels: vec!["controller-revision-hash=zk-5d8f".to_string()],
+                    ordered: true,
+                },
+                "the replicas are created as the StatefulSet controller creates them: owned by \
+                 StatefulSet/zk (their controller, which default spreading reads), labelled \
+                 controller-revision-hash=zk-5d8f; one at a time (podManagementPolicy \
+                 OrderedReady): an ordinal is created once the one before it runs, so none after \
+                 a Pending one",
+            ),
+            (
+                Note::Applied {
+                    joined: vec!["1 Service".to_string()],
+                    skipped: vec!["2 ConfigMap".to_string(), "1 ServiceAccount".to_string()],
+                },
+                "applied as `kubectl apply -f` would: 1 Service joined the cluster before the \
+                 pods were created; 2 ConfigMap, 1 ServiceAccount skipped (the scheduler reads \
+                 nothing of them)",
             ),
             (
                 Note::ReplicasNotScheduled,

@@ -28,6 +28,10 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             0 => String::new(),
             n => format!(", {}", paint(&format!("{n} Pending"), false)),
         };
+        let pending = match w.not_created {
+            0 => pending,
+            n => format!("{pending}, {n} not created"),
+        };
         writeln!(
             out,
             "{} {}/{}: {} replica{}, {} placed{pending}",
@@ -52,9 +56,10 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
     // wrap over a dozen lines per Pending replica.
     let mut messages: Vec<&str> = Vec::new();
     for r in &w.pods {
-        let node = match &r.node {
-            Some(n) => paint(n, true),
-            None => paint("Pending", false),
+        let node = match (&r.node, &r.not_created) {
+            (Some(n), _) => paint(n, true),
+            (None, Some(_)) => "-".to_string(),
+            (None, None) => paint("Pending", false),
         };
         let score = r.score.map_or_else(|| "-".to_string(), |s| s.to_string());
         let tied = match r.tied_with.len() {
@@ -86,6 +91,9 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
 /// Why the replica went where it did; a Pending replica points at its FailedScheduling
 /// message, numbered in `messages` in the order first seen.
 fn reason<'a>(r: &'a ReplicaReport, messages: &mut Vec<&'a str>) -> String {
+    if let Some(n) = &r.not_created {
+        return format!("not created: waits for {}", n.waits_for);
+    }
     match (&r.node, &r.failed_scheduling_message) {
         (Some(_), _) if !r.tied_with.is_empty() => {
             format!("top score, tied with {}", r.tied_with.join(", "))

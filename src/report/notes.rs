@@ -134,6 +134,21 @@ pub enum Note {
     /// select by their controller (a ReplicaSet, ReplicationController or StatefulSet), which
     /// does not exist yet: they are not spread from one another by it.
     DefaultSpreadingWithoutController { kind: String },
+    /// `whatif -f` of files with more than pods and workloads: the objects that joined the
+    /// cluster as they would once applied, and those skipped, as `N Kind`.
+    Applied {
+        joined: Vec<String>,
+        skipped: Vec<String>,
+    },
+    /// `whatif` of a new workload: its pods as its controller creates them, owned by `owner`
+    /// (e.g. `ReplicaSet/web-5d8f7b9c4`), with the controller's `labels`; `ordered`: a
+    /// StatefulSet's OrderedReady, which creates no ordinal after a Pending one.
+    CreatedByController {
+        workload: String,
+        owner: String,
+        labels: Vec<String>,
+        ordered: bool,
+    },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),
     /// `whatif --scale`: the new replicas are scheduled beside the `current` pods the workload

@@ -16,6 +16,9 @@ pub struct WorkloadReport {
     pub replicas: usize,
     pub placed: usize,
     pub pending: usize,
+    /// The replicas the controller does not create (after a Pending one, OrderedReady).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_created: usize,
     /// In the order the scheduler takes them.
     pub pods: Vec<ReplicaReport>,
     /// The index of the replica the per-node explanation beside this is of.
@@ -41,4 +44,20 @@ pub struct ReplicaReport {
     pub tied_with: Vec<String>,
     /// What the scheduler would write in the FailedScheduling event of a Pending replica.
     pub failed_scheduling_message: Option<String>,
+    /// A replica its controller does not create: the Pending one it waits for (a
+    /// StatefulSet's OrderedReady creates no ordinal after a Pending one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_created: Option<NotCreated>,
+}
+
+/// Why a replica is not created.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotCreated {
+    /// The replica that must run first.
+    pub waits_for: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

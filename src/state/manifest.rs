@@ -10,6 +10,7 @@ use std::path::Path;
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
+use super::objects::Object;
 use super::read::read_objects;
 use super::source::{FieldProblem, Located, SourceError};
 use super::validate::{Finding, pod_spec};
@@ -37,6 +38,22 @@ pub struct ManifestPod {
     ordinal: Option<i64>,
     /// A StatefulSet's `volumeClaimTemplates`, for the claims of its later replicas.
     claim_templates: Vec<core::PersistentVolumeClaim>,
+    /// What the workload's controller reads to make its pods; `None` for a Pod.
+    pub workload: Option<WorkloadSpec>,
+}
+
+/// The fields of a workload's spec its controller makes pods from, beside the pod template.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadSpec {
+    /// `spec.selector`.
+    pub selector: Option<meta::LabelSelector>,
+    /// A StatefulSet's `spec.podManagementPolicy` (`None`: the default, OrderedReady).
+    pub pod_management_policy: Option<String>,
+    /// A StatefulSet's `spec.serviceName`: its pods' subdomain.
+    pub service_name: Option<String>,
+    /// The pod template as written, which the controllers hash (`pod-template-hash`,
+    /// `controller-revision-hash`).
+    pub template: serde_json::Value,
 }
 
 impl ManifestPod {
@@ -205,6 +222,147 @@ pub fn read_pod_manifests(path: &Path) -> Result<Vec<ManifestPod>, SourceError> 
     pods_from_objects(&objects, &name)
 }
 
+/// What `kubectl apply -f` of some files would create: the pods of their Pods and workloads,
+/// the objects scheduling reads (to join the state), and how many of each other kind were
+/// skipped, all in input order.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub pods: Vec<ManifestPod>,
+    /// The objects scheduling reads, with the name of their source, not yet decoded: a
+    /// namespaced one without a namespace takes the run's.
+    pub objects: Vec<(Located, String)>,
+    /// Kinds scheduling reads nothing of, with how many.
+    pub skipped: std::collections::BTreeMap<String, usize>,
+}
+
+impl Applied {
+    /// The objects that join the state, decoded as the state keeps them; a namespaced one
+    /// without a namespace is in `namespace`, as `kubectl apply` puts it.
+    pub fn state_objects(&self, namespace: &str) -> Result<Vec<Object>, SourceError> {
+        let mut out = Vec::new();
+        for (o, source) in &self.objects {
+            let mut o = o.clone();
+            if namespaced(o.kind())
+                && o.value.pointer("/metadata/namespace").is_none()
+                && let Some(m) = o.value.get_mut("metadata").and_then(|m| m.as_object_mut())
+            {
+                m.insert("namespace".to_string(), namespace.into());
+            }
+            out.extend(Object::decode(&o, source)?);
+        }
+        Ok(out)
+    }
+
+    /// How many objects of each kind join the state.
+    pub fn joined(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut kinds = std::collections::BTreeMap::new();
+        for (o, _) in &self.objects {
+            *kinds.entry(o.kind().to_string()).or_default() += 1;
+        }
+        kinds
+    }
+}
+
+/// The kinds of an applied file that join the state (those [`Object`] decodes, but
+/// the workloads, read as pods, and events, which nobody applies).
+fn joins_the_state(kind: &str) -> bool {
+    Object::KINDS.contains(&kind) && !WORKLOADS.contains(&kind) && kind != "Event"
+}
+
+/// Whether a kind of object lives in a namespace (those that join the state).
+fn namespaced(kind: &str) -> bool {
+    !matches!(
+        kind,
+        "Namespace"
+            | "PriorityClass"
+            | "RuntimeClass"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "CSINode"
+            | "CSIDriver"
+    )
+}
+
+/// Reads `-f` as `kubectl apply -f` takes it: files (`-` for stdin), and directories, whose
+/// `.yaml`, `.yml` and `.json` files are read in name order (their subdirectories' too with
+/// `recursive`, kubectl's `-R`); each file several documents, a `List`, or JSON.
+pub fn read_applied(paths: &[std::path::PathBuf], recursive: bool) -> Result<Applied, SourceError> {
+    let mut files = Vec::new();
+    for path in paths {
+        expand(path, recursive, &mut files)?;
+    }
+    let mut applied = Applied::default();
+    for file in &files {
+        let name = super::read::source_name(file);
+        let objects = read_objects(file)?;
+        let (workloads, rest): (Vec<Located>, Vec<Located>) = objects
+            .into_iter()
+            .partition(|o| WORKLOADS.contains(&o.kind()) || o.kind().is_empty());
+        for o in rest {
+            if joins_the_state(o.kind()) {
+                applied.objects.push((o, name.clone()));
+            } else {
+                *applied.skipped.entry(o.kind().to_string()).or_default() += 1;
+            }
+        }
+        if !workloads.is_empty() {
+            applied.pods.extend(pods_from_objects(&workloads, &name)?);
+        }
+    }
+    if applied.pods.is_empty() {
+        let path =
+            (files.first()).map_or_else(|| "-f".to_string(), |f| super::read::source_name(f));
+        let others = applied.objects.len() + applied.skipped.values().sum::<usize>();
+        return Err(SourceError::Content {
+            path,
+            message: match others {
+                0 => "no objects found; give a Pod or a workload manifest".to_string(),
+                n => format!(
+                    "no Pod or workload to schedule among its {n} object(s); give a Pod, \
+                     Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob or PodTemplate"
+                ),
+            },
+        });
+    }
+    Ok(applied)
+}
+
+/// The files `path` names: itself, or a directory's manifests, and its subdirectories' with
+/// `recursive`.
+fn expand(
+    path: &Path,
+    recursive: bool,
+    out: &mut Vec<std::path::PathBuf>,
+) -> Result<(), SourceError> {
+    if path.as_os_str() == "-" || !path.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let io = |source| SourceError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+        .map_err(io)?
+        .map(|e| e.map(|e| e.path()).map_err(io))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            if recursive {
+                expand(&entry, recursive, out)?;
+            }
+        } else if entry
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        {
+            out.push(entry);
+        }
+    }
+    Ok(())
+}
+
 /// Parses Pods or workloads from text; `source` names it in errors.
 pub fn read_pod_manifests_str(text: &str, source: &str) -> Result<Vec<ManifestPod>, SourceError> {
     let objects = super::read::objects_from_str(text, source)?;
@@ -307,6 +465,10 @@ pub(crate) fn pods_from_objects(
                 status: None,
             }
         };
+        let workload = match kind {
+            "Pod" => None,
+            _ => Some(workload_spec(obj, path)?),
+        };
         let (claims, claim_templates) = match ordinal {
             Some(o) => stateful_set_claims(obj, path, o, &mut pod)?,
             None => (Vec::new(), Vec::new()),
@@ -351,6 +513,7 @@ pub(crate) fn pods_from_objects(
             replicas: replicas(kind, &obj.value),
             ordinal,
             claim_templates,
+            workload,
         });
     }
     if pods.is_empty() {
@@ -363,6 +526,37 @@ pub(crate) fn pods_from_objects(
 }
 
 type Claims = Vec<core::PersistentVolumeClaim>;
+
+/// What a workload's controller reads beside its pod template (the template as written: the
+/// pointer of the kind's template).
+fn workload_spec(obj: &Located, path: &str) -> Result<WorkloadSpec, SourceError> {
+    let at = |pointer: &str| obj.value.pointer(pointer).filter(|v| !v.is_null());
+    let selector = match at("/spec/selector") {
+        Some(v) if obj.kind() != "ReplicationController" => {
+            let s = Located {
+                document: obj.document,
+                value: v.clone(),
+            };
+            Some(
+                s.decode::<meta::LabelSelector>(path)
+                    .map_err(|e| in_object(e, obj, "spec.selector"))?,
+            )
+        }
+        _ => None,
+    };
+    let text = |pointer: &str| at(pointer).and_then(|v| v.as_str()).map(String::from);
+    let template = match obj.kind() {
+        "CronJob" => at("/spec/jobTemplate/spec/template"),
+        "PodTemplate" => at("/template"),
+        _ => at("/spec/template"),
+    };
+    Ok(WorkloadSpec {
+        selector,
+        pod_management_policy: text("/spec/podManagementPolicy"),
+        service_name: text("/spec/serviceName"),
+        template: template.cloned().unwrap_or_default(),
+    })
+}
 
 /// How many pods a workload's controller keeps running at once, with the API server's
 /// defaults (pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go): `replicas` 1;

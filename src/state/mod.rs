@@ -53,8 +53,8 @@ pub use defaults::{ContainerName, Defaulted, PodRequestFrom};
 pub use disruption_budget::{DisruptionBudget, DisruptionBudgetObject};
 pub use index::{AffinityGroup, Candidates, Domains, PodIndex, PodList, Topology};
 pub use manifest::{
-    ManifestPod, add_daemon_tolerations, merge_match_label_keys, read_pod_manifests,
-    read_pod_manifests_str,
+    Applied, ManifestPod, WorkloadSpec, add_daemon_tolerations, merge_match_label_keys,
+    read_applied, read_pod_manifests, read_pod_manifests_str,
 };
 pub use node::Node;
 pub use objects::{Kinds, Object, Objects};

@@ -179,17 +179,17 @@ fn empty_input_says_what_to_give() {
 #[test]
 fn kinds_and_api_versions_we_cannot_take_are_named() {
     let dir = tempfile::tempdir().unwrap();
+    // Applied beside a Pod, a Service joins the cluster; alone, nothing is scheduled.
     let svc = write(
         dir.path(),
-        "two.yaml",
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n---\n\
-         apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
+        "svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
     );
     fails(
         &["whatif", "-f", s(&svc), "--snapshot", SNAPSHOT],
         &[
             &format!(
-                "{}: document 2: kind \"Service\" is not a Pod or a workload",
+                "{}: no Pod or workload to schedule among its 2 object(s)",
                 svc.display()
             ),
             "give a Pod, Deployment",

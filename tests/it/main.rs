@@ -4,6 +4,7 @@
 mod support;
 
 mod admission;
+mod apply;
 mod audit;
 mod cli;
 mod completions;
@@ -22,6 +23,7 @@ mod oracle_diff_dra;
 mod protobuf;
 mod readme;
 mod real_server;
+mod replicas;
 mod scale;
 mod table;
 mod transcripts;

@@ -231,12 +231,21 @@ fn zone_spread_is_held_back_by_an_unusable_zone() {
         didn't match pod topology spread constraints. no new claims to deallocate, preemption: \
         0/5 nodes are available: 1 Preemption is not helpful for scheduling, 4 No preemption \
         victims found for incoming pod.";
-    for i in [2, 3] {
-        assert_eq!(
-            doc["workload"]["pods"][i]["failedSchedulingMessage"],
-            message
-        );
-    }
+    assert_eq!(
+        doc["workload"]["pods"][2]["failedSchedulingMessage"],
+        message
+    );
+    // OrderedReady: db-3 is not created while db-2 is Pending.
+    let last = &doc["workload"]["pods"][3];
+    assert!(last["failedSchedulingMessage"].is_null() && last["node"].is_null());
+    assert_eq!(last["notCreated"]["waitsFor"], "db-2");
+    assert_eq!(
+        (
+            doc["workload"]["pending"].as_u64(),
+            doc["workload"]["notCreated"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
     // db-1 avoids zone z1 (n2 would make it 2 against z3's 0).
     assert_eq!(tied(&doc, 1), ["n4"]);
     // Ordinals from spec.ordinals.start.
@@ -262,7 +271,7 @@ fn ties_are_reported_and_seeded() {
         doc["workload"]["pods"][1]["score"]
     );
     assert_eq!(
-        doc["workload"]["notes"][0],
+        doc["workload"]["notes"][1],
         "replica 0 tied between 4 nodes at its top score: n1 was picked, the first by name \
          (--seed S picks at random); kube-scheduler 1.35 takes an arbitrary one of them, \
          earlier releases a random one (2 replicas had a tie), so the replicas after it may \
@@ -404,16 +413,25 @@ fn daemon_set_pods_left_pending_exit_3() {
     assert_eq!(out.status.code(), Some(0));
 }
 
-/// A Deployment's replicas have no controller yet: the note says default spreading does
-/// not count them against one another.
+/// A new Deployment's replicas are its ReplicaSet's, as its controller creates them: the
+/// note says so, and the old note on default spreading without a controller is gone.
 #[test]
-fn default_spreading_without_a_controller_is_said() {
+fn a_new_deployments_replicas_are_its_replica_sets() {
     let doc = whatif_json(ANTI_AFFINITY, NODES, &["--replicas", "2"]);
     let notes = doc["workload"]["notes"].as_array().expect("notes");
+    let first = notes[0].as_str().expect("a note");
     assert!(
-        notes.iter().any(|n| n
-            .as_str()
-            .is_some_and(|n| n.starts_with("PodTopologySpread's default constraints select a pod by its Services and its controller; the Deployment's replicas"))),
+        first.starts_with(
+            "the replicas are created as the Deployment controller creates them: owned by \
+             ReplicaSet/web-"
+        ) && first.contains("labelled pod-template-hash=")
+            && first.ends_with("; all at once"),
+        "{first}"
+    );
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.to_string().contains("without a controller")),
         "{notes:?}"
     );
 }

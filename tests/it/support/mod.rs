@@ -5,6 +5,7 @@
 pub mod envtest;
 pub mod oracle;
 pub mod oracle_diff;
+pub mod replicas;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{IsTerminal, Write};
