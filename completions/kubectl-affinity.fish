@@ -53,7 +53,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -97,7 +97,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -134,7 +134,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"

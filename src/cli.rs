@@ -299,7 +299,8 @@ pub struct CommonArgs {
     #[arg(long)]
     pub exit_code: bool,
     /// Drill down into a node: every term and expression with the node's value, every taint,
-    /// every pod term with its domain and pods, the score chain. Repeatable.
+    /// every pod term with its domain and pods, the score chain. A unique prefix of a name
+    /// names that node. Repeatable.
     #[arg(long = "node", value_name = "NAME")]
     pub nodes: Vec<String>,
     /// Colour: auto (a terminal and NO_COLOR unset), always or never.
