@@ -258,6 +258,15 @@ pub struct WhatifArgs {
     /// one request that is not a GET (needs create on pods); without it the tool only reads.
     #[arg(long)]
     pub server_dry_run: bool,
+    /// Admission plugins to run besides kube-apiserver's defaults, as its flag of that name
+    /// takes them (comma-separated): PodNodeSelector and PodTolerationRestriction apply their
+    /// namespace annotations only when named here, as on the API server.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub enable_admission_plugins: Vec<String>,
+    /// Admission plugins to leave out, as kube-apiserver's flag of that name takes them
+    /// (comma-separated): LimitRanger, DefaultTolerationSeconds, RuntimeClass.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub disable_admission_plugins: Vec<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
