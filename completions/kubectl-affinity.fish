@@ -53,7 +53,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explai
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand explain" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -89,6 +89,8 @@ ignore\t''"
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l replicas -d 'A workload (Deployment, ReplicaSet, ReplicationController, StatefulSet, Job, CronJob): schedule N pods instead of its replicas (a Job\'s parallelism)' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l replica -d 'A workload: show the per-node table of replica K (0 is the first scheduled) instead of the first Pending one' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l seed -d 'A workload: break ties between top-scored nodes at random with this seed, instead of taking the first by name' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l enable-admission-plugins -d 'Admission plugins to run besides kube-apiserver\'s defaults, as its flag of that name takes them (comma-separated): PodNodeSelector and PodTolerationRestriction apply their namespace annotations only when named here, as on the API server' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l disable-admission-plugins -d 'Admission plugins to leave out, as kube-apiserver\'s flag of that name takes them (comma-separated): LimitRanger, DefaultTolerationSeconds, RuntimeClass' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l snapshot -d 'Read the cluster from a file written by `kubectl affinity snapshot` or `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l scheduler-config -d 'A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose schedulerName is the pod\'s is used. Default: kube-scheduler\'s default profile' -r -F
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l feature-gates -d 'Feature gates as kube-scheduler takes them, e.g. TaintTolerationComparisonOperators=true (repeatable; later settings win)' -r
@@ -97,7 +99,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand whatif" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -135,7 +137,7 @@ complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit"
 wide\t'The table plus the score parts per plugin and the reason the scheduler records'
 json\t''
 yaml\t''"
-complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. Repeatable' -r
+complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l node -d 'Drill down into a node: every term and expression with the node\'s value, every taint, every pod term with its domain and pods, the score chain. A unique prefix of a name names that node. Repeatable' -r
 complete -c kubectl-affinity -n "__fish_kubectl_affinity_using_subcommand audit" -l color -d 'Colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -334,6 +334,11 @@ fn whatif(
         replica: args.replica,
         seed: args.seed,
         server_dry_run: args.server_dry_run,
+        admission_plugins: crate::state::admission::Plugins::new(
+            &args.enable_admission_plugins,
+            &args.disable_admission_plugins,
+        )
+        .map_err(Error::Usage)?,
     };
     let mut code = 0;
     let ran = whatif::whatif(&options, &request, &mut |explained| {

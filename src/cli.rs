@@ -268,6 +268,15 @@ pub struct WhatifArgs {
     /// one request that is not a GET (needs create on pods); without it the tool only reads.
     #[arg(long)]
     pub server_dry_run: bool,
+    /// Admission plugins to run besides kube-apiserver's defaults, as its flag of that name
+    /// takes them (comma-separated): PodNodeSelector and PodTolerationRestriction apply their
+    /// namespace annotations only when named here, as on the API server.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub enable_admission_plugins: Vec<String>,
+    /// Admission plugins to leave out, as kube-apiserver's flag of that name takes them
+    /// (comma-separated): LimitRanger, DefaultTolerationSeconds, RuntimeClass.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub disable_admission_plugins: Vec<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -309,7 +318,8 @@ pub struct CommonArgs {
     #[arg(long)]
     pub exit_code: bool,
     /// Drill down into a node: every term and expression with the node's value, every taint,
-    /// every pod term with its domain and pods, the score chain. Repeatable.
+    /// every pod term with its domain and pods, the score chain. A unique prefix of a name
+    /// names that node. Repeatable.
     #[arg(long = "node", value_name = "NAME")]
     pub nodes: Vec<String>,
     /// Colour: auto (a terminal and NO_COLOR unset), always or never.

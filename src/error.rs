@@ -62,6 +62,15 @@ pub enum Error {
         /// The most similar node name, when one is close enough to be a likely typo.
         closest: Option<String>,
     },
+    /// A `--node` prefix several node names start with.
+    #[error(
+        "node {name:?} (--node) names no node of {origin} and starts several: {matches}; give more of the name"
+    )]
+    NodeAmbiguous {
+        name: String,
+        origin: String,
+        matches: String,
+    },
     /// An edit to try names a node or pod the cluster state does not have.
     #[error("{0}; check the name, or list them with `kubectl get nodes` / `kubectl get pods -A`")]
     Edit(#[from] crate::state::edits::EditError),

@@ -52,6 +52,8 @@ pub struct Admission<'a> {
     pub namespace: String,
     /// `--server-dry-run`: the API server makes and admits the pods.
     pub dry_run: Option<&'a Live>,
+    /// `--enable-admission-plugins`, `--disable-admission-plugins`.
+    pub plugins: crate::state::admission::Plugins,
 }
 
 impl Admission<'_> {
@@ -131,6 +133,7 @@ impl Admission<'_> {
             state.admission_objects(),
             state.priority_classes(),
             holds_pods,
+            &self.plugins,
         )
         .map_err(|r| refused(&r))?;
         // A validating plugin's refusal stops a strict run; `--validate=warn` evaluates the

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::{Diffed, Options, Outcome, Run, explanation};
 use crate::error::Error;
-use crate::report::audit::{Audit, Found, PendingPod, Scope};
+use crate::report::audit::{Audit, Category, Found, PendingPod, Scope};
 use crate::report::diff::AuditDiff;
 use crate::report::{Note, Subject};
 use crate::scheduler::Input;
@@ -115,10 +115,28 @@ pub fn cluster(
         scope.pending.then(|| {
             let mut pods = Vec::new();
             for pod in state.other_pods() {
-                let waiting = pod.node_name.is_empty()
-                    && !pod.is_terminal()
-                    && pod.template.scheduling_gates.is_empty();
-                let Some(profile) = profile_of(pod).filter(|_| waiting && in_scope(pod)) else {
+                if pod.is_terminal() || !in_scope(pod) {
+                    continue;
+                }
+                // Every Pending pod is listed, those the scheduler does not try by why.
+                let category = if !pod.node_name.is_empty() {
+                    // Bound to a node the state does not have: Pending until the pod garbage
+                    // collector deletes it; a Running one is the kubelet's, gone with its node.
+                    if !matches!(&*pod.template.phase, "" | "Pending") {
+                        continue;
+                    }
+                    Some(Category::BoundToMissingNode)
+                } else if profile_of(pod).is_none() {
+                    Some(Category::OtherScheduler)
+                } else if !pod.template.scheduling_gates.is_empty() {
+                    Some(Category::Gated)
+                } else {
+                    None
+                };
+                let (Some(profile), None) = (profile_of(pod), category) else {
+                    if let Some(category) = category {
+                        pods.push((pod, PendingPod::not_tried(pod, category)));
+                    }
                     continue;
                 };
                 let input = Input {

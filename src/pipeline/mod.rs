@@ -152,9 +152,24 @@ impl<'a> Run<'a> {
     }
 
     /// Refuses a `--node` that names no node of `state`, before anything is evaluated or
-    /// printed, as `kubectl get node` refuses an unknown name.
+    /// printed, as `kubectl get node` refuses an unknown name. A unique prefix of a name (what
+    /// a shortened table shows) names that node; one several names start with is refused
+    /// with them.
     fn check_drill_down(&self, state: &ClusterState) -> Result<(), Error> {
-        let Some(name) = (self.options.nodes.iter()).find(|name| state.node_index(name).is_none())
+        let names = state.nodes().iter().map(|n| n.name.as_str());
+        for name in &self.options.nodes {
+            if let Err(matches) = crate::report::node_named(names.clone(), name)
+                && !matches.is_empty()
+            {
+                return Err(Error::NodeAmbiguous {
+                    name: name.clone(),
+                    origin: self.source.name(),
+                    matches: crate::scheduler::explain::few(&matches),
+                });
+            }
+        }
+        let Some(name) = (self.options.nodes.iter())
+            .find(|name| crate::report::node_named(names.clone(), name).is_err())
         else {
             return Ok(());
         };

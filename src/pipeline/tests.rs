@@ -103,6 +103,7 @@ fn request(file: Option<&tempfile::NamedTempFile>) -> WhatifRequest {
         replica: None,
         seed: None,
         server_dry_run: false,
+        admission_plugins: Default::default(),
     }
 }
 

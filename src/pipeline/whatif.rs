@@ -40,6 +40,8 @@ pub struct Request {
     /// `--seed S`: ties broken at random with this seed, not by name.
     pub seed: Option<u64>,
     pub server_dry_run: bool,
+    /// Which built-in admission plugins run (kube-apiserver's defaults, else the flags').
+    pub admission_plugins: crate::state::admission::Plugins,
 }
 
 /// How a `whatif` run ends, once every explanation is given out.
@@ -86,6 +88,7 @@ pub fn whatif(
         source: run.source.name(),
         namespace: namespace.clone(),
         dry_run: dry_run(&run.source, request)?,
+        plugins: request.admission_plugins.clone(),
     };
     let pods = plan(manifests, request, &admission)?;
     // The profiles are checked before any request, then built for the release emulated.

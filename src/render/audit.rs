@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use crate::report::audit::{Audit, PendingPod, Rule};
+use crate::report::audit::{Audit, AuditSummary, Category, PendingPod, Rule};
 use crate::scheduler::explain::few;
 use crate::scheduler::explain_of;
 
@@ -41,7 +41,7 @@ pub fn audit_table(out: &mut dyn Write, doc: &Audit, opts: AuditOptions) -> std:
         let source = doc.source.as_deref().unwrap_or("the cluster");
         let mut parts = Vec::new();
         if doc.pending.is_some() {
-            parts.push(format!("{} Pending", s.pending));
+            parts.push(format!("{} Pending{}", s.pending, categories(s)));
         }
         if doc.violating.is_some() {
             parts.push(format!("{} breaking their required rules", s.violating));
@@ -140,20 +140,87 @@ pub fn audit_table(out: &mut dyn Write, doc: &Audit, opts: AuditOptions) -> std:
     Ok(())
 }
 
-/// The scheduler's message now, or where it would place the pod.
+/// The scheduler's message now, or where it would place the pod; for a pod not evaluated,
+/// why, never a verdict.
 fn verdict(p: &PendingPod) -> String {
     if let Some(m) = &p.failed_scheduling_message {
         return m.clone();
     }
-    match p.selected.as_slice() {
-        [] if p.unknown > 0 => format!(
-            "unknown: {} node(s) pass every evaluated filter, some plugin not evaluated",
-            p.unknown
+    let feasible = p.feasible.unwrap_or_default();
+    let unknown = p.unknown.unwrap_or_default();
+    let not_evaluated = not_evaluated(&p.not_evaluated);
+    match p.category {
+        Category::Gated => format!(
+            "gated: waits for its scheduling gate(s) {}; not evaluated",
+            p.scheduling_gates.join(", ")
         ),
-        [] => format!("yes: {} feasible node(s)", p.feasible),
-        [one] => format!("yes: on {one}"),
-        // A pod that fits anywhere ties on hundreds of nodes: a few are named.
-        many => format!("yes: on one of {} (a tie)", few(many)),
+        Category::OtherScheduler => format!(
+            "for scheduler {}, which no profile here serves; not evaluated",
+            p.scheduler_name.as_deref().unwrap_or_default()
+        ),
+        Category::BoundToMissingNode => format!(
+            "bound to node {}, which is not in the cluster; not evaluated",
+            p.node_name.as_deref().unwrap_or_default()
+        ),
+        Category::NotEvaluated => {
+            format!("not evaluated: {unknown} node(s) pass every evaluated filter; {not_evaluated}")
+        }
+        Category::SchedulableNow | Category::Unschedulable => match p.selected.as_slice() {
+            [] if unknown > 0 => format!(
+                "yes: {feasible} feasible node(s); which one not known, {unknown} node(s) not \
+                 evaluated ({not_evaluated})"
+            ),
+            [] => format!("yes: {feasible} feasible node(s)"),
+            [one] => format!("yes: on {one}"),
+            // A pod that fits anywhere ties on hundreds of nodes: a few are named.
+            many => format!("yes: on one of {} (a tie)", few(many)),
+        },
+    }
+}
+
+/// The plugins not evaluated, those left out for the same reason said once:
+/// "A, B: why".
+fn not_evaluated(whys: &[String]) -> String {
+    let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
+    for why in whys {
+        let (plugin, reason) = why
+            .split_once(" is not evaluated: ")
+            .unwrap_or(("", why.as_str()));
+        match by_reason.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, plugins)) => plugins.push(plugin),
+            None => by_reason.push((reason, vec![plugin])),
+        }
+    }
+    let parts: Vec<String> = by_reason
+        .into_iter()
+        .map(|(reason, plugins)| {
+            let plugins: Vec<&str> = plugins.into_iter().filter(|p| !p.is_empty()).collect();
+            match plugins.as_slice() {
+                [] => reason.to_string(),
+                _ => format!("{} not evaluated: {reason}", plugins.join(", ")),
+            }
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// The Pending count by category, those with none left out.
+fn categories(s: &AuditSummary) -> String {
+    let parts: Vec<String> = [
+        (s.placeable, "schedulable now"),
+        (s.unschedulable, "unschedulable"),
+        (s.not_evaluated, "not evaluated"),
+        (s.gated, "gated"),
+        (s.other_scheduler, "for another scheduler"),
+        (s.bound_to_missing_node, "bound to a missing node"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", parts.join(", ")),
     }
 }
 
@@ -184,24 +251,55 @@ fn detail(r: &Rule) -> String {
 #[cfg(test)]
 mod tests {
     use super::verdict;
-    use crate::report::audit::PendingPod;
+    use crate::report::audit::{Category, PendingPod};
+
+    fn pod(selected: &[&str]) -> PendingPod {
+        PendingPod {
+            name: "p".to_string(),
+            category: Category::SchedulableNow,
+            failed_scheduling_message: None,
+            failed_scheduling_message_complete: None,
+            feasible: Some(400),
+            unknown: Some(0),
+            not_evaluated: Vec::new(),
+            selected: selected.iter().map(ToString::to_string).collect(),
+            scheduling_gates: Vec::new(),
+            scheduler_name: None,
+            node_name: None,
+            scheduler_event: None,
+        }
+    }
 
     #[test]
     fn a_tie_names_a_few_nodes_and_counts_the_rest() {
-        let pod = |selected: &[&str]| PendingPod {
-            name: "p".to_string(),
-            failed_scheduling_message: None,
-            failed_scheduling_message_complete: None,
-            feasible: 400,
-            unknown: 0,
-            selected: selected.iter().map(ToString::to_string).collect(),
-            scheduler_event: None,
-        };
         assert_eq!(verdict(&pod(&["a"])), "yes: on a");
         assert_eq!(verdict(&pod(&["a", "b"])), "yes: on one of a, b (a tie)");
         assert_eq!(
             verdict(&pod(&["a", "b", "c", "d", "e"])),
             "yes: on one of a, b, c and 2 more (a tie)"
+        );
+    }
+
+    #[test]
+    fn a_pod_not_evaluated_is_never_a_yes() {
+        let mut p = pod(&[]);
+        p.category = Category::NotEvaluated;
+        p.feasible = Some(0);
+        p.unknown = Some(3);
+        let plugin = crate::scheduler::PluginId::VolumeBinding;
+        p.not_evaluated = vec![format!("{plugin} is not evaluated: no claims read")];
+        assert_eq!(
+            verdict(&p),
+            format!(
+                "not evaluated: 3 node(s) pass every evaluated filter; {plugin} not evaluated: \
+                 no claims read"
+            )
+        );
+        p.category = Category::Gated;
+        p.scheduling_gates = vec!["kueue.x-k8s.io/admission".to_string()];
+        assert_eq!(
+            verdict(&p),
+            "gated: waits for its scheduling gate(s) kueue.x-k8s.io/admission; not evaluated"
         );
     }
 }

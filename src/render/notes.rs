@@ -512,8 +512,8 @@ impl Display for Admission<'_> {
         let opt_in = |f: &mut Formatter<'_>, plugin: &str, key: &str| {
             write!(
                 f,
-                " (from the namespace's {key} annotation; only where the cluster enables the \
-                 {plugin} admission plugin, which kube-apiserver does not by default)"
+                " (from the namespace's {key} annotation; --enable-admission-plugins names \
+                 {plugin}, which kube-apiserver does not enable by default)"
             )
         };
         let plugin = self.0.plugin();
@@ -558,6 +558,12 @@ impl Display for Admission<'_> {
             Admitted::RuntimeClassTolerations { class, added } => {
                 write!(f, "{plugin} {class}: tolerations {}", tolerations(added))
             }
+            Admitted::Off { annotation, .. } => write!(
+                f,
+                "{plugin}: off, so the namespace's {annotation} annotation is not applied \
+                 (kube-apiserver enables it only when --enable-admission-plugins names it: \
+                 pass --enable-admission-plugins={plugin} if this cluster's API server does)"
+            ),
         }
     }
 }

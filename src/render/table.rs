@@ -273,12 +273,12 @@ fn header(out: &mut dyn Write, doc: &Explanation, p: &Paint) -> std::io::Result<
             many if !complete => writeln!(
                 out,
                 "Highest scores so far (tie; some score plugins not evaluated): {}",
-                many.join(", ")
+                crate::scheduler::explain::few(many)
             )?,
             many => writeln!(
                 out,
                 "Best nodes (tie, the scheduler picks one at random): {}",
-                many.join(", ")
+                crate::scheduler::explain::few(many)
             )?,
         }
     }
@@ -395,7 +395,7 @@ fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
             candidates += 1;
         }
         if (candidate && candidates <= TOP)
-            || opts.nodes.iter().any(|x| **x == *n.name)
+            || opts.nodes.iter().any(|x| asked(doc, x) == Some(&*n.name))
             || Some(&*n.name) == current
         {
             shown.push(i);
@@ -418,6 +418,11 @@ fn rows_shown(doc: &Explanation, opts: &TableOptions) -> (Vec<usize>, bool) {
         shown.sort_unstable();
     }
     (shown, true)
+}
+
+/// The node a `--node` names (its name or a unique prefix of it).
+fn asked<'a>(doc: &'a Explanation, name: &str) -> Option<&'a str> {
+    crate::report::node_named(doc.nodes.iter().map(|n| &*n.name), name).ok()
 }
 
 /// Nodes left out of a grouped table, counted by what decides them.
@@ -457,29 +462,40 @@ fn groups(doc: &Explanation, shown: &[usize], p: &Paint) -> Vec<String> {
     lines
 }
 
-/// The longest node name the narrow table shows whole; longer ones lose the domain they all
-/// end in (`.eu-west-1.compute.internal`), said once below the table, then their end, marked.
+/// The narrowest the NODE column is made when the table does not fit its width with whole
+/// names.
 const NAME_WIDTH: usize = 28;
 
 /// How the table's NODE column shows names: never split across lines (a name is what a user
-/// copies), shortened when long so that the rule columns keep room.
+/// copies); whole when the table fits the width with them, else shortened so that the rule
+/// columns keep room: the domain every name ends in (`.eu-west-1.compute.internal`) left out
+/// and said once below the table, then the middle of a still longer name elided, as little
+/// as keeps every row's name distinct (GKE's and AKS's names differ only at their end).
 struct NodeNames {
     /// The domain every long name ends in, left out of the column.
     suffix: Option<String>,
-    shorten: bool,
+    /// The width names are elided to; `None`: whole.
+    width: Option<usize>,
 }
 
 impl NodeNames {
-    fn of<'a>(names: impl Iterator<Item = &'a str> + Clone, wide: bool) -> NodeNames {
-        let long = names.clone().any(|n| n.chars().count() > NAME_WIDTH);
-        if wide || !long {
-            return NodeNames {
-                suffix: None,
-                shorten: false,
-            };
+    fn whole() -> NodeNames {
+        NodeNames {
+            suffix: None,
+            width: None,
+        }
+    }
+
+    /// Names shortened to `room` characters (at least [`NAME_WIDTH`]), or to as few more as
+    /// keep them distinct.
+    fn of<'a>(names: impl Iterator<Item = &'a str> + Clone, room: usize) -> NodeNames {
+        let room = room.max(NAME_WIDTH);
+        let longest = names.clone().map(|n| n.chars().count()).max().unwrap_or(0);
+        if longest <= room {
+            return NodeNames::whole();
         }
         // The longest `.`-led suffix all names share, leaving each name something before it.
-        let mut all = names;
+        let mut all = names.clone();
         let first = all.next().unwrap_or_default();
         let mut suffix = first.find('.').map(|i| &first[i..]).unwrap_or_default();
         for name in all {
@@ -491,27 +507,40 @@ impl NodeNames {
                     .unwrap_or_default();
             }
         }
-        NodeNames {
+        let mut shown = NodeNames {
             suffix: (!suffix.is_empty() && first.len() > suffix.len()).then(|| suffix.to_string()),
-            shorten: true,
+            width: Some(room),
+        };
+        loop {
+            let mut seen = std::collections::BTreeSet::new();
+            let distinct = names.clone().all(|n| seen.insert(shown.shown(n)));
+            match shown.width {
+                Some(w) if !distinct && w < longest => shown.width = Some(w + 1),
+                Some(_) if !distinct => return NodeNames::whole(),
+                _ => return shown,
+            }
         }
     }
 
     fn shown(&self, name: &str) -> String {
-        if !self.shorten {
+        let Some(width) = self.width else {
             return name.to_string();
-        }
+        };
         let name = self
             .suffix
             .as_deref()
             .and_then(|s| name.strip_suffix(s))
             .unwrap_or(name);
-        if name.chars().count() > NAME_WIDTH {
-            let kept: String = name.chars().take(NAME_WIDTH - 1).collect();
-            format!("{kept}…")
-        } else {
-            name.to_string()
+        let chars: Vec<char> = name.chars().collect();
+        if chars.len() <= width {
+            return name.to_string();
         }
+        // The start (the pool) and the end (what tells nodes apart), the middle marked.
+        let tail = (width - 1) / 2;
+        let head = width - 1 - tail;
+        let start: String = chars[..head].iter().collect();
+        let end: String = chars[chars.len() - tail..].iter().collect();
+        format!("{start}…{end}")
     }
 }
 
@@ -592,19 +621,20 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         head.push("REPORTED BY THE SCHEDULER");
     }
     let current = doc.current.as_ref().map(|c| c.node.as_str());
+    // The pod's current node is marked.
+    let node_cell = |name: &str, names: &NodeNames| {
+        let shown = names.shown(name);
+        match Some(name) == current {
+            true => format!("{shown}*"),
+            false => shown,
+        }
+    };
     let (shown, grouped) = rows_shown(doc, opts);
-    let names = NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), opts.wide);
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let n = &doc.nodes[i];
         let verdict = verdict_word(n.verdict);
-        let name = names.shown(&n.name);
-        let name = if Some(&*n.name) == current {
-            format!("{name}*")
-        } else {
-            name
-        };
-        let mut row = vec![name, verdict.to_string()];
+        let mut row = vec![node_cell(&n.name, &NodeNames::whole()), verdict.to_string()];
         row.extend(RULE_COLUMNS.map(|(column, _)| rule_cell(column, n, tables)));
         if devices {
             row.push(rule_cell(Column::Devices, n, tables));
@@ -653,6 +683,36 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     // least as wide as its header and its longest word, so that neither is split (a table
     // wider than the terminal reads better than `NODE-`/`AFF` or `shor`/`t:`).
     let score_col = head.iter().position(|h| *h == "SCORE");
+    let width = usize::from(t.width().unwrap_or(u16::MAX));
+    // Names whole when the table fits with them (its rule columns at their narrowest), and
+    // always under --no-headers and -o wide, which scripts read.
+    let names = if opts.wide || opts.no_headers {
+        NodeNames::whole()
+    } else {
+        let cells = |i: usize| {
+            rows.iter()
+                .filter_map(move |r| r.get(i))
+                .map(String::as_str)
+        };
+        let narrowest = |i: usize| {
+            std::iter::once(head[i])
+                .chain(cells(i))
+                .flat_map(|c| match [0, 1].contains(&i) || Some(i) == score_col {
+                    true => vec![c.chars().count()],
+                    false => c.split_whitespace().map(|w| w.chars().count()).collect(),
+                })
+                .max()
+                .unwrap_or(0)
+                + 2
+        };
+        let others: usize = (1..head.len()).map(narrowest).sum();
+        // The current node's mark.
+        let room = width.saturating_sub(others + 2 + 1);
+        NodeNames::of(shown.iter().map(|&i| &*doc.nodes[i].name), room)
+    };
+    for (row, &i) in rows.iter_mut().zip(&shown) {
+        row[0] = node_cell(&doc.nodes[i].name, &names);
+    }
     // The widest of `pieces` of column `i`'s header and cells, with the cell's padding.
     let widest = |i: usize, pieces: &dyn Fn(&str) -> Vec<usize>| {
         let cells = rows.iter().filter_map(|r| r.get(i)).map(String::as_str);
@@ -678,7 +738,6 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
         .collect();
     // Then columns are kept on one line while the table fits, those that save most lines
     // (then need least width) first: a cell in three lines costs more than one in two.
-    let width = usize::from(t.width().unwrap_or(u16::MAX));
     let mut room = width.saturating_sub(bounds.iter().sum());
     let saved = |i: usize| {
         rows.iter()
@@ -746,7 +805,7 @@ pub fn table(out: &mut dyn Write, doc: &Explanation, opts: &TableOptions) -> std
     super::suggestions::closest(out, doc)?;
     let mut explained = false;
     for name in &opts.nodes {
-        match doc.nodes.iter().find(|n| *n.name == **name) {
+        match asked(doc, name).and_then(|a| doc.nodes.iter().find(|n| *n.name == *a)) {
             Some(n) => drill_down(out, doc, n, &p, &mut explained)?,
             None => writeln!(out, "\nNode {name}: not in the cluster state")?,
         }
@@ -899,6 +958,58 @@ fn drill_down(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GKE's names differ only at their end: shortened, each row keeps its own end.
+    #[test]
+    fn names_too_long_are_elided_in_the_middle_and_stay_distinct() {
+        let names: Vec<String> = ["x7k9", "x7k8", "q2w3"]
+            .iter()
+            .map(|end| format!("gke-production-cluster-default-pool-3f1e8a2b-{end}"))
+            .collect();
+        let shown = NodeNames::of(names.iter().map(String::as_str), 0);
+        let cells: Vec<String> = names.iter().map(|n| shown.shown(n)).collect();
+        assert_eq!(
+            cells,
+            [
+                "gke-production…3f1e8a2b-x7k9",
+                "gke-production…3f1e8a2b-x7k8",
+                "gke-production…3f1e8a2b-q2w3"
+            ]
+        );
+        // Room for them whole: whole.
+        let whole = NodeNames::of(names.iter().map(String::as_str), 60);
+        assert_eq!(whole.shown(&names[0]), names[0]);
+    }
+
+    /// Names that share a long end keep as much more of it as tells them apart.
+    #[test]
+    fn elision_widens_until_the_names_differ() {
+        let names = [
+            "aks-nodepool1-12345678-vmss000000-with-a-long-tail",
+            "aks-nodepool1-12345679-vmss000000-with-a-long-tail",
+        ];
+        let shown = NodeNames::of(names.into_iter(), 0);
+        let (a, b) = (shown.shown(names[0]), shown.shown(names[1]));
+        assert_ne!(a, b);
+        assert!(a.contains('…') && a.chars().count() < names[0].len(), "{a}");
+    }
+
+    #[test]
+    fn a_unique_prefix_names_its_node() {
+        let names = [
+            "ip-10-0-0-101.eu-west-1.compute.internal",
+            "ip-10-0-0-102.x",
+            "big",
+        ];
+        let named = |asked| crate::report::node_named(names.into_iter(), asked);
+        assert_eq!(named("ip-10-0-0-101"), Ok(names[0]));
+        assert_eq!(named("big"), Ok("big"));
+        assert_eq!(
+            named("ip-10-0-0-1"),
+            Err(vec![names[0].to_string(), names[1].to_string()])
+        );
+        assert_eq!(named("small"), Err(Vec::new()));
+    }
 
     #[test]
     fn lines_count_words_kept_whole() {

@@ -4,10 +4,18 @@
 
 use std::io::Write;
 
-use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 
 use crate::report::workload::{ReplicaReport, WorkloadReport};
+use crate::scheduler::explain::few;
+
+fn colored(text: &str, color: Color, on: bool) -> Cell {
+    match on {
+        true => Cell::new(text).fg(color),
+        false => Cell::new(text),
+    }
+}
 
 /// How the table is drawn: in colour, without headers, to a width (`None`: the terminal's).
 #[derive(Debug, Clone, Copy)]
@@ -55,11 +63,13 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
     // Each distinct FailedScheduling message once, below the table: in a column it would
     // wrap over a dozen lines per Pending replica.
     let mut messages: Vec<&str> = Vec::new();
+    let mut longest_word = 0;
     for r in &w.pods {
+        // Coloured by the table, after the layout: escape codes never count as width.
         let node = match (&r.node, &r.not_created) {
-            (Some(n), _) => paint(n, true),
-            (None, Some(_)) => "-".to_string(),
-            (None, None) => paint("Pending", false),
+            (Some(n), _) => colored(n, Color::Green, opts.color),
+            (None, Some(_)) => Cell::new("-"),
+            (None, None) => colored("Pending", Color::Red, opts.color),
         };
         let score = r.score.map_or_else(|| "-".to_string(), |s| s.to_string());
         let tied = match r.tied_with.len() {
@@ -67,13 +77,34 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             n => n.to_string(),
         };
         t.add_row([
-            r.index.to_string(),
-            r.name.clone(),
+            Cell::new(r.index),
+            Cell::new(&r.name),
             node,
-            score,
-            tied,
-            reason(r, &mut messages),
+            Cell::new(score),
+            Cell::new(tied),
+            Cell::new({
+                let reason = reason(r, &mut messages);
+                let words = reason.split_whitespace().map(|w| w.chars().count());
+                longest_word = words.fold(longest_word, usize::max);
+                reason
+            }),
         ]);
+    }
+    if opts.color {
+        t.enforce_styling();
+    }
+    // Names are copied whole: only the reason wraps, between words.
+    for i in 0..5 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+    if let Some(c) = t.column_mut(5) {
+        let word = longest_word.clamp("REASON".len(), usize::from(u16::MAX - 2));
+        let bound = u16::try_from(word + 2).unwrap_or(u16::MAX);
+        c.set_constraint(ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(
+            bound,
+        )));
     }
     writeln!(out, "{t}")?;
     for (i, message) in messages.iter().enumerate() {
@@ -96,7 +127,7 @@ fn reason<'a>(r: &'a ReplicaReport, messages: &mut Vec<&'a str>) -> String {
     }
     match (&r.node, &r.failed_scheduling_message) {
         (Some(_), _) if !r.tied_with.is_empty() => {
-            format!("top score, tied with {}", r.tied_with.join(", "))
+            format!("top score, tied with {}", few(&r.tied_with))
         }
         (Some(_), _) if r.score.is_some() => "top score".to_string(),
         (Some(_), _) => "only feasible node".to_string(),

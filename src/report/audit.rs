@@ -61,10 +61,27 @@ pub struct Audit {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditSummary {
-    /// Pending pods the scheduler tries to place (unbound, not gated, served by a profile).
+    /// Every Pending pod of the scope, whatever its category below.
     pub pending: usize,
-    /// Of those, pods some node could take now (the scheduler has not retried them yet).
+    /// Of those, pods some node could take now (the scheduler has not retried them yet):
+    /// a node passes every Filter, each of them evaluated.
     pub placeable: usize,
+    /// Pods no node can take now: the scheduler's FailedScheduling message says why.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unschedulable: usize,
+    /// Pods no node is known to take: the nodes that pass every evaluated Filter depend on
+    /// a plugin that was not evaluated.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_evaluated: usize,
+    /// Pods waiting for their scheduling gates (PreEnqueue): not tried, not evaluated.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gated: usize,
+    /// Pods for a scheduler no profile here serves: not evaluated.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub other_scheduler: usize,
+    /// Pods bound to a node the cluster does not have: no scheduler places them again.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bound_to_missing_node: usize,
     /// Bound pods whose node breaks at least one of their required rules.
     pub violating: usize,
     /// Static pods' mirrors, which the kubelet runs from a file and no scheduler placed:
@@ -87,10 +104,33 @@ pub struct PendingGroup {
     pub pods: Vec<PendingPod>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Where a Pending pod stands; every Pending pod of the scope is in exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Category {
+    /// A node passes every Filter, each evaluated.
+    SchedulableNow,
+    /// No node passes: the FailedScheduling message says why.
+    Unschedulable,
+    /// No node is known to pass: some plugin was not evaluated (see `notEvaluated`).
+    NotEvaluated,
+    /// `spec.schedulingGates` left: the scheduler does not try the pod.
+    Gated,
+    /// `spec.schedulerName` names a scheduler no profile here serves.
+    OtherScheduler,
+    /// `spec.nodeName` names a node the cluster does not have.
+    BoundToMissingNode,
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingPod {
     pub name: String,
+    pub category: Category,
     /// What the scheduler would write in the FailedScheduling event now; absent when a node
     /// can take the pod.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,12 +138,28 @@ pub struct PendingPod {
     /// False when part of that message (a PostFilter plugin's) was not evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_scheduling_message_complete: Option<bool>,
-    pub feasible: usize,
+    /// Nodes that pass every Filter; absent for a pod not evaluated at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feasible: Option<usize>,
     /// Nodes whose verdict depends on a plugin that was not evaluated.
-    pub unknown: usize,
-    /// The node(s) the scheduler would pick now (a tie when several).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<usize>,
+    /// Why each plugin not evaluated on some node was not (its own words).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_evaluated: Vec<String>,
+    /// The node(s) the scheduler would pick now (a tie when several); none while the pick
+    /// depends on a node whose verdict is unknown.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub selected: Vec<String>,
+    /// `Gated`: the scheduling gates left.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scheduling_gates: Vec<String>,
+    /// `OtherScheduler`: the scheduler named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+    /// `BoundToMissingNode`: the node named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
     /// The scheduler's own last FailedScheduling event (live).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler_event: Option<SchedulerEvent>,
@@ -250,6 +306,7 @@ impl Audit {
             })
             .collect();
         let all_pending = pending.iter().flatten().flat_map(|g| &g.pods);
+        let count = |c: Category| all_pending.clone().filter(|p| p.category == c).count();
         Audit {
             api_version: API_VERSION,
             kind: KIND,
@@ -257,9 +314,12 @@ impl Audit {
             namespace: scope.namespace.clone(),
             summary: AuditSummary {
                 pending: all_pending.clone().count(),
-                placeable: all_pending
-                    .filter(|p| p.failed_scheduling_message.is_none())
-                    .count(),
+                placeable: count(Category::SchedulableNow),
+                unschedulable: count(Category::Unschedulable),
+                not_evaluated: count(Category::NotEvaluated),
+                gated: count(Category::Gated),
+                other_scheduler: count(Category::OtherScheduler),
+                bound_to_missing_node: count(Category::BoundToMissingNode),
                 violating: violating.len(),
                 static_pods_not_checked: static_pods,
                 cordoned_nodes: state.nodes().iter().filter(|n| n.unschedulable).count(),
@@ -321,15 +381,65 @@ impl Audit {
 }
 
 impl PendingPod {
-    /// The pod's line, from its explanation.
+    /// The pod's line, from its explanation. A pick among nodes of which some were not
+    /// evaluated is no pick: the unknown ones may score higher or be rejected.
     pub fn of(doc: Explanation) -> PendingPod {
+        let s = doc.summary;
+        let mut not_evaluated: Vec<String> = Vec::new();
+        for n in &doc.nodes {
+            for f in n.filters.iter() {
+                if let Some(why) = f.not_evaluated
+                    && !not_evaluated.iter().any(|w| w == why)
+                {
+                    not_evaluated.push(why.to_string());
+                }
+            }
+        }
+        let category = match (&s.failed_scheduling_message, s.feasible, s.unknown) {
+            (Some(_), _, _) => Category::Unschedulable,
+            (None, 0, 1..) => Category::NotEvaluated,
+            (None, 0, 0) if s.selected.is_empty() => Category::Unschedulable,
+            _ => Category::SchedulableNow,
+        };
         PendingPod {
             name: doc.pod.name.to_string(),
-            failed_scheduling_message: doc.summary.failed_scheduling_message,
-            failed_scheduling_message_complete: doc.summary.failed_scheduling_message_complete,
-            feasible: doc.summary.feasible,
-            unknown: doc.summary.unknown,
-            selected: doc.summary.selected,
+            category,
+            failed_scheduling_message: s.failed_scheduling_message,
+            failed_scheduling_message_complete: s.failed_scheduling_message_complete,
+            feasible: Some(s.feasible),
+            unknown: Some(s.unknown),
+            not_evaluated,
+            selected: if s.unknown > 0 {
+                Vec::new()
+            } else {
+                s.selected
+            },
+            scheduling_gates: Vec::new(),
+            scheduler_name: None,
+            node_name: None,
+            scheduler_event: None,
+        }
+    }
+
+    /// A pod the scheduler does not try, in `category`: nothing evaluated.
+    pub fn not_tried(pod: &Pod, category: Category) -> PendingPod {
+        PendingPod {
+            name: pod.id.name.to_string(),
+            category,
+            failed_scheduling_message: None,
+            failed_scheduling_message_complete: None,
+            feasible: None,
+            unknown: None,
+            not_evaluated: Vec::new(),
+            selected: Vec::new(),
+            scheduling_gates: match category {
+                Category::Gated => pod.template.scheduling_gates.clone(),
+                _ => Vec::new(),
+            },
+            scheduler_name: (category == Category::OtherScheduler)
+                .then(|| pod.template.scheduler_name.to_string()),
+            node_name: (category == Category::BoundToMissingNode)
+                .then(|| pod.node_name.to_string()),
             scheduler_event: None,
         }
     }

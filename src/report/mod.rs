@@ -100,6 +100,28 @@ pub struct SchedulerEvent {
     pub matches_computed: bool,
 }
 
+/// The node `asked` names among `names` (`--node`): the one of that name, else the only one
+/// whose name starts with it (a table shows long names shortened); `Err` with the names it
+/// starts when several do (none: no node).
+pub fn node_named<'a>(
+    names: impl Iterator<Item = &'a str> + Clone,
+    asked: &str,
+) -> Result<&'a str, Vec<String>> {
+    if let Some(name) = names.clone().find(|n| *n == asked) {
+        return Ok(name);
+    }
+    let mut starting = names.filter(|n| n.starts_with(asked));
+    match (starting.next(), starting.clone().next()) {
+        (Some(only), None) => Ok(only),
+        (None, _) => Err(Vec::new()),
+        (Some(first), Some(_)) => {
+            let mut all = vec![first.to_string()];
+            all.extend(starting.map(str::to_string));
+            Err(all)
+        }
+    }
+}
+
 /// Whether the scheduler's event message says the same as ours. Where our message is
 /// incomplete (preemption's dry run not simulated), the event only has to start with it.
 fn same_failure(event: &str, computed: Option<&str>, complete: bool) -> bool {

@@ -6,9 +6,9 @@
 //! (LimitRanges, RuntimeClasses, PriorityClasses, namespace annotations) come from the state.
 //!
 //! LimitRanger, Priority, DefaultTolerationSeconds and RuntimeClass are enabled by default.
-//! PodNodeSelector and PodTolerationRestriction are not: they are applied only to a pod whose
-//! namespace carries their annotations (a cluster sets those for the plugins that read them;
-//! without the plugins the annotations do nothing), and the note says so. Their cluster-wide
+//! PodNodeSelector and PodTolerationRestriction are not: they run only when
+//! `--enable-admission-plugins` names them (as on kube-apiserver); off, a namespace
+//! annotation of theirs is said and not applied. Their cluster-wide
 //! defaults and whitelists live in the API server's admission configuration, which no API
 //! request can read: they are left out.
 //!
@@ -96,6 +96,12 @@ pub enum Change {
         class: String,
         added: Vec<core::Toleration>,
     },
+    /// A plugin off (kube-apiserver's default, or disabled) whose namespace annotation is
+    /// set: the annotation is not applied.
+    Off {
+        plugin: &'static str,
+        annotation: &'static str,
+    },
 }
 
 // Every field is text or integers: equality is total (`core::Toleration` derives no `Eq`).
@@ -109,6 +115,7 @@ impl Change {
             Change::PodNodeSelector { .. } => "PodNodeSelector",
             Change::DefaultTolerationSeconds { .. } => "DefaultTolerationSeconds",
             Change::PodTolerationRestriction { .. } => "PodTolerationRestriction",
+            Change::Off { plugin, .. } => plugin,
             Change::RuntimeClassOverhead { .. }
             | Change::RuntimeClassNodeSelector { .. }
             | Change::RuntimeClassTolerations { .. } => "RuntimeClass",
@@ -145,6 +152,101 @@ impl Refused {
     }
 }
 
+/// The admission plugins kube-apiserver knows (`AllOrderedPlugins`), by its names: the flags
+/// take these, and those the pod's scheduling does not depend on change nothing here.
+pub const KNOWN_PLUGINS: [&str; 37] = [
+    "AlwaysAdmit",
+    "NamespaceAutoProvision",
+    "NamespaceLifecycle",
+    "NamespaceExists",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "ServiceAccount",
+    "NodeRestriction",
+    "TaintNodesByCondition",
+    "AlwaysPullImages",
+    "ImagePolicyWebhook",
+    "PodSecurity",
+    "PodNodeSelector",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "PodTolerationRestriction",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "DenyServiceExternalIPs",
+    "PodTopologyLabels",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+    "AlwaysDeny",
+    "StorageVersion",
+];
+
+/// The plugins of this module that kube-apiserver leaves off unless
+/// `--enable-admission-plugins` names them (`DefaultOffAdmissionPlugins`).
+const OFF_BY_DEFAULT: [&str; 2] = ["PodNodeSelector", "PodTolerationRestriction"];
+
+/// Which of this module's plugins run: kube-apiserver's defaults, changed by
+/// `--enable-admission-plugins` / `--disable-admission-plugins` as it changes them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Plugins {
+    enabled: Vec<String>,
+    disabled: Vec<String>,
+}
+
+impl Plugins {
+    /// From the two flags' lists; `Err` names a plugin kube-apiserver does not know, one in
+    /// both lists, or Priority disabled (its resolved priority is what the scheduler reads:
+    /// not modelled without it).
+    pub fn new(enabled: &[String], disabled: &[String]) -> Result<Plugins, String> {
+        for name in enabled.iter().chain(disabled) {
+            if !KNOWN_PLUGINS.contains(&name.as_str()) {
+                return Err(format!(
+                    "admission plugin {name:?} is not one of kube-apiserver's ({})",
+                    KNOWN_PLUGINS.join(", ")
+                ));
+            }
+            if enabled.contains(name) && disabled.contains(name) {
+                return Err(format!(
+                    "admission plugin {name:?} is both enabled and disabled; name it in one of \
+                     --enable-admission-plugins and --disable-admission-plugins"
+                ));
+            }
+        }
+        if disabled.iter().any(|n| n == "Priority") {
+            return Err(
+                "--disable-admission-plugins=Priority is not supported: the priority \
+                        it resolves is what the scheduler reads"
+                    .to_string(),
+            );
+        }
+        Ok(Plugins {
+            enabled: enabled.to_vec(),
+            disabled: disabled.to_vec(),
+        })
+    }
+
+    /// Whether plugin `name` runs.
+    pub fn on(&self, name: &str) -> bool {
+        if self.disabled.iter().any(|n| n == name) {
+            return false;
+        }
+        !OFF_BY_DEFAULT.contains(&name) || self.enabled.iter().any(|n| n == name)
+    }
+}
+
 /// What admission did to the pod: the changes, the priority it resolved, and the refusal of
 /// a validating plugin, which sees the pod once every mutation is done (`--validate=warn`
 /// evaluates that pod anyway).
@@ -165,6 +267,7 @@ pub fn admit(
     objects: &AdmissionObjects,
     priority_classes: &[PriorityClass],
     holds_pods: bool,
+    plugins: &Plugins,
 ) -> Result<Admission, Refused> {
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let mut ranges: Vec<&LimitRange> = objects
@@ -180,13 +283,22 @@ pub fn admit(
     }
 
     // Mutating phase.
+    if !plugins.on("LimitRanger") {
+        ranges.clear();
+    }
     changes.extend(
         limit_range::mutate(pod, &ranges)
             .into_iter()
             .map(Change::LimitRanger),
     );
     if let Some(selector) = annotations.and_then(|a| a.node_selector.as_deref()) {
-        changes.extend(pod_node_selector(pod, selector)?);
+        match plugins.on("PodNodeSelector") {
+            true => changes.extend(pod_node_selector(pod, selector)?),
+            false => changes.push(Change::Off {
+                plugin: "PodNodeSelector",
+                annotation: NODE_SELECTOR,
+            }),
+        }
     }
     let spec = pod.spec.get_or_insert_with(Default::default);
     let priority = priority_class::admit(
@@ -196,13 +308,25 @@ pub fn admit(
         spec.preemption_policy.as_deref(),
     )
     .map_err(|e| Refused::forbidden("Priority", e))?;
-    changes.extend(default_toleration_seconds(spec));
+    if plugins.on("DefaultTolerationSeconds") {
+        changes.extend(default_toleration_seconds(spec));
+    }
     if let Some(a) =
         annotations.filter(|a| a.default_tolerations.is_some() || a.tolerations_whitelist.is_some())
     {
-        changes.extend(pod_toleration_restriction(spec, a)?);
+        match plugins.on("PodTolerationRestriction") {
+            true => changes.extend(pod_toleration_restriction(spec, a)?),
+            false => changes.push(Change::Off {
+                plugin: "PodTolerationRestriction",
+                annotation: match a.default_tolerations {
+                    Some(_) => DEFAULT_TOLERATIONS,
+                    None => TOLERATIONS_WHITELIST,
+                },
+            }),
+        }
     }
     let class = match &spec.runtime_class_name {
+        _ if !plugins.on("RuntimeClass") => None,
         None => None,
         Some(name) => match objects.runtime_classes.iter().find(|c| &c.name == name) {
             Some(c) => Some(c),
@@ -219,7 +343,8 @@ pub fn admit(
     }
 
     // Validating phase.
-    let overhead_alone = class.is_none_or(|c| c.overhead.is_none())
+    let overhead_alone = plugins.on("RuntimeClass")
+        && class.is_none_or(|c| c.overhead.is_none())
         && pod.spec.as_ref().is_some_and(|s| s.overhead.is_some());
     let rejected = match limit_range::validate(pod, &ranges) {
         Err(e) => Some(Refused::forbidden("LimitRanger", e)),

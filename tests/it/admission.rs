@@ -83,10 +83,14 @@ fn pod(dir: &Path, namespace: &str, spec: &str) -> PathBuf {
 }
 
 fn whatif(dir: &Path, cluster: &str, namespace: &str, spec: &str) -> Output {
+    whatif_with(dir, cluster, namespace, spec, &[])
+}
+
+fn whatif_with(dir: &Path, cluster: &str, namespace: &str, spec: &str, extra: &[&str]) -> Output {
     let snapshot = write(dir, "cluster.yaml", cluster);
     let manifest = pod(dir, namespace, spec);
     let (manifest, snapshot) = (manifest.to_str().unwrap(), snapshot.to_str().unwrap());
-    support::run(&[
+    let mut args = vec![
         "whatif",
         "-f",
         manifest,
@@ -94,7 +98,9 @@ fn whatif(dir: &Path, cluster: &str, namespace: &str, spec: &str) -> Output {
         snapshot,
         "-o",
         "json",
-    ])
+    ];
+    args.extend(extra);
+    support::run(&args)
 }
 
 fn json(out: &Output) -> Value {
@@ -256,22 +262,73 @@ items:
     );
 }
 
+/// PodNodeSelector is off unless enabled, as on kube-apiserver: the namespace's annotation
+/// is then said and not applied; enabled, it is merged (or refuses a conflicting pod).
 #[test]
-fn a_namespace_node_selector_annotation_is_merged_and_said_to_need_its_plugin() {
+fn a_namespace_node_selector_annotation_applies_only_with_its_plugin_enabled() {
     let dir = tempfile::tempdir().unwrap();
     let doc = json(&whatif(dir.path(), CLUSTER, "blue-team", NO_RESOURCES));
+    assert!(feasible(&doc).len() > 1, "{:?}", feasible(&doc));
+    assert!(
+        notes(&doc).contains(
+            "PodNodeSelector: off, so the namespace's \
+             scheduler.alpha.kubernetes.io/node-selector annotation is not applied \
+             (kube-apiserver enables it only when --enable-admission-plugins names it: pass \
+             --enable-admission-plugins=PodNodeSelector if this cluster's API server does)"
+        ),
+        "{}",
+        notes(&doc)
+    );
+    let enabled = ["--enable-admission-plugins", "PodNodeSelector"];
+    let doc = json(&whatif_with(
+        dir.path(),
+        CLUSTER,
+        "blue-team",
+        NO_RESOURCES,
+        &enabled,
+    ));
     assert_eq!(feasible(&doc), ["a"]);
     let notes = notes(&doc);
     assert!(
-        notes.contains("PodNodeSelector: nodeSelector pool=blue (from the namespace's scheduler.alpha.kubernetes.io/node-selector annotation; only where the cluster enables the PodNodeSelector admission plugin"),
+        notes.contains("PodNodeSelector: nodeSelector pool=blue (from the namespace's scheduler.alpha.kubernetes.io/node-selector annotation; --enable-admission-plugins names PodNodeSelector"),
         "{notes}"
     );
     let spec = "  nodeSelector: {pool: green}\n  containers: [{name: app, image: nginx}]\n";
-    let out = whatif(dir.path(), CLUSTER, "blue-team", spec);
+    let out = whatif_with(dir.path(), CLUSTER, "blue-team", spec, &enabled);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains(
         "pods \"web\" is forbidden: pod node label selector conflicts with its namespace node label selector"
     ));
+    // Disabled, a default plugin does nothing; an unknown name is refused, naming it.
+    let out = whatif_with(
+        dir.path(),
+        CLUSTER,
+        "limited",
+        NO_RESOURCES,
+        &[
+            "--disable-admission-plugins",
+            "LimitRanger,DefaultTolerationSeconds",
+        ],
+    );
+    let notes = self::notes(&json(&out));
+    assert!(
+        !notes.contains("LimitRanger") && !notes.contains("DefaultToleration"),
+        "{notes}"
+    );
+    let out = whatif_with(
+        dir.path(),
+        CLUSTER,
+        "blue-team",
+        NO_RESOURCES,
+        &["--enable-admission-plugins", "PodNodeSelektor"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("admission plugin \"PodNodeSelektor\" is not one of kube-apiserver's"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Live, the objects are read with GETs only, the LimitRanges of the pod's namespace alone;
@@ -323,7 +380,14 @@ fn live_admission_reads_what_it_needs_and_snapshot_keeps_it() {
     assert!(!written.contains("secret-note"), "{written}");
     let doc = json(&whatif(dir.path(), &written, "limited", NO_RESOURCES));
     assert!(feasible(&doc).is_empty());
-    let doc = json(&whatif(dir.path(), &written, "blue-team", NO_RESOURCES));
+    let enabled = ["--enable-admission-plugins=PodNodeSelector"];
+    let doc = json(&whatif_with(
+        dir.path(),
+        &written,
+        "blue-team",
+        NO_RESOURCES,
+        &enabled,
+    ));
     assert_eq!(feasible(&doc), ["a"]);
 }
 

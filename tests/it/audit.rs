@@ -38,13 +38,14 @@ were unschedulable, 2 node(s) didn't match Pod's node affinity/selector. no new 
 deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.";
 
 fn pending_pod(name: &str) -> Value {
-    json!({"name": name, "failedSchedulingMessage": MESSAGE,
+    json!({"name": name, "category": "unschedulable", "failedSchedulingMessage": MESSAGE,
            "failedSchedulingMessageComplete": true, "feasible": 0, "unknown": 0})
 }
 
 /// The whole document: each kind of broken rule with the node's side of it, both pods of the
 /// anti-affinity pair naming each other, the cordoned node said and not counted, the two
-/// Pending replicas under their Deployment, the gated pod and the other namespace left out.
+/// Pending replicas under their Deployment, the gated pod said gated and not evaluated, the
+/// other namespace left out.
 #[test]
 fn the_audit_of_a_changed_cluster_is_exact() {
     let doc = audit_json(&["-n", "shop"]);
@@ -54,9 +55,12 @@ fn the_audit_of_a_changed_cluster_is_exact() {
         "kind": "SchedulingAudit",
         "source": "snapshot tests/audit/cluster.yaml",
         "namespace": "shop",
-        "summary": {"pending": 2, "placeable": 0, "violating": 5, "staticPodsNotChecked": 0,
-                    "cordonedNodes": 1},
-        "pending": [{"namespace": "shop", "workload": "Deployment/web", "count": 2,
+        "summary": {"pending": 3, "placeable": 0, "unschedulable": 2, "gated": 1,
+                    "violating": 5, "staticPodsNotChecked": 0, "cordonedNodes": 1},
+        "pending": [{"namespace": "shop", "count": 1, "pods": [
+                        {"name": "gated", "category": "gated",
+                         "schedulingGates": ["example.com/wait"]}]},
+                    {"namespace": "shop", "workload": "Deployment/web", "count": 2,
                      "pods": [pending_pod("web-5d8f-a"), pending_pod("web-5d8f-b")]}],
         "violating": [
             {"pod": "shop/api-0", "node": "n-tainted", "rules": [{
@@ -115,8 +119,9 @@ fn the_table_says_each_rule_with_the_nodes_side() {
     assert!(out.status.success());
     let text = stdout(&out);
     for line in [
-        "Audit of namespace shop (snapshot tests/audit/cluster.yaml): 2 Pending, 5 breaking \
-         their required rules, 1 cordoned node(s)",
+        "Audit of namespace shop (snapshot tests/audit/cluster.yaml): 3 Pending (2 \
+         unschedulable, 1 gated), 5 breaking their required rules, 1 cordoned node(s)",
+        "  gated: gated: waits for its scheduling gate(s) example.com/wait; not evaluated",
         "shop/Deployment/web: 2 Pending",
         &format!("  web-5d8f-a: {MESSAGE}"),
         "shop/api-0 on n-tainted",
@@ -135,7 +140,6 @@ fn the_table_says_each_rule_with_the_nodes_side() {
         );
     }
     assert!(!text.contains("web-0"), "{text}");
-    assert!(!text.contains("gated"), "{text}");
 }
 
 #[test]
@@ -161,7 +165,7 @@ fn all_namespaces_and_the_parts_asked_for() {
     );
     let doc = audit_json(&["-A", "--pending"]);
     assert!(doc.get("violating").is_none());
-    assert_eq!(doc["summary"]["pending"], 2);
+    assert_eq!(doc["summary"]["pending"], 3);
     let doc = audit_json(&["-n", "other", "--violating"]);
     assert!(doc.get("pending").is_none());
     assert_eq!(doc["violating"].as_array().unwrap().len(), 1);
@@ -171,6 +175,73 @@ fn all_namespaces_and_the_parts_asked_for() {
         stdout(&yaml)
             .starts_with("apiVersion: kubectl-affinity.dev/v1alpha1\nkind: SchedulingAudit\n")
     );
+}
+
+/// Every Pending pod is in the audit, in one category, and the header counts what is listed:
+/// a pod whose claims were not read is "not evaluated", never "yes".
+#[test]
+fn every_pending_pod_is_listed_by_category() {
+    let categories = "tests/audit/categories.yaml";
+    let out = run(&["audit", "-A", "--snapshot", categories]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    let read = "PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and \
+                CSIDrivers were not read (a snapshot without them: `kubectl affinity snapshot` \
+                writes them)";
+    let expected = [
+        format!(
+            "Audit of all namespaces (snapshot {categories}): 6 Pending (1 schedulable now, 1 \
+             unschedulable, 1 not evaluated, 1 gated, 1 for another scheduler, 1 bound to a \
+             missing node), 0 breaking their required rules, 0 cordoned node(s)"
+        ),
+        "  fits: yes: on n1".to_string(),
+        "  gang-0: for scheduler volcano, which no profile here serves; not evaluated".to_string(),
+        "  orphan: bound to node n-gone, which is not in the cluster; not evaluated".to_string(),
+        "  queued: gated: waits for its scheduling gate(s) kueue.x-k8s.io/admission; not \
+         evaluated"
+            .to_string(),
+        format!(
+            "  with-claim: not evaluated: 1 node(s) pass every evaluated filter; \
+             VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone not evaluated: {read}"
+        ),
+    ];
+    for line in &expected {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+    }
+    assert!(!text.contains("with-claim: yes"), "{text}");
+    let doc: Value = serde_json::from_slice(
+        &run(&["audit", "-A", "--snapshot", categories, "-o", "json"]).stdout,
+    )
+    .unwrap();
+    let listed: Vec<(&str, &str)> = doc["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["pods"].as_array().unwrap())
+        .map(|p| (p["name"].as_str().unwrap(), p["category"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("fits", "schedulableNow"),
+            ("gang-0", "otherScheduler"),
+            ("orphan", "boundToMissingNode"),
+            ("queued", "gated"),
+            ("too-big", "unschedulable"),
+            ("with-claim", "notEvaluated"),
+        ]
+    );
+    assert_eq!(
+        doc["summary"],
+        json!({"pending": 6, "placeable": 1, "unschedulable": 1, "notEvaluated": 1, "gated": 1,
+               "otherScheduler": 1, "boundToMissingNode": 1, "violating": 0,
+               "staticPodsNotChecked": 0, "cordonedNodes": 0})
+    );
+    // Nothing is said of a pod not evaluated but why.
+    let with_claim = &doc["pending"][0]["pods"][5];
+    assert!(with_claim.get("selected").is_none(), "{with_claim}");
+    assert_eq!(with_claim["feasible"], 0);
+    assert!(doc["pending"][0]["pods"][3].get("feasible").is_none());
 }
 
 #[test]
@@ -232,7 +303,7 @@ fn live_audit_is_the_snapshots_with_the_schedulers_events() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let event = doc["pending"][0]["pods"][0]
+    let event = doc["pending"][1]["pods"][0]
         .as_object_mut()
         .unwrap()
         .remove("schedulerEvent")
@@ -242,7 +313,7 @@ fn live_audit_is_the_snapshots_with_the_schedulers_events() {
         json!({"message": MESSAGE, "lastSeen": "2025-01-02T00:00:00Z", "count": 4,
                "reportedBy": "default-scheduler", "matchesComputed": true})
     );
-    assert!(doc["pending"][0]["pods"][1].get("schedulerEvent").is_none());
+    assert!(doc["pending"][1]["pods"][1].get("schedulerEvent").is_none());
     let mut offline = audit_json(&["-n", "shop"]);
     offline["source"] = doc["source"].clone();
     assert_eq!(doc, offline);
@@ -548,7 +619,7 @@ fn a_cordon_a_taint_a_removed_pod_and_an_added_node_change_the_audit() {
         "gpu=true",
     ]);
     assert_eq!(doc["summary"]["placeable"], 2);
-    assert_eq!(doc["pending"][0]["pods"][0]["selected"], json!(["n-gpu"]));
+    assert_eq!(doc["pending"][1]["pods"][0]["selected"], json!(["n-gpu"]));
     let text = stdout(&run(&[
         "audit",
         "-n",
@@ -561,7 +632,7 @@ fn a_cordon_a_taint_a_removed_pod_and_an_added_node_change_the_audit() {
     ]));
     assert!(
         text.contains(
-            "\nWhat the edits change (--remove-pod shop/batch-0):\n  before: 2 Pending, 5 breaking \
+            "\nWhat the edits change (--remove-pod shop/batch-0):\n  before: 3 Pending, 5 breaking \
              their required rules, 1 cordoned node(s)\n  no longer breaking their rules: \
              shop/batch-0, shop/cache-0\n"
         ),

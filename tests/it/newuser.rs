@@ -371,6 +371,78 @@ fn long_node_names_keep_the_table_readable() {
     }
 }
 
+/// Names whole where nothing cuts them: under --no-headers and -o wide (which scripts read),
+/// and `--node` takes the shortened name the table shows.
+#[test]
+fn node_names_are_whole_for_scripts_and_a_prefix_names_a_node() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (snapshot, pod) = eks_cluster(&dir);
+    let base = ["whatif", "-f", pod.to_str().expect("UTF-8")];
+    let snap = ["--snapshot", snapshot.to_str().expect("UTF-8")];
+    for extra in [&["--no-headers"][..], &["-o", "wide"][..]] {
+        let mut line = base.to_vec();
+        line.extend(snap);
+        line.extend(extra);
+        let out = run(&line);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let table = text(&out.stdout);
+        assert!(
+            table.contains("ip-10-0-0-101.eu-west-1.compute.internal "),
+            "{extra:?}:\n{table}"
+        );
+        assert!(!table.contains('…'), "{table}");
+    }
+    let mut line = base.to_vec();
+    line.extend(snap);
+    line.extend(["--node", "ip-10-0-0-101"]);
+    let out = run(&line);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("\nNode ip-10-0-0-101.eu-west-1.compute.internal"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A replica table's ties: three named, the rest counted, on every line that says them.
+    let mut line = vec!["whatif", "-f", "examples/redis-cache.yaml"];
+    line.extend(snap);
+    let out = run(&line);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    for line in [
+        " 0        redis-cache-<pod-0>  ip-10-0-0-101.eu-west-1.compute.internal  497    35    \
+         top score, tied with",
+        "Best nodes (tie, the scheduler picks one at random): \
+         ip-10-0-0-101.eu-west-1.compute.internal, ip-10-0-0-102.eu-west-1.compute.internal, \
+         ip-10-0-0-103.eu-west-1.compute.internal and 33 more",
+    ] {
+        assert!(
+            table.lines().any(|l| l.trim_end() == line),
+            "{line:?} in\n{table}"
+        );
+    }
+    assert!(table.lines().any(|l| l.trim() == "and 32 more"), "{table}");
+    assert!(table.lines().count() < 60, "{table}");
+    let mut line = base.to_vec();
+    line.extend(snap);
+    line.extend(["--node", "ip-10-0-0-10"]);
+    let out = run(&line);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("node \"ip-10-0-0-10\" (--node) names no node of snapshot"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains(
+            "starts several: ip-10-0-0-100.eu-west-1.compute.internal, \
+             ip-10-0-0-101.eu-west-1.compute.internal, ip-10-0-0-102.eu-west-1.compute.internal \
+             and 7 more; give more of the name"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// Item 1: a terminal that reports 0x0 (`script -qc`) gets an 80-column table, not
 /// one-character columns.
 #[test]
