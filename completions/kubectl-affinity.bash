@@ -595,7 +595,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__snapshot)
-            opts="-o -n -h -V --output --full --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-o -A -n -h -V --output --full --all-namespaces --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -661,7 +661,7 @@ _kubectl__affinity() {
             return 0
             ;;
         kubectl__subcmd__affinity__subcmd__whatif)
-            opts="-f -o -n -h -V --filename --scale --validate --replicas --replica --seed --server-dry-run --enable-admission-plugins --disable-admission-plugins --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
+            opts="-f -R -o -n -h -V --filename --recursive --scale --validate --replicas --replica --seed --server-dry-run --enable-admission-plugins --disable-admission-plugins --snapshot --scheduler-config --feature-gates --kubernetes-version --output --exit-code --node --color --no-headers --all-nodes --cordon --uncordon --label --taint --remove-pod --add-node --like --diff --namespace --kubeconfig --context --cluster --user --as --as-group --request-timeout --insecure-skip-tls-verify --tls-server-name --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
