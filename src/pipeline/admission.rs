@@ -77,7 +77,15 @@ impl Admission<'_> {
         });
         let merged = match self.dry_run {
             Some(live) => {
+                // The owner this apply creates has no uid yet, which the API server refuses
+                // ("must not be empty"): the pod goes to the dry run without that owner and
+                // gets it back after.
+                let owners = (api_pod.metadata.owner_references)
+                    .take_if(|o| o.iter().any(|r| r.uid.is_empty()));
                 api_pod = live.dry_run_pod(&api_pod)?;
+                if owners.is_some() {
+                    api_pod.metadata.owner_references = owners;
+                }
                 0
             }
             None => merge_match_label_keys(&mut api_pod),

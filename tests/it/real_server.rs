@@ -257,12 +257,15 @@ fn verdicts(out: &Output) -> (serde_json::Value, Vec<(String, String)>) {
 
 /// `whatif` of each manifest, emulating admission and with `--server-dry-run` (the server's
 /// own admission and validation): the same verdicts on every node, or both refuse.
-fn assert_admission_agrees(env: &Envtest, cases: &[&str]) {
+/// `plugins` are the emulation's admission switches, set as the server under test sets its
+/// own.
+fn assert_admission_agrees(env: &Envtest, cases: &[&str], plugins: &[&str]) {
     let mut disagree = Vec::new();
     for case in cases {
         let file = format!("tests/envtest/admission/{case}.yaml");
         let emulated = bin(env, envtest::PLUGIN)
             .args(["whatif", "-f", &file, "-o", "json"])
+            .args(plugins)
             .output()
             .unwrap();
         let server = bin(env, envtest::PLUGIN_ADMIN)
@@ -317,6 +320,7 @@ fn emulated_admission_agrees_with_the_servers_dry_run() {
             "priority-class-missing",
             "namespace-missing",
         ],
+        &[],
     );
 }
 
@@ -327,7 +331,11 @@ fn emulated_admission_agrees_with_a_server_that_enables_pod_node_selector() {
     ) else {
         return;
     };
-    assert_admission_agrees(env, &["node-selector", "toleration-not-allowed"]);
+    assert_admission_agrees(
+        env,
+        &["node-selector", "toleration-not-allowed"],
+        &["--enable-admission-plugins=PodNodeSelector,PodTolerationRestriction"],
+    );
 }
 
 #[test]
