@@ -409,7 +409,7 @@ fn node_names_are_whole_for_scripts_and_a_prefix_names_a_node() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
     for line in [
-        " 0        redis-cache-<pod-0>  ip-10-0-0-101.eu-west-1.compute.internal  497    35    \
+        " 0        redis-cache-<pod-0>  ip-10-0-0-101.eu-west-1.compute.internal  697    35    \
          top score, tied with",
         "Best nodes (tie, the scheduler picks one at random): \
          ip-10-0-0-101.eu-west-1.compute.internal, ip-10-0-0-102.eu-west-1.compute.internal, \
