@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::oracle_diff::{Difference, args, compare, dra_archive, unpack_archive};
-use crate::support::{assert_binary_agrees, run};
+use crate::support::{assert_binary_agrees, differing_cases, run};
 
 fn read_json(case: &Path, file: &str) -> Value {
     serde_json::from_slice(&std::fs::read(case.join(file)).expect("read a case file"))
@@ -172,26 +172,7 @@ fn every_dra_case_agrees_with_the_scheduler() {
         let args = dra_args(case);
         assert_binary_agrees(&args, &run(&args));
     }
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunk = cases.len().div_ceil(workers).max(1);
-    let bad: Vec<(String, Vec<Difference>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|case| (case, check(case)))
-                        .filter(|(_, d)| !d.is_empty())
-                        .map(|(case, d)| (case.display().to_string(), d))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a worker panicked"))
-            .collect()
-    });
+    let bad = differing_cases(&cases, |c| check(c), |c| c.display().to_string());
     let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, diffs) in &bad {
         let seen: BTreeSet<&str> = diffs.iter().map(|d| d.class.as_str()).collect();

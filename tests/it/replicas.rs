@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::replicas::{Difference, args, compare, unpack};
-use crate::support::{assert_binary_agrees, run};
+use crate::support::{assert_binary_agrees, differing_cases, run};
 
 fn expected(case: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(case.join("expected.json")).expect("read expected.json"))
@@ -36,26 +36,7 @@ fn check(case: &Path) -> Vec<Difference> {
 
 /// Every case, on all cores; the differences of each case that has any.
 fn disagreements(cases: &[PathBuf]) -> Vec<(String, Vec<Difference>)> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunk = cases.len().div_ceil(workers).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|case| (case, check(case)))
-                        .filter(|(_, diffs)| !diffs.is_empty())
-                        .map(|(case, diffs)| (name(case), diffs))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a worker panicked"))
-            .collect()
-    })
+    differing_cases(cases, |c| check(c), |c| name(c))
 }
 
 fn name(case: &Path) -> String {

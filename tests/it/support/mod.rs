@@ -9,6 +9,7 @@ pub mod replicas;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Output};
 
 use clap::Parser;
@@ -237,4 +238,34 @@ fn runs_in_this_process_answer_as_the_binary() {
         let args: Vec<OsString> = line.iter().map(OsString::from).collect();
         assert!(in_process(&args).is_none(), "{line:?}");
     }
+}
+
+/// Each case's differences on all cores, in order, keeping the cases that have any; `name`
+/// says which case. The corpora share it: each runs hundreds of cases in this process.
+pub fn differing_cases<D: Send>(
+    cases: &[PathBuf],
+    check: impl Fn(&PathBuf) -> Vec<D> + Sync,
+    name: impl Fn(&PathBuf) -> String + Sync,
+) -> Vec<(String, Vec<D>)> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = cases.len().div_ceil(workers).max(1);
+    let (check, name) = (&check, &name);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|case| (case, check(case)))
+                        .filter(|(_, diffs)| !diffs.is_empty())
+                        .map(|(case, diffs)| (name(case), diffs))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker panicked"))
+            .collect()
+    })
 }
