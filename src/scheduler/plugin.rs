@@ -65,7 +65,15 @@ impl<'a> Input<'a> {
         }
         let mut u = usage.clone();
         for x in left_out {
-            u.apply(&state.pods()[x].template.resources, x, -1);
+            let resources = &state.pods()[x].template.resources;
+            u.apply(resources, x, -1);
+            if self.removed.binary_search(&x).is_ok() {
+                // Upstream quirk: `HostPortInfo` is a set, so `NodeInfo.RemovePod` in
+                // preemption's dry run frees a victim's port even where another pod on the
+                // node still binds the same one, and the preemptor then fits.
+                u.host_ports
+                    .retain(|(port, _)| !resources.host_ports.contains(port));
+            }
         }
         Cow::Owned(u)
     }
