@@ -1007,3 +1007,84 @@ fn node_pages_cut_or_of_another_kind_are_refused_and_frames_read_as_joined() {
         assert_eq!(token, Some(Some("c-3".to_string())), "split at {cut}");
     }
 }
+
+/// The fields kube-scheduler 1.36 reads that 1.35's did not (`restartPolicyRules`, image
+/// volumes, a pod's own resize status, a node's `declaredFeatures`) are read from protobuf as
+/// from JSON: a live 1.36 cluster answers in protobuf.
+#[test]
+fn fields_new_in_1_36_read_from_protobuf_as_from_json() {
+    let with = json!({
+        "metadata": {"name": "p", "namespace": "ns"},
+        "spec": {
+            "nodeName": "n1",
+            "containers": [{"name": "c", "image": "app:1", "restartPolicy": "Never",
+                "restartPolicyRules": [{"action": "RestartAllContainers",
+                    "exitCodes": {"operator": "In", "values": [42]}}],
+                "resources": {"requests": {"cpu": "100m"}}}],
+            "resources": {"requests": {"cpu": "200m", "memory": "256Mi"}},
+            "volumes": [{"name": "model", "image": {"reference": "models/llm:7b",
+                                                    "pullPolicy": "IfNotPresent"}}]
+        },
+        "status": {"phase": "Running",
+                   "resources": {"requests": {"memory": "512Mi"}},
+                   "allocatedResources": {"cpu": "300m"}}
+    });
+    let mut without = with.clone();
+    for (path, field) in [
+        ("/spec/containers/0", "restartPolicyRules"),
+        ("/spec", "volumes"),
+        ("/status", "resources"),
+        ("/status", "allocatedResources"),
+    ] {
+        let object = without
+            .pointer_mut(path)
+            .and_then(Value::as_object_mut)
+            .expect(path);
+        object.remove(field).expect(field);
+    }
+    let decode = |v: &Value| {
+        let api: core::Pod = serde_json::from_value(v.clone()).expect("pod");
+        let from_pb =
+            decode_pod_page_protobuf(&protobuf_page(&[&api], None), |_| {}).expect("protobuf page");
+        let from_json = decode_pod_page(&json_page(&[&api]), |_| {}).expect("json page");
+        (format!("{:?}", from_pb[0]), format!("{:?}", from_json[0]))
+    };
+    let (pb, js) = decode(&with);
+    assert_eq!(pb, js, "a 1.36 pod");
+    // The fields are kept at all (else both sides would agree by dropping them).
+    assert_ne!(
+        js,
+        decode(&without).1,
+        "the 1.36 fields change nothing read"
+    );
+
+    let node = |features: Value| -> core::Node {
+        serde_json::from_value(json!({
+            "metadata": {"name": "n1"},
+            "status": {"allocatable": {"cpu": "4"}, "declaredFeatures": features}
+        }))
+        .expect("node")
+    };
+    for features in [json!(["RestartAllContainersOnContainerExits"]), json!([])] {
+        let api = node(features.clone());
+        let from_pb = decode_node_frames_protobuf(
+            &[node_page(&[pb_encode::node(&api)], None)],
+            |_| {},
+            &ImageNames::All,
+        )
+        .expect("protobuf page");
+        assert_eq!(
+            format!("{:?}", from_pb[0]),
+            format!("{:?}", Node::from(api)),
+            "declaredFeatures {features}"
+        );
+    }
+    assert_ne!(
+        format!(
+            "{:?}",
+            Node::from(node(json!(["RestartAllContainersOnContainerExits"])))
+        ),
+        format!("{:?}", Node::from(node(json!([])))),
+        "declaredFeatures change nothing read"
+    );
+}

@@ -225,6 +225,15 @@ pub(super) struct PbContainer {
     pub(super) resources: Option<PbResourceRequirements>,
     #[prost(string, optional, tag = "24")]
     pub(super) restart_policy: Option<String>,
+    #[prost(message, repeated, tag = "25")]
+    pub(super) restart_policy_rules: Vec<PbContainerRestartRule>,
+}
+
+/// `ContainerRestartRule`: only the action is read (NodeDeclaredFeatures).
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbContainerRestartRule {
+    #[prost(string, optional, tag = "1")]
+    pub(super) action: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -337,6 +346,17 @@ pub(super) struct PbVolumeSource {
     pub(super) portworx_volume: Option<Present>,
     #[prost(message, optional, tag = "29")]
     pub(super) ephemeral: Option<Present>,
+    #[prost(message, optional, tag = "30")]
+    pub(super) image: Option<PbImageVolumeSource>,
+}
+
+/// `ImageVolumeSource` (ImageLocality counts the image from 1.36).
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct PbImageVolumeSource {
+    #[prost(string, optional, tag = "1")]
+    pub(super) reference: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub(super) pull_policy: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -491,6 +511,10 @@ pub(super) struct PbPodStatus {
     pub(super) nominated_node_name: Option<String>,
     #[prost(message, repeated, tag = "15")]
     pub(super) resource_claim_statuses: Vec<PbPodResourceClaimStatus>,
+    #[prost(message, repeated, tag = "19")]
+    pub(super) allocated_resources: Vec<PbQuantityEntry>,
+    #[prost(message, optional, tag = "20")]
+    pub(super) resources: Option<PbResourceRequirements>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -540,8 +564,8 @@ impl From<PbPod> for PodParts {
                 }),
                 container_statuses: some_vec(s.container_statuses, container_status),
                 init_container_statuses: some_vec(s.init_container_statuses, container_status),
-                resources: None,
-                allocated_resources: None,
+                resources: s.resources.map(requirements),
+                allocated_resources: quantity_map(s.allocated_resources),
                 resource_claim_statuses: some_vec(s.resource_claim_statuses, |c| {
                     spec::PodResourceClaimStatus {
                         name: c.name.unwrap_or_default(),
@@ -607,8 +631,10 @@ pub(super) fn spec(s: PbSpec) -> parts::Spec {
             let v = v.source.unwrap_or_default();
             parts::Volume {
                 name,
-                // Not decoded from protobuf: see `PbVolumeSource`.
-                image: None,
+                image: v.image.map(|i| spec::ImageVolumeSource {
+                    pull_policy: non_empty(i.pull_policy),
+                    reference: non_empty(i.reference),
+                }),
                 persistent_volume_claim: v.persistent_volume_claim.map(|c| {
                     spec::PersistentVolumeClaimVolumeSource {
                         claim_name: c.claim_name.unwrap_or_default(),
@@ -670,8 +696,9 @@ pub(super) fn container(c: PbContainer) -> parts::Container {
         }),
         resources: c.resources.map(requirements),
         restart_policy: c.restart_policy,
-        // Not decoded from protobuf yet (see NodeDeclaredFeatures).
-        restart_policy_rules: None,
+        restart_policy_rules: some_vec(c.restart_policy_rules, |r| spec::ContainerRestartRule {
+            action: r.action.unwrap_or_default(),
+        }),
     }
 }
 

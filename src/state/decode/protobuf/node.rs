@@ -1,5 +1,5 @@
 //! Nodes in protobuf: the fields [`NodeParts`] hold (name, labels, taints, unschedulable,
-//! allocatable, images), with upstream's field numbers (`k8s.io/api/core/v1/generated.proto`).
+//! allocatable, images, declared features), with upstream's field numbers (`k8s.io/api/core/v1/generated.proto`).
 //!
 //! A node is read into its parts and built by the same [`Node::from_parts`] as a JSON one.
 //! In JSON, a node's conditions, node info and addresses are parsed only to be dropped; here
@@ -73,6 +73,8 @@ struct PbTaint {
 struct PbNodeStatus {
     #[prost(message, repeated, tag = "2")]
     allocatable: Vec<PbQuantityEntry>,
+    #[prost(string, repeated, tag = "14")]
+    declared_features: Vec<String>,
 }
 
 /// The images of a node: `status.images` alone, as prost reads them when [`images`] does not.
@@ -237,8 +239,7 @@ impl PbNode {
                 })
                 .collect(),
             unschedulable: spec.unschedulable.unwrap_or(false),
-            // Not decoded from protobuf yet: a live list read as protobuf declares none.
-            declared_features: Vec::new(),
+            declared_features: status.declared_features,
             allocatable: quantity_map(status.allocatable),
             images,
         }

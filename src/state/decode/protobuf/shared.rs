@@ -134,7 +134,7 @@ const SPEC: Projection = Projection::new(
 );
 
 /// `Volume`: which sources are set, and the fields the storage plugins compare of a claim's
-/// and a disk's (GCE PD 3, EBS 4, iSCSI 8, PVC 10, RBD 11). Its name is left out: it is
+/// and a disk's (GCE PD 3, EBS 4, iSCSI 8, PVC 10, RBD 11), and an image volume's (30). Its name is left out: it is
 /// generated per pod for the token volume; a pod whose claim is named after a volume (a
 /// generic ephemeral volume) is decoded whole instead (see [`SharedParts::pod`]).
 const VOLUME: Projection = Projection::new(
@@ -149,6 +149,7 @@ const VOLUME: Projection = Projection::new(
                     (8, Keep::Whole),
                     (10, Keep::Whole),
                     (11, Keep::Whole),
+                    (30, Keep::Whole),
                 ],
                 Keep::Empty,
             )),
@@ -158,7 +159,7 @@ const VOLUME: Projection = Projection::new(
 );
 
 /// `Container`: the fields `PbContainer` reads (name, image, ports, resources,
-/// restartPolicy); env and mounts name per-pod objects.
+/// restartPolicy, restartPolicyRules); env and mounts name per-pod objects.
 const CONTAINER: Projection = Projection::new(
     &[
         (1, Keep::Whole),
@@ -166,6 +167,7 @@ const CONTAINER: Projection = Projection::new(
         (6, Keep::Whole),
         (8, Keep::Whole),
         (24, Keep::Whole),
+        (25, Keep::Whole),
     ],
     Keep::Drop,
 );
@@ -178,6 +180,7 @@ const CONTAINER_RESOURCES: Projection = Projection::new(
         (6, Keep::Whole),
         (8, Keep::Whole),
         (24, Keep::Whole),
+        (25, Keep::Whole),
     ],
     Keep::Drop,
 );
@@ -200,7 +203,7 @@ const OWNER: Projection = Projection::new(
 );
 
 /// `PodStatus`: the fields `PbPodStatus` reads (phase, conditions, container statuses,
-/// nominated node).
+/// nominated node, claim statuses, pod-level resize status).
 const STATUS: Projection = Projection::new(
     &[
         (1, Keep::Whole),
@@ -209,6 +212,8 @@ const STATUS: Projection = Projection::new(
         (10, Keep::Only(&CONTAINER_STATUS)),
         (11, Keep::Whole),
         (15, Keep::Whole),
+        (19, Keep::Whole),
+        (20, Keep::Whole),
     ],
     Keep::Drop,
 );
