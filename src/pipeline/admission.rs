@@ -153,9 +153,14 @@ impl Admission<'_> {
         }
         // The API server validates the pod admission left (`ValidatePodCreate`, 422): a
         // LimitRange's default limit below a request the manifest makes is refused there.
-        let invalid = crate::state::validate::admitted_resources(
-            api_pod.spec.as_ref().unwrap_or(&Default::default()),
-        );
+        let none = core::PodSpec::default();
+        let spec = api_pod.spec.as_ref().unwrap_or(&none);
+        let mut invalid = crate::state::validate::admitted_resources(spec);
+        // What this release's API server admits (a pod 1.35 refuses, 1.36 admits).
+        invalid.extend(crate::state::validate::restart_all_containers(
+            spec,
+            self.release.facts().node_declared_features,
+        ));
         if let Some(first) = invalid.first() {
             match self.validate {
                 Validate::Strict => {

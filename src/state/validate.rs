@@ -495,6 +495,41 @@ pub fn admitted_resources(spec: &core::PodSpec) -> Vec<Finding> {
     findings
 }
 
+/// What the API server of a release before 1.36 says of a `restartPolicyRules` action
+/// `RestartAllContainers` (`validateContainerRestartPolicy` in
+/// `pkg/apis/core/validation/validation.go`): without the RestartAllContainersOnContainerExits
+/// gate (Alpha, off in 1.35) only `Restart` is supported. Init containers first, as it
+/// validates them. Every finding is a rejection; `admitted` (1.36 on) finds nothing.
+pub fn restart_all_containers(spec: &core::PodSpec, admitted: bool) -> Vec<Finding> {
+    if admitted {
+        return Vec::new();
+    }
+    let lists = [
+        (
+            "initContainers",
+            spec.init_containers.as_deref().unwrap_or_default(),
+        ),
+        ("containers", spec.containers.as_slice()),
+    ];
+    let mut findings = Vec::new();
+    for (list, containers) in lists {
+        for (i, c) in containers.iter().enumerate() {
+            for (j, rule) in c.restart_policy_rules.iter().flatten().enumerate() {
+                if rule.action == crate::state::pod::RESTART_ALL_CONTAINERS {
+                    findings.push(Finding::rejected(
+                        format!("spec.{list}[{i}].restartPolicyRules[{j}].action"),
+                        format!(
+                            "Unsupported value: \"{}\": supported values: \"Restart\"",
+                            rule.action
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    findings
+}
+
 /// Whether a resource may be requested below its limit (`helper.IsOvercommitAllowed`): a
 /// native resource (no domain, or a `kubernetes.io/` one) other than hugepages.
 fn overcommit_allowed(name: &str) -> bool {

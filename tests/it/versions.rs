@@ -341,3 +341,74 @@ fn live_the_api_servers_version_is_emulated() {
     );
     assert!(fake.seen().iter().any(|s| s.path == "/version"));
 }
+
+/// A container's `restartPolicyRules` action `RestartAllContainers`: the 1.35 API server
+/// refuses the pod (RestartAllContainersOnContainerExits is Alpha, off), 1.36's admits it and
+/// its scheduler (NodeDeclaredFeatures) takes it only to a node declaring the feature.
+#[test]
+fn a_pod_restarting_all_containers_is_refused_by_1_35_and_placed_by_1_36() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: old}
+  status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: new}
+  status:
+    allocatable: {cpu: "8", memory: 8Gi, pods: "110"}
+    declaredFeatures: [RestartAllContainersOnContainerExits]
+"#;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: job, namespace: default}\nspec:\n  \
+               containers:\n  - name: app\n    image: busybox\n    restartPolicy: Never\n    \
+               restartPolicyRules:\n    - action: RestartAllContainers\n      \
+               exitCodes: {operator: In, values: [42]}\n";
+    let (snapshot, file) = (dir.path().join("cluster.yaml"), dir.path().join("pod.yaml"));
+    std::fs::write(&snapshot, cluster).unwrap();
+    std::fs::write(&file, pod).unwrap();
+    let (snapshot, file) = (snapshot.to_str().unwrap(), file.to_str().unwrap());
+    let run = |release: &str| {
+        support::run(&[
+            "whatif",
+            "-f",
+            file,
+            "--snapshot",
+            snapshot,
+            "-o",
+            "json",
+            "--kubernetes-version",
+            release,
+        ])
+    };
+    let out = run("1.35");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "spec.containers[0].restartPolicyRules[0].action: Unsupported value: \
+             \"RestartAllContainers\": supported values: \"Restart\""
+        ),
+        "{stderr}"
+    );
+    let out = run("1.36");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["selected"], serde_json::json!(["new"]));
+    let old = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "old")
+        .unwrap();
+    assert_eq!(
+        old["reported"]["reason"],
+        "node(s) didn't match Pod's required features"
+    );
+}
