@@ -396,3 +396,45 @@ fn only_extended_resources_compare_in_any_order() {
         comparable_reasons("Insufficient memory, Insufficient cpu"),
     );
 }
+
+/// For each release, the smallest case where its scheduler decides otherwise than its
+/// neighbour's: run as its release the command agrees with that scheduler, run as the
+/// neighbour it does not. (1.35 against 1.34: `oracle_diff_dra.rs`, DynamicResources scores.)
+#[test]
+fn each_release_decides_otherwise_than_its_neighbour() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = unpack_archive(&releases_archive(), dir.path());
+    for (case, neighbour) in [
+        ("minimal-1.31/sidecar-requests", "1.32"),
+        ("minimal-1.32/balanced-allocation-best-effort-skip", "1.33"),
+        ("minimal-1.33/pod-level-resources-gate-off", "1.34"),
+        ("minimal-1.36/score-NodeResourcesBalancedAllocation", "1.35"),
+        ("minimal-1.36/feasibility-NodeDeclaredFeatures", "1.35"),
+        ("minimal-1.36/score-ImageLocality", "1.35"),
+        ("minimal-1.36/feasibility-NodeResourcesFit", "1.35"),
+    ] {
+        let path = cases
+            .iter()
+            .find(|c| name(c) == case)
+            .unwrap_or_else(|| panic!("the corpus has no {case}"));
+        let expected = expected(path);
+        let own = args(path);
+        let doc = |args: &[String]| -> Value {
+            let out = run(args);
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{case}: {}", String::from_utf8_lossy(&out.stderr)))
+        };
+        let diffs = compare(&expected, &doc(&own));
+        assert!(diffs.is_empty(), "{case} as its release: {diffs:?}");
+        let at = own
+            .iter()
+            .position(|a| a == "--kubernetes-version")
+            .expect("a release case names its release");
+        let mut other = own.clone();
+        other[at + 1] = neighbour.to_string();
+        assert!(
+            !compare(&expected, &doc(&other)).is_empty(),
+            "{case} decides the same as {neighbour}"
+        );
+    }
+}

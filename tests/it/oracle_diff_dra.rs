@@ -261,3 +261,42 @@ fn the_dra_comparison_catches_allocations_and_tolerates_the_device() {
         .collect();
     assert_eq!(found, ["errors"]);
 }
+
+/// 1.35 against its neighbour 1.34: DynamicResources scores (weight 2) from 1.35 only. A case
+/// where its score decides agrees as 1.35 and not as 1.34, whose scheduler never scores it.
+#[test]
+fn release_1_34_does_not_score_dynamic_resources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: Vec<PathBuf> = unpack_archive(&dra_archive(), dir.path());
+    let case = cases
+        .iter()
+        .find(|c| c.ends_with("dra/case-00004"))
+        .expect("the corpus has dra/case-00004");
+    let expected = read_json(case, "expected.json");
+    assert!(
+        expected["nodes"]["node-2"]["scores"]["DynamicResources"]
+            .as_i64()
+            .is_some_and(|s| s > 0),
+        "the case is one DynamicResources scores"
+    );
+    let own = check(case);
+    assert!(own.is_empty(), "as 1.35: {own:?}");
+    let mut as_1_34 = dra_args(case);
+    as_1_34.extend(["--kubernetes-version".to_string(), "1.34".to_string()]);
+    let actual: Value = serde_json::from_slice(&run(&as_1_34).stdout).expect("JSON as 1.34");
+    let node = actual["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["name"] == "node-2"))
+        .expect("node-2");
+    assert!(
+        node["scores"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty() && s.iter().all(|s| s["plugin"] != "DynamicResources")),
+        "1.34 scores no DynamicResources: {}",
+        node["scores"]
+    );
+    assert!(
+        !compare_dra(&expected, &actual).is_empty(),
+        "1.34 decides as 1.35"
+    );
+}
