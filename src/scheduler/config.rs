@@ -286,19 +286,31 @@ impl FeatureGates {
     }
 
     /// The structured allocator's features (`AllocatorFeatures`), from the DRA gates as
-    /// given, else their 1.35 defaults: DRAAdminAccess and DRAPrioritizedList beta and on,
-    /// the others alpha and off. (The per-release table of defaults is the releases' own.)
+    /// given, else the emulated release's defaults (`Facts::dra_gates_on`).
     pub fn dra_features(&self) -> super::dra::allocator::Features {
-        let on = |name: &str, default: bool| self.given.get(name).copied().unwrap_or(default);
+        let defaults = self.release.facts().dra_gates_on;
+        let on = |name: &str| {
+            self.given
+                .get(name)
+                .copied()
+                .unwrap_or_else(|| defaults.contains(&name))
+        };
         super::dra::allocator::Features {
-            admin_access: on("DRAAdminAccess", true),
-            prioritized_list: on("DRAPrioritizedList", true),
-            partitionable_devices: on("DRAPartitionableDevices", false),
-            device_taints: on("DRADeviceTaints", false),
-            device_binding_and_status: on("DRADeviceBindingConditions", false)
-                && on("DRAResourceClaimDeviceStatus", true),
-            consumable_capacity: on("DRAConsumableCapacity", false),
+            admin_access: on("DRAAdminAccess"),
+            prioritized_list: on("DRAPrioritizedList"),
+            partitionable_devices: on("DRAPartitionableDevices"),
+            device_taints: on("DRADeviceTaints"),
+            device_binding_and_status: on("DRADeviceBindingConditions")
+                && on("DRAResourceClaimDeviceStatus"),
+            consumable_capacity: on("DRAConsumableCapacity"),
         }
+    }
+
+    /// DynamicResourcesArgs' `bindingTimeout` default in seconds: set (600) only when
+    /// DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are both on
+    /// (`pkg/scheduler/apis/config/v1/defaults.go`), as by default from 1.36.
+    pub fn dra_binding_timeout_seconds(&self) -> Option<u32> {
+        self.dra_features().device_binding_and_status.then_some(600)
     }
 
     /// Gates we were given that change nothing we evaluate, so the user can be told.

@@ -88,6 +88,10 @@ pub struct DynamicResources<'a> {
     cel: Cache,
     /// The allocation found on each node that passed, for Score.
     found: Mutex<HashMap<usize, Vec<ClaimAllocation>>>,
+    /// A search past the filter timeout is an Error (from 1.36), else Unschedulable.
+    timeout_is_error: bool,
+    /// DynamicResourcesArgs' `bindingTimeout`, where set.
+    binding_timeout: Option<u32>,
 }
 
 impl<'a> DynamicResources<'a> {
@@ -104,6 +108,8 @@ impl<'a> DynamicResources<'a> {
                 consumable_capacity: features.consumable_capacity,
             }),
             found: Mutex::new(HashMap::new()),
+            timeout_is_error: gates.release.facts().dra_filter_timeout_is_error,
+            binding_timeout: gates.dra_binding_timeout_seconds(),
         }
     }
 
@@ -193,6 +199,32 @@ fn unresolvable(reason: String) -> Status {
     Status::new(Code::UnschedulableAndUnresolvable, reason)
 }
 
+/// A search cut short by the filter timeout: from 1.36 an Error naming the node (the pod is
+/// retried with backoff), before it UnschedulableAndUnresolvable.
+fn timed_out(node: &str, is_error: bool) -> Status {
+    if is_error {
+        filter_error(&format!(
+            "node {node}: timed out trying to allocate devices"
+        ))
+    } else {
+        unresolvable("timed out trying to allocate devices".into())
+    }
+}
+
+/// Whether a device of `dra` uses what `gate` governs.
+fn uses(dra: &DraObjects, gate: &str) -> bool {
+    let devices = || dra.slices.iter().flat_map(|s| &s.devices);
+    match gate {
+        "DRAPartitionableDevices" => {
+            dra.slices.iter().any(|s| s.has_shared_counters)
+                || devices().any(|d| d.consumes_counters)
+        }
+        "DRADeviceBindingConditions" => devices().any(|d| d.has_binding_conditions),
+        "DRAConsumableCapacity" => devices().any(|d| d.allow_multiple_allocations == Some(true)),
+        _ => true,
+    }
+}
+
 /// The framework's wrapping of a Filter error.
 fn filter_error(e: &str) -> Status {
     Status::new(
@@ -214,11 +246,22 @@ impl Plugin for DynamicResources<'_> {
                     .to_string(),
             );
         }
-        let unsupported = self.features.unsupported();
+        let dra = self.dra?;
+        // A gate whose rules are not modelled changes nothing where no device uses them
+        // (1.36 turns them on by default).
+        let unsupported: Vec<String> = (self.features.unsupported().into_iter())
+            .filter(|gate| uses(dra, gate))
+            .map(|gate| match self.binding_timeout {
+                Some(s) if gate == "DRADeviceBindingConditions" => {
+                    format!("{gate} (PreBind waits up to bindingTimeout {s}s)")
+                }
+                _ => gate.to_string(),
+            })
+            .collect();
         (!unsupported.is_empty()).then(|| {
             format!(
                 "DynamicResources is not evaluated: kubectl-affinity does not model the \
-                 allocation rules of {}",
+                 allocation rules of {}, which devices here use",
                 unsupported.join(", ")
             )
         })
@@ -354,7 +397,7 @@ impl Plugin for DynamicResources<'_> {
                 }
                 Outcome::Error(e) => return (Some(filter_error(&e)), Some(Box::new(details))),
                 Outcome::TimedOut { .. } => {
-                    let status = unresolvable("timed out trying to allocate devices".into());
+                    let status = timed_out(&node.name, self.timeout_is_error);
                     return (Some(status), Some(Box::new(details)));
                 }
             }
@@ -451,5 +494,62 @@ impl Plugin for DynamicResources<'_> {
         } else {
             "still not schedulable".to_string()
         }))
+    }
+}
+
+#[cfg(test)]
+mod release_tests {
+    use super::*;
+    use crate::scheduler::release::Release;
+    use crate::state::dra::{Device, ResourceSlice};
+
+    #[test]
+    fn a_filter_timeout_is_an_error_naming_the_node_from_1_36() {
+        let status = |r: Release| timed_out("gpu-1", r.facts().dra_filter_timeout_is_error);
+        let new = status(Release::V1_36);
+        assert_eq!(new.code, Code::Error);
+        assert_eq!(
+            new.reasons,
+            [
+                "running \"DynamicResources\" filter plugin: node gpu-1: timed out trying to allocate devices"
+            ]
+        );
+        for r in [Release::V1_34, Release::V1_35] {
+            let old = status(r);
+            assert_eq!(old.code, Code::UnschedulableAndUnresolvable, "{r}");
+            assert_eq!(old.reasons, ["timed out trying to allocate devices"], "{r}");
+        }
+    }
+
+    #[test]
+    fn a_gate_not_modelled_matters_only_where_a_device_uses_it() {
+        let plain = DraObjects {
+            slices: vec![ResourceSlice {
+                devices: vec![Device::default()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        for gate in [
+            "DRAPartitionableDevices",
+            "DRADeviceBindingConditions",
+            "DRAConsumableCapacity",
+        ] {
+            assert!(!uses(&plain, gate), "{gate}");
+        }
+        let mut used = plain.clone();
+        used.slices[0].devices[0] = Device {
+            consumes_counters: true,
+            has_binding_conditions: true,
+            allow_multiple_allocations: Some(true),
+            ..Default::default()
+        };
+        for gate in [
+            "DRAPartitionableDevices",
+            "DRADeviceBindingConditions",
+            "DRAConsumableCapacity",
+        ] {
+            assert!(uses(&used, gate), "{gate}");
+        }
     }
 }

@@ -27,7 +27,10 @@
 //! - NodeResourcesBalancedAllocation (`pkg/scheduler/framework/plugins/noderesources/
 //!   balanced_allocation.go`): from 1.33 it skips a pod requesting none of its resources;
 //!   from 1.36 it scores the change of balance;
-//! - the scheduler's feature gates each release knows (`pkg/features/kube_features.go`).
+//! - the scheduler's feature gates each release knows, and the DRA gates on by default
+//!   (`pkg/features/kube_features.go`); from 1.36, DynamicResources' filter timeout is an
+//!   Error naming the node (`pkg/scheduler/framework/plugins/dynamicresources/
+//!   dynamicresources.go`).
 //!
 //! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
 //! PodTopologySpread counting per topology key (1.31, 1.32), namespaceSelector terms
@@ -90,9 +93,35 @@ pub struct Facts {
     /// the API server admits `restartPolicyRules` with `RestartAllContainers`
     /// (RestartAllContainersOnContainerExits on).
     pub node_declared_features: bool,
+    /// The DRA gates the structured allocator reads that are on by default
+    /// (`pkg/features/kube_features.go`); the others are off.
+    pub dra_gates_on: &'static [&'static str],
+    /// DynamicResources' Filter ends a search past `filterTimeout` with an Error naming the
+    /// node (the pod retried with backoff), not Unschedulable (`dynamicresources.go`).
+    pub dra_filter_timeout_is_error: bool,
     /// Scheduler feature gates new in this release (of those the table tracks).
     pub gates_new: &'static [&'static str],
 }
+
+/// The allocator's DRA gates on by default in 1.34 and 1.35 (DRAAdminAccess,
+/// DRAPrioritizedList and DRAResourceClaimDeviceStatus Beta).
+const DRA_ON_1_34: &[&str] = &[
+    "DRAAdminAccess",
+    "DRAPrioritizedList",
+    "DRAResourceClaimDeviceStatus",
+];
+
+/// In 1.36: DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints and
+/// DRAPartitionableDevices Beta and on; DRAAdminAccess and DRAPrioritizedList GA.
+const DRA_ON_1_36: &[&str] = &[
+    "DRAAdminAccess",
+    "DRAConsumableCapacity",
+    "DRADeviceBindingConditions",
+    "DRADeviceTaints",
+    "DRAPartitionableDevices",
+    "DRAPrioritizedList",
+    "DRAResourceClaimDeviceStatus",
+];
 
 /// Gates new in 1.36 (of those the scheduler reads; `pkg/features/kube_features.go` of
 /// v1.36.2).
@@ -159,6 +188,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: false,
             balanced_allocation_scores_change: false,
             node_declared_features: false,
+            dra_gates_on: &[],
+            dra_filter_timeout_is_error: false,
             gates_new: &[],
         },
     ),
@@ -181,6 +212,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: false,
             balanced_allocation_scores_change: false,
             node_declared_features: false,
+            dra_gates_on: &[],
+            dra_filter_timeout_is_error: false,
             gates_new: NEW_IN_1_32,
         },
     ),
@@ -203,6 +236,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: true,
             balanced_allocation_scores_change: false,
             node_declared_features: false,
+            dra_gates_on: &[],
+            dra_filter_timeout_is_error: false,
             gates_new: NEW_IN_1_33,
         },
     ),
@@ -225,6 +260,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: true,
             balanced_allocation_scores_change: false,
             node_declared_features: false,
+            dra_gates_on: DRA_ON_1_34,
+            dra_filter_timeout_is_error: false,
             gates_new: NEW_IN_1_34,
         },
     ),
@@ -247,6 +284,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: true,
             balanced_allocation_scores_change: false,
             node_declared_features: false,
+            dra_gates_on: DRA_ON_1_34,
+            dra_filter_timeout_is_error: false,
             gates_new: NEW_IN_1_35,
         },
     ),
@@ -269,6 +308,8 @@ const TABLE: [(Release, &str, Facts); 6] = [
             balanced_allocation_skips_best_effort: true,
             balanced_allocation_scores_change: true,
             node_declared_features: true,
+            dra_gates_on: DRA_ON_1_36,
+            dra_filter_timeout_is_error: true,
             gates_new: NEW_IN_1_36,
         },
     ),
@@ -412,6 +453,51 @@ impl fmt::Display for Release {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1.36 turns DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints and
+    /// DRAPartitionableDevices on, and with binding conditions `bindingTimeout` defaults to
+    /// 600s; 1.34 and 1.35 leave them off and it unset; a gate given still decides.
+    #[test]
+    fn dra_gates_and_binding_timeout_follow_the_release() {
+        use crate::scheduler::config::FeatureGates;
+        let gates = |r: Release, given: &str| {
+            FeatureGates::parse(given)
+                .and_then(|g| g.for_release(r))
+                .expect("gates")
+        };
+        for r in [Release::V1_34, Release::V1_35] {
+            let g = gates(r, "");
+            let f = g.dra_features();
+            assert!(f.admin_access && f.prioritized_list, "{r}");
+            assert!(
+                !f.partitionable_devices
+                    && !f.device_taints
+                    && !f.device_binding_and_status
+                    && !f.consumable_capacity,
+                "{r}"
+            );
+            assert_eq!(g.dra_binding_timeout_seconds(), None, "{r}");
+        }
+        let g = gates(Release::V1_36, "");
+        let f = g.dra_features();
+        assert!(
+            f.admin_access
+                && f.prioritized_list
+                && f.partitionable_devices
+                && f.device_taints
+                && f.device_binding_and_status
+                && f.consumable_capacity
+        );
+        assert_eq!(g.dra_binding_timeout_seconds(), Some(600));
+        let g = gates(Release::V1_36, "DRADeviceBindingConditions=false");
+        assert_eq!(g.dra_binding_timeout_seconds(), None);
+        assert!(
+            !Release::V1_33
+                .facts()
+                .dra_gates_on
+                .contains(&"DRAPrioritizedList")
+        );
+    }
 
     #[test]
     fn the_table_follows_the_enum_and_versions_parse() {
