@@ -184,6 +184,14 @@ impl Display for Note {
                 f,
                 "feature gate {gate} does not change any plugin this version evaluates"
             ),
+            Note::GangSchedulingNotEvaluated(t) => write!(
+                f,
+                "feature gate GangScheduling adds the GangScheduling plugin, which this version \
+                 does not evaluate: a pod naming its group in {} waits at PreEnqueue (\"{}\") \
+                 until its group is in the scheduling queue and at Permit (\"{}\") until \
+                 minCount pods of the gang are placed; the answer is for the pod alone",
+                t.group_field, t.waiting_in_queue, t.waiting_at_permit
+            ),
             Note::InvalidAffinitySelectors(errors) => write!(
                 f,
                 "the pod's affinity has invalid label selectors (the API server would reject \

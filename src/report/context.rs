@@ -268,6 +268,11 @@ fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> V
             .into_iter()
             .map(Note::GateNotModelled),
     );
+    if profile.gates.given.get("GangScheduling") == Some(&true)
+        && let Some(texts) = release.facts().gang
+    {
+        notes.push(Note::GangSchedulingNotEvaluated(texts));
+    }
     if let Some(a) = pod
         .template
         .pod_affinity

@@ -68,6 +68,8 @@ pub enum Note {
     NotEvaluated(Vec<PluginId>),
     /// A feature gate given that changes no plugin this version evaluates.
     GateNotModelled(String),
+    /// GangScheduling is on: its plugin is not evaluated; what it would say.
+    GangSchedulingNotEvaluated(crate::scheduler::release::GangTexts),
     /// The pod's affinity has label selectors the API server would reject.
     InvalidAffinitySelectors(Vec<String>),
     /// The scheduler's last FailedScheduling event (seen then, if known) differs from ours.

@@ -331,6 +331,8 @@ impl FeatureGates {
                         | "DRADeviceBindingConditions"
                         | "DRAResourceClaimDeviceStatus"
                         | "DRAConsumableCapacity"
+                        // Said by its own note: it adds a plugin not evaluated.
+                        | "GangScheduling"
                 )
             })
             .cloned()

@@ -30,7 +30,10 @@
 //! - the scheduler's feature gates each release knows, and the DRA gates on by default
 //!   (`pkg/features/kube_features.go`); from 1.36, DynamicResources' filter timeout is an
 //!   Error naming the node (`pkg/scheduler/framework/plugins/dynamicresources/
-//!   dynamicresources.go`).
+//!   dynamicresources.go`);
+//! - GangScheduling's texts and the field naming a pod's group (`pkg/scheduler/framework/
+//!   plugins/gangscheduling/gangscheduling.go`, `pod.spec.workloadRef` in 1.35,
+//!   `pod.spec.schedulingGroup` from 1.36).
 //!
 //! Not emulated, said in the report for a release other than 1.35 (`Release::unmodelled`):
 //! PodTopologySpread counting per topology key (1.31, 1.32), namespaceSelector terms
@@ -99,9 +102,35 @@ pub struct Facts {
     /// DynamicResources' Filter ends a search past `filterTimeout` with an Error naming the
     /// node (the pod retried with backoff), not Unschedulable (`dynamicresources.go`).
     pub dra_filter_timeout_is_error: bool,
+    /// GangScheduling's texts, from the release that has the gate (1.35).
+    pub gang: Option<GangTexts>,
     /// Scheduler feature gates new in this release (of those the table tracks).
     pub gates_new: &'static [&'static str],
 }
+
+/// What the GangScheduling plugin (gate GangScheduling, Alpha and off) says of a pod of a
+/// pod group (`pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go`), as Go
+/// formats (`%q`: the group's name), and the field naming the pod's group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GangTexts {
+    pub group_field: &'static str,
+    /// PreEnqueue, until the pod's group is in the scheduling queue.
+    pub waiting_in_queue: &'static str,
+    /// Permit, until minCount pods of the gang are placed.
+    pub waiting_at_permit: &'static str,
+}
+
+const GANG_1_35: GangTexts = GangTexts {
+    group_field: "spec.workloadRef",
+    waiting_in_queue: "waiting for pods's workload %q to appear in scheduling queue",
+    waiting_at_permit: "waiting for minCount pods from a gang to be waiting on permit",
+};
+
+const GANG_1_36: GangTexts = GangTexts {
+    group_field: "spec.schedulingGroup",
+    waiting_in_queue: "waiting for pods's pod group %q to appear in scheduling queue",
+    waiting_at_permit: "waiting for minCount pods from a gang to be scheduled",
+};
 
 /// The allocator's DRA gates on by default in 1.34 and 1.35 (DRAAdminAccess,
 /// DRAPrioritizedList and DRAResourceClaimDeviceStatus Beta).
@@ -190,6 +219,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: false,
             dra_gates_on: &[],
             dra_filter_timeout_is_error: false,
+            gang: None,
             gates_new: &[],
         },
     ),
@@ -214,6 +244,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: false,
             dra_gates_on: &[],
             dra_filter_timeout_is_error: false,
+            gang: None,
             gates_new: NEW_IN_1_32,
         },
     ),
@@ -238,6 +269,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: false,
             dra_gates_on: &[],
             dra_filter_timeout_is_error: false,
+            gang: None,
             gates_new: NEW_IN_1_33,
         },
     ),
@@ -262,6 +294,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: false,
             dra_gates_on: DRA_ON_1_34,
             dra_filter_timeout_is_error: false,
+            gang: None,
             gates_new: NEW_IN_1_34,
         },
     ),
@@ -286,6 +319,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: false,
             dra_gates_on: DRA_ON_1_34,
             dra_filter_timeout_is_error: false,
+            gang: Some(GANG_1_35),
             gates_new: NEW_IN_1_35,
         },
     ),
@@ -310,6 +344,7 @@ const TABLE: [(Release, &str, Facts); 6] = [
             node_declared_features: true,
             dra_gates_on: DRA_ON_1_36,
             dra_filter_timeout_is_error: true,
+            gang: Some(GANG_1_36),
             gates_new: NEW_IN_1_36,
         },
     ),

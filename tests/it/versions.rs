@@ -412,3 +412,47 @@ items:
         "node(s) didn't match Pod's required features"
     );
 }
+
+/// GangScheduling on: its plugin is not evaluated, and the note gives what it would say in
+/// the release's own words (1.35 names the workload, 1.36 the pod group).
+#[test]
+fn gang_scheduling_is_said_not_evaluated_in_its_releases_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = ["--feature-gates", "GangScheduling=true"];
+    for (release, field, queue, permit) in [
+        (
+            "1.35",
+            "spec.workloadRef",
+            "waiting for pods's workload %q to appear in scheduling queue",
+            "waiting for minCount pods from a gang to be waiting on permit",
+        ),
+        (
+            "1.36",
+            "spec.schedulingGroup",
+            "waiting for pods's pod group %q to appear in scheduling queue",
+            "waiting for minCount pods from a gang to be scheduled",
+        ),
+    ] {
+        let mut args = gate.to_vec();
+        args.extend(["--kubernetes-version", release]);
+        let (_, doc) = message(dir.path(), CLUSTER, &args);
+        let notes = doc["notes"].as_array().unwrap();
+        let note = notes
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|n| n.starts_with("feature gate GangScheduling"))
+            .unwrap_or_else(|| panic!("{release}: no GangScheduling note in {notes:?}"));
+        assert!(
+            note.contains(&format!("in {field} waits at PreEnqueue (\"{queue}\")"))
+                && note.contains(&format!("at Permit (\"{permit}\")"))
+                && note.contains("does not evaluate"),
+            "{release}: {note}"
+        );
+        assert!(
+            !doc["notes"]
+                .to_string()
+                .contains("GangScheduling does not change"),
+            "{release}"
+        );
+    }
+}
