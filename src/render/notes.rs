@@ -337,8 +337,9 @@ impl Display for Note {
             Note::ReplicaWouldPreempt { replica, node } => write!(
                 f,
                 "replica {replica}: preemption would nominate node {node} and evict its victims; \
-                 the simulation leaves the replica Pending and evicts nothing, so the replicas \
-                 after it see the cluster before the eviction"
+                 the replica stays Pending, nominated to {node}, and its victims are deleted: \
+                 the replicas after it count it on {node}, as the scheduler counts nominated \
+                 pods, and no longer see the victims"
             ),
             Note::ClaimsNotAssumed => write!(
                 f,
@@ -975,9 +976,10 @@ mod tests {
                     replica: 2,
                     node: "n".to_string(),
                 },
-                "replica 2: preemption would nominate node n and evict its victims; the \
-                 simulation leaves the replica Pending and evicts nothing, so the replicas after \
-                 it see the cluster before the eviction",
+                "replica 2: preemption would nominate node n and evict its victims; the replica \
+                 stays Pending, nominated to n, and its victims are deleted: the replicas after \
+                 it count it on n, as the scheduler counts nominated pods, and no longer see the \
+                 victims",
             ),
             (
                 Note::CreatedByController {

@@ -121,8 +121,8 @@ pub enum Note {
     },
     /// `whatif` of a workload: replicas placed on a node whose verdict is Unknown.
     ReplicasOnUnknownNodes(Vec<usize>),
-    /// `whatif` of a workload: DefaultPreemption would nominate this replica to `node`; the
-    /// simulation leaves it Pending and evicts nothing.
+    /// `whatif` of a workload: DefaultPreemption would nominate this replica to `node`; it
+    /// stays Pending, nominated there, and its victims leave the state.
     ReplicaWouldPreempt { replica: usize, node: String },
     /// `whatif` of a workload with claims: a placed replica's claims are not bound in the
     /// simulation (VolumeBinding's assume).

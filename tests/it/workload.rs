@@ -519,3 +519,55 @@ fn a_diffed_workload_with_pending_replicas_exits_3() {
     assert_eq!(doc["workload"]["placed"], 3, "{}", doc["workload"]);
     assert!(doc.get("diff").is_some(), "{doc}");
 }
+
+/// OrderedReady against Parallel: the same StatefulSet, Parallel, creates db-3 beside the
+/// Pending db-2, and db-3 runs its own cycle and stays Pending with the scheduler's message;
+/// OrderedReady (the default) does not create it and says whom it waits for.
+#[test]
+fn parallel_creates_every_ordinal_ordered_ready_waits() {
+    let message = "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) \
+        didn't match pod topology spread constraints. no new claims to deallocate, preemption: \
+        0/5 nodes are available: 1 Preemption is not helpful for scheduling, 4 No preemption \
+        victims found for incoming pod.";
+    let parallel = SPREAD.replace(
+        "  serviceName: db\n",
+        "  serviceName: db\n  podManagementPolicy: Parallel\n",
+    );
+    let doc = whatif_json(&parallel, NODES, &[]);
+    let w = &doc["workload"];
+    assert_eq!(nodes(&doc), ["n1", "n3", "Pending", "Pending"]);
+    for i in [2, 3] {
+        assert_eq!(w["pods"][i]["failedSchedulingMessage"], message);
+        assert!(w["pods"][i].get("notCreated").is_none());
+    }
+    assert_eq!(w["pending"], 2);
+    assert!(w.get("notCreated").is_none());
+    assert!(
+        w["notes"][0].as_str().is_some_and(|n| n.starts_with(
+            "the replicas are created as the StatefulSet controller creates them: owned by \
+             StatefulSet/db"
+        ) && n.ends_with("; all at once")),
+        "{}",
+        w["notes"]
+    );
+    let ordered = whatif_json(SPREAD, NODES, &[]);
+    let w = &ordered["workload"];
+    assert_eq!(w["pods"][3]["notCreated"]["waitsFor"], "db-2");
+    assert!(
+        w["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.ends_with("so none after a Pending one")),
+        "{}",
+        w["notes"]
+    );
+    // The table says it too.
+    let files = Files::new();
+    let (m, n) = (files.write("m.yaml", SPREAD), files.write("n.yaml", NODES));
+    let out = run(&["whatif", "-f", &m, "--snapshot", &n]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("StatefulSet shop/db: 4 replicas, 2 placed, 1 Pending, 1 not created\n"),
+        "{text}"
+    );
+    assert!(text.contains("not created: waits for db-2"), "{text}");
+}
