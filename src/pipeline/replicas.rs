@@ -13,8 +13,11 @@
 use std::sync::Arc;
 
 use super::controllers::Order;
+use super::resource_claims;
 use crate::report::workload::{NotCreated, ReplicaPreemption, ReplicaReport, WorkloadReport};
 use crate::report::{Context, Explanation, Note, Subject, failed_scheduling_message};
+use crate::scheduler::details::FilterDetails;
+use crate::scheduler::dra::allocator::ClaimAllocation;
 use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{Pick, TieBreak, feasible_nodes_to_find, pick};
@@ -291,6 +294,9 @@ pub fn place_replicas(
         let pick = pick(&evaluation, tie);
         let node = pick.node;
         let preempted = outcome(&evaluation).map(|o| (o.nominated_node.clone(), o.victims.clone()));
+        let allocation = node
+            .map(|n| claim_allocation(&evaluation, n))
+            .unwrap_or_default();
         seen(Cycle {
             index,
             pod: &pod,
@@ -301,6 +307,7 @@ pub fn place_replicas(
         match node {
             Some(n) => {
                 pod.node_name = Arc::from(state.nodes()[n].name.as_str());
+                resource_claims::record_allocation(state, &pod, &allocation);
                 state.add_pod(pod);
             }
             None => {
@@ -348,6 +355,17 @@ fn feasible(eval: &Evaluation) -> usize {
         .iter()
         .filter(|n| n.verdict == Verdict::Feasible)
         .count()
+}
+
+/// The devices DynamicResources' Filter found for the pod's claims on `node`.
+fn claim_allocation(eval: &Evaluation, node: usize) -> Vec<ClaimAllocation> {
+    let filters = eval.nodes.get(node).map(|n| n.filters.iter());
+    (filters.into_iter().flatten())
+        .find_map(|f| match f.details {
+            Some(FilterDetails::DynamicResources(d)) => Some(d.allocation.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// DefaultPreemption's outcome when its dry run nominates the replica to a node.

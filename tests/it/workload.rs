@@ -571,3 +571,50 @@ fn parallel_creates_every_ordinal_ordered_ready_waits() {
     );
     assert!(text.contains("not created: waits for db-2"), "{text}");
 }
+
+/// Two nodes with one GPU each, a DeviceClass, and a claim template for one GPU.
+const ONE_GPU_A_NODE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: n1-gpus}, spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: n2-gpus}, spec: {driver: gpu.example.com, nodeName: n2, pool: {name: n2, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: one-gpu, namespace: shop}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
+"#;
+
+/// DRA: each replica's claim is allocated where the replica is placed (DynamicResources'
+/// Reserve), so the next replica's allocator finds that GPU in use: three pods of a Job (no
+/// default spreading to part them) each claiming one GPU take n1, then n2, and the third
+/// finds none, with the scheduler's message.
+#[test]
+fn each_replica_sees_the_devices_allocated_to_the_ones_before() {
+    let job = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: shop}
+spec:
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: c, image: trainer, resources: {claims: [{name: gpu}]}}]
+"#;
+    let doc = whatif_json(job, ONE_GPU_A_NODE, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2", "Pending"]);
+    assert_eq!(
+        doc["workload"]["pods"][2]["failedSchedulingMessage"],
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, \
+         preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+    // The third replica is explained: on n1, the GPU is the first replica's claim's.
+    assert_eq!(doc["workload"]["explained"], 2);
+    let n1 = (doc["nodes"].as_array().expect("nodes").iter())
+        .find(|n| n["name"] == "n1")
+        .expect("n1");
+    let reasons = n1["dra"].to_string();
+    assert!(reasons.contains("shop/train-<pod-0>-gpu-"), "{reasons}");
+}
