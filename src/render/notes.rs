@@ -403,14 +403,23 @@ impl Display for Note {
                 owner,
                 labels,
                 ordered,
+                spread_reads,
+                rule,
             } => {
                 write!(
                     f,
                     "the replicas are created as the {workload} controller creates them: owned \
-                     by {owner} (their controller, which default spreading reads)"
+                     by {owner} ({})",
+                    match spread_reads {
+                        true => "their controller, which default spreading reads",
+                        false => "their controller, which default spreading does not read",
+                    }
                 )?;
                 if !labels.is_empty() {
                     write!(f, ", labelled {}", labels.join(", "))?;
+                }
+                if let Some(rule) = rule {
+                    write!(f, "; {rule}")?;
                 }
                 f.write_str(if *ordered {
                     "; one at a time (podManagementPolicy OrderedReady): an ordinal is created \
@@ -987,6 +996,8 @@ mod tests {
                     owner: "StatefulSet/zk".to_string(),
                     labels: vec!["controller-revision-hash=zk-5d8f".to_string()],
                     ordered: true,
+                    spread_reads: true,
+                    rule: None,
                 },
                 "the replicas are created as the StatefulSet controller creates them: owned by \
                  StatefulSet/zk (their controller, which default spreading reads), labelled \

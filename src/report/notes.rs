@@ -148,6 +148,10 @@ pub enum Note {
         owner: String,
         labels: Vec<String>,
         ordered: bool,
+        /// Whether default spreading reads the owner (not a Job).
+        spread_reads: bool,
+        /// The controller's rule for how many pods run at once, or how the owner is named.
+        rule: Option<String>,
     },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),

@@ -618,3 +618,55 @@ spec:
     let reasons = n1["dra"].to_string();
     assert!(reasons.contains("shop/train-<pod-0>-gpu-"), "{reasons}");
 }
+
+/// A Job's pods carry the labels the API server gives a Job's template (`job-name`...), so a
+/// rule that selects them by those labels counts the earlier pods; a CronJob's pods are its
+/// Job's. The notes say how the controller made them and which names are stand-ins.
+#[test]
+fn job_and_cron_job_pods_carry_their_jobs_labels() {
+    const TEMPLATE: &str = "{spec: {restartPolicy: Never, containers: [{name: c, image: x}], \
+        affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+        [{labelSelector: {matchExpressions: [{key: batch.kubernetes.io/controller-uid, \
+        operator: Exists}]}, matchLabelKeys: [batch.kubernetes.io/job-name], \
+        topologyKey: kubernetes.io/hostname}]}}}}";
+    let job = format!(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: shop}}\nspec: \
+         {{parallelism: 5, completions: 8, template: {TEMPLATE}}}\n"
+    );
+    let doc = whatif_json(&job, NODES, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2", "n3", "n4", "Pending"]);
+    let w = &doc["workload"];
+    assert_eq!(
+        w["pods"][4]["failedSchedulingMessage"],
+        "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match \
+         pod anti-affinity rules. no new claims to deallocate, preemption: 0/5 nodes are \
+         available: 1 Preemption is not \
+         helpful for scheduling, 4 No preemption victims found for incoming pod."
+    );
+    let note = w["notes"][0].as_str().expect("the controller's note");
+    assert!(
+        note.starts_with(
+            "the replicas are created as the Job controller creates them: owned by Job/train \
+             (their controller, which default spreading does not read), labelled \
+             batch.kubernetes.io/controller-uid="
+        ) && note.contains("job-name=train")
+            && note.contains(
+                "5 pods at once (the Job controller's parallelism, at most its completions)"
+            ),
+        "{note}"
+    );
+    let cron = format!(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: nightly, namespace: shop}}\n\
+         spec: {{schedule: '0 1 * * *', jobTemplate: {{spec: {{parallelism: 2, template: \
+         {TEMPLATE}}}}}}}\n"
+    );
+    let doc = whatif_json(&cron, NODES, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2"]);
+    let note = doc["workload"]["notes"][0].as_str().expect("note");
+    assert!(
+        note.contains("owned by Job/nightly-00000000")
+            && note.contains("job-name=nightly-00000000")
+            && note.contains("the CronJob's Job is named nightly-00000000: 00000000 stands in"),
+        "{note}"
+    );
+}
