@@ -11,7 +11,9 @@
 //! `replicaset/replica_set.go` (`slowStartBatch`: the pods at once), `statefulset/
 //! stateful_set_utils.go` (`newVersionedStatefulSetPod`: `controller-revision-hash`, the
 //! pod-name and pod-index labels, hostname and subdomain) and `stateful_set_control.go`
-//! (`OrderedReady`: ordinal N+1 is created once N is Running and Ready).
+//! (`OrderedReady`: ordinal N+1 is created once N is Running and Ready), `job/
+//! job_controller.go` (a Job's pods, `parallelism` at most `completions` at once, owned by
+//! the Job) and `cronjob/utils.go` (a CronJob's Job from its `jobTemplate`).
 
 use std::collections::BTreeMap;
 
@@ -38,6 +40,8 @@ pub struct Controller {
     /// The object that owns the pods: kind and name (`ReplicaSet`, `web-5d8f7b9c4`).
     owner_kind: &'static str,
     owner_name: String,
+    /// What the note adds on how many pods run at once, or how the owner is named.
+    rule: Option<String>,
     namespace: String,
     /// The owner's `spec.selector`, which default spreading reads.
     selector: Option<meta::LabelSelector>,
@@ -55,15 +59,15 @@ struct Stateful {
 
 impl Controller {
     /// The controller of the workload `m` is a replica template of, in `namespace` when the
-    /// manifest names none; `None` for the kinds whose pods default spreading does not select
-    /// by their controller (Jobs, CronJobs, DaemonSets, ReplicationControllers, PodTemplates),
-    /// made as before.
+    /// manifest names none; `None` for DaemonSets, ReplicationControllers and PodTemplates,
+    /// whose pods are made as before.
     pub fn of(m: &ManifestPod, namespace: &str) -> Option<Controller> {
         let spec = m.workload.as_ref()?;
         let name = m.workload_name().to_string();
         let namespace = (m.pod.metadata.namespace.clone()).unwrap_or_else(|| namespace.to_string());
         let hash = template_hash(&spec.template);
         let mut labels = BTreeMap::new();
+        let mut rule = None;
         let (owner_kind, owner_name, selector, stateful, order) = match m.kind.as_str() {
             "Deployment" => {
                 // `pod-template-hash`: on the ReplicaSet's selector, and on every pod.
@@ -98,12 +102,51 @@ impl Controller {
                     order,
                 )
             }
+            "Job" | "CronJob" => {
+                // A CronJob's Job is `<cronjob>-<scheduled time in minutes>`
+                // (`getJobFromTemplate2`, pkg/controller/cronjob/utils.go); the time is not
+                // known here, and the stand-in must be a valid label value (`job-name`).
+                let job = match m.kind.as_str() {
+                    "CronJob" => format!("{name}-00000000"),
+                    _ => name.clone(),
+                };
+                // The API server puts these on a Job's pod template when it makes the Job's
+                // selector (`generateSelector`, pkg/registry/batch/job/strategy.go), unless
+                // the Job has a selector of its own (`manualSelector`).
+                if spec.selector.is_none() {
+                    let uid = stand_in_uid(&namespace, &job);
+                    for key in [JOB_UID_LABEL, LEGACY_JOB_UID_LABEL] {
+                        labels.insert(key.to_string(), uid.clone());
+                    }
+                    for key in [JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL] {
+                        labels.insert(key.to_string(), job.clone());
+                    }
+                }
+                let count = m.replicas.unwrap_or(1);
+                let mut says = format!(
+                    "{count} pod{} at once (the Job controller's parallelism, at most its \
+                     completions)",
+                    if count == 1 { "" } else { "s" }
+                );
+                if m.kind == "CronJob" {
+                    says.push_str(&format!(
+                        "; the CronJob's Job is named {job}: 00000000 stands in for the \
+                         scheduled time in minutes the controller names it by"
+                    ));
+                }
+                if spec.selector.is_none() {
+                    says.push_str("; the Job's uid in the labels is a stand-in for the one the API server assigns");
+                }
+                rule = Some(says);
+                ("Job", job, None, None, Order::AtOnce)
+            }
             _ => return None,
         };
         Some(Controller {
             workload: m.kind.clone(),
             owner_kind,
             owner_name,
+            rule,
             namespace,
             selector,
             labels,
@@ -131,7 +174,11 @@ impl Controller {
             spec.subdomain.clone_from(&s.service_name);
         }
         r.pod.metadata.owner_references = Some(vec![meta::OwnerReference {
-            api_version: "apps/v1".to_string(),
+            api_version: match self.owner_kind {
+                "Job" => "batch/v1",
+                _ => "apps/v1",
+            }
+            .to_string(),
             kind: self.owner_kind.to_string(),
             name: self.owner_name.clone(),
             uid: String::new(),
@@ -146,13 +193,15 @@ impl Controller {
         (self.namespace.clone(), self.owner_name.clone())
     }
 
-    /// The object that owns the pods, as the state keeps it, once applied.
-    pub fn owner(&self) -> Object {
+    /// The object that owns the pods, as the state keeps it, once applied; `None` for a Job,
+    /// which the scheduler reads nothing of.
+    pub fn owner(&self) -> Option<Object> {
         let key = self.owner_key();
         let selector = self.selector.clone();
         match self.owner_kind {
-            "StatefulSet" => Object::StatefulSet { key, selector },
-            _ => Object::ReplicaSet { key, selector },
+            "StatefulSet" => Some(Object::StatefulSet { key, selector }),
+            "ReplicaSet" => Some(Object::ReplicaSet { key, selector }),
+            _ => None,
         }
     }
 
@@ -165,14 +214,37 @@ impl Controller {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             ordered: self.order == Order::OrderedReady,
+            spread_reads: self.owner().is_some(),
+            rule: self.rule.clone(),
         }
     }
+}
+
+/// A uid of the form the API server assigns, the same for the same object from run to run.
+fn stand_in_uid(namespace: &str, name: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in format!("{namespace}/{name}").bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        h >> 32,
+        (h >> 16) & 0xffff,
+        h & 0xfff,
+        (h >> 20) & 0xfff,
+        h & 0xffff_ffff_ffff
+    )
 }
 
 const HASH_LABEL: &str = "pod-template-hash";
 const REVISION_LABEL: &str = "controller-revision-hash";
 const POD_NAME_LABEL: &str = "statefulset.kubernetes.io/pod-name";
 const POD_INDEX_LABEL: &str = "apps.kubernetes.io/pod-index";
+const JOB_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
+const LEGACY_JOB_UID_LABEL: &str = "controller-uid";
+const LEGACY_JOB_NAME_LABEL: &str = "job-name";
 
 /// A hash of the pod template in the controllers' alphabet (`rand.SafeEncodeString` of the
 /// FNV-32a sum in decimal). Upstream hashes Go's in-memory template (`ComputeHash`), which this
@@ -226,7 +298,7 @@ mod tests {
             (owner.kind.as_str(), owner.name.as_str()),
             ("ReplicaSet", rs.as_str())
         );
-        let Object::ReplicaSet { key, selector } = c.owner() else {
+        let Some(Object::ReplicaSet { key, selector }) = c.owner() else {
             panic!("a ReplicaSet owns them")
         };
         assert_eq!(key, ("default".to_string(), rs));
@@ -260,7 +332,7 @@ mod tests {
         assert_eq!(spec.hostname.as_deref(), Some("zk-2"));
         assert_eq!(spec.subdomain.as_deref(), Some("zk-hs"));
         assert!(
-            matches!(c.owner(), Object::StatefulSet { key, .. } if key == ("s".into(), "zk".into()))
+            matches!(c.owner(), Some(Object::StatefulSet { key, .. }) if key == ("s".into(), "zk".into()))
         );
         let parallel = manifest(&text("  podManagementPolicy: Parallel\n"));
         assert_eq!(
@@ -269,12 +341,95 @@ mod tests {
         );
     }
 
-    /// Jobs and DaemonSets are not read by default spreading: no owner is made for them.
+    /// A Job's pods carry the labels the API server puts on its template (the uid a
+    /// stand-in), are owned by the Job, and no owner joins the state (default spreading does
+    /// not read Jobs); the note says how many run at once.
     #[test]
-    fn other_controllers_make_no_owner() {
+    fn a_jobs_pods_are_owned_by_it() {
         let m = manifest(
-            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec: \
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: b}\nspec:\n  \
+             parallelism: 4\n  completions: 2\n  template:\n    spec: \
              {containers: [{name: c, image: x}], restartPolicy: Never}\n",
+        );
+        assert_eq!(m.replicas, Some(2), "min(parallelism, completions)");
+        let c = Controller::of(&m, "default").unwrap();
+        let r = c.replica(&m, 1);
+        let labels = r.pod.metadata.labels.clone().unwrap();
+        assert_eq!(labels["batch.kubernetes.io/job-name"], "j");
+        assert_eq!(labels["job-name"], "j");
+        let uid = &labels["batch.kubernetes.io/controller-uid"];
+        assert_eq!(&labels["controller-uid"], uid);
+        assert_eq!(uid.len(), 36, "{uid}");
+        assert_eq!(r.pod.metadata.name.as_deref(), Some("j-<pod-1>"));
+        let owner = &r.pod.metadata.owner_references.as_ref().unwrap()[0];
+        assert_eq!(
+            (
+                owner.api_version.as_str(),
+                owner.kind.as_str(),
+                owner.name.as_str()
+            ),
+            ("batch/v1", "Job", "j")
+        );
+        assert_eq!(owner.controller, Some(true));
+        assert!(c.owner().is_none());
+        assert_eq!(c.order, Order::AtOnce);
+        let Note::CreatedByController {
+            spread_reads, rule, ..
+        } = c.note()
+        else {
+            panic!("the controller's note")
+        };
+        assert!(!spread_reads);
+        assert!(
+            rule.unwrap()
+                .starts_with("2 pods at once (the Job controller's parallelism")
+        );
+        // A selector of its own (`manualSelector`): the API server adds no labels.
+        let manual = manifest(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  manualSelector: \
+             true\n  selector: {matchLabels: {app: j}}\n  template:\n    metadata: {labels: \
+             {app: j}}\n    spec: {containers: [{name: c, image: x}], restartPolicy: Never}\n",
+        );
+        let c = Controller::of(&manual, "default").unwrap();
+        let labels = c.replica(&manual, 0).pod.metadata.labels.unwrap();
+        assert_eq!(labels.keys().collect::<Vec<_>>(), ["app"]);
+    }
+
+    /// A CronJob's pods are its Job's, from the job template, the Job named with a stand-in
+    /// for the scheduled time.
+    #[test]
+    fn a_cron_jobs_pods_are_its_jobs() {
+        let m = manifest(
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: \
+             \"0 1 * * *\"\n  jobTemplate:\n    spec:\n      parallelism: 3\n      template:\n        \
+             spec: {containers: [{name: c, image: x}], restartPolicy: OnFailure}\n",
+        );
+        assert_eq!(m.replicas, Some(3));
+        let c = Controller::of(&m, "default").unwrap();
+        let r = c.replica(&m, 0);
+        let labels = r.pod.metadata.labels.clone().unwrap();
+        assert_eq!(labels["batch.kubernetes.io/job-name"], "nightly-00000000");
+        let owner = &r.pod.metadata.owner_references.as_ref().unwrap()[0];
+        assert_eq!(
+            (owner.kind.as_str(), owner.name.as_str()),
+            ("Job", "nightly-00000000")
+        );
+        let Note::CreatedByController { rule, .. } = c.note() else {
+            panic!("the controller's note")
+        };
+        assert!(
+            rule.unwrap()
+                .contains("the CronJob's Job is named nightly-00000000: 00000000 stands in")
+        );
+    }
+
+    /// DaemonSets are made as before: one pod per node, no owner.
+    #[test]
+    fn daemon_sets_make_no_owner() {
+        let m = manifest(
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n  selector: \
+             {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: \
+             {containers: [{name: c, image: x}]}\n",
         );
         assert!(Controller::of(&m, "default").is_none());
     }

@@ -13,13 +13,16 @@
 use std::sync::Arc;
 
 use super::controllers::Order;
-use crate::report::workload::{NotCreated, ReplicaReport, WorkloadReport};
+use super::resource_claims;
+use crate::report::workload::{NotCreated, ReplicaPreemption, ReplicaReport, WorkloadReport};
 use crate::report::{Context, Explanation, Note, Subject, failed_scheduling_message};
+use crate::scheduler::details::FilterDetails;
+use crate::scheduler::dra::allocator::ClaimAllocation;
 use crate::scheduler::pod_topology_spread::default_spreading_applies;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{Pick, TieBreak, feasible_nodes_to_find, pick};
 use crate::scheduler::{Evaluation, Input, PluginId, Verdict, evaluate};
-use crate::state::{ClusterState, Pod};
+use crate::state::{ClusterState, Pod, PodRef};
 
 /// The workload to schedule and how.
 #[derive(Debug, Clone)]
@@ -76,6 +79,7 @@ pub fn simulate(
                 tied_with: Vec::new(),
                 failed_scheduling_message: None,
                 not_created: None,
+                preemption: None,
             });
         tally.pods.extend(unplaced);
         tally.notes.push(Note::ReplicasNotScheduled);
@@ -182,10 +186,11 @@ impl Tally {
                     .map(|(m, _)| m)
                     .or_else(|| c.evaluation.errors.first().cloned()),
             };
-            if let Some(nominated) = nominated_by_preemption(&c.evaluation) {
+            let preemption = preemption(&c.evaluation);
+            if let Some(p) = &preemption {
                 self.notes.push(Note::ReplicaWouldPreempt {
                     replica: c.index,
-                    node: nominated,
+                    node: p.nominated_node.clone(),
                 });
             }
             let pending = node.is_none();
@@ -215,6 +220,7 @@ impl Tally {
                 tied_with: c.pick.tied_with.iter().map(|&n| node_name(n)).collect(),
                 failed_scheduling_message: failed,
                 not_created: None,
+                preemption,
             });
         });
         let next = self.pods.len();
@@ -227,6 +233,7 @@ impl Tally {
                 tied_with: Vec::new(),
                 failed_scheduling_message: None,
                 not_created: waits_for.clone().map(|waits_for| NotCreated { waits_for }),
+                preemption: None,
             });
         }
         if let Some((replica, node, nodes)) = first_tie {
@@ -286,6 +293,10 @@ pub fn place_replicas(
         let evaluation = evaluate(input, profile);
         let pick = pick(&evaluation, tie);
         let node = pick.node;
+        let preempted = outcome(&evaluation).map(|o| (o.nominated_node.clone(), o.victims.clone()));
+        let allocation = node
+            .map(|n| claim_allocation(&evaluation, n))
+            .unwrap_or_default();
         seen(Cycle {
             index,
             pod: &pod,
@@ -296,10 +307,24 @@ pub fn place_replicas(
         match node {
             Some(n) => {
                 pod.node_name = Arc::from(state.nodes()[n].name.as_str());
+                resource_claims::record_allocation(state, &pod, &allocation);
                 state.add_pod(pod);
             }
-            None if order == Order::OrderedReady => return replicas.map(|(_, p)| p).collect(),
-            None => {}
+            None => {
+                // Nominated by its preemption (`prepareCandidate`), the replica waits in the
+                // queue with its node in `status.nominatedNodeName`, and its victims are
+                // deleted: later cycles count it on that node
+                // (`RunFilterPluginsWithNominatedPods`, in preemption's dry run too) and no
+                // longer see the victims.
+                if let Some((Some(n), victims)) = preempted {
+                    evict(state, &victims);
+                    Arc::make_mut(&mut pod.template).nominated_node_name = Some(n);
+                    state.add_pod(pod);
+                }
+                if order == Order::OrderedReady {
+                    return replicas.map(|(_, p)| p).collect();
+                }
+            }
         }
     }
     Vec::new()
@@ -332,13 +357,47 @@ fn feasible(eval: &Evaluation) -> usize {
         .count()
 }
 
-/// The node DefaultPreemption's dry run would nominate the replica to, if any.
-fn nominated_by_preemption(eval: &Evaluation) -> Option<String> {
-    eval.post_filter
-        .iter()
+/// The devices DynamicResources' Filter found for the pod's claims on `node`.
+fn claim_allocation(eval: &Evaluation, node: usize) -> Vec<ClaimAllocation> {
+    let filters = eval.nodes.get(node).map(|n| n.filters.iter());
+    (filters.into_iter().flatten())
+        .find_map(|f| match f.details {
+            Some(FilterDetails::DynamicResources(d)) => Some(d.allocation.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// DefaultPreemption's outcome when its dry run nominates the replica to a node.
+fn outcome(eval: &Evaluation) -> Option<&crate::scheduler::preemption::Outcome> {
+    (eval.post_filter.iter())
         .filter_map(|p| p.preemption.as_ref())
-        .find_map(|o| o.nominated_node.as_ref())
-        .map(|n| n.to_string())
+        .find(|o| o.nominated_node.is_some())
+        .map(|o| &**o)
+}
+
+/// The victims of a preemption deleted from `state`: the state is built again from its nodes
+/// and the other pods, so that everything derived from the pods (usage, the indexes) follows.
+fn evict(state: &mut ClusterState, victims: &[Arc<PodRef>]) {
+    if victims.is_empty() {
+        return;
+    }
+    let kept: Vec<Pod> = (state.all_pods())
+        .filter(|p| !victims.iter().any(|v| **v == *p.id))
+        .cloned()
+        .collect();
+    let nodes = state.nodes().to_vec();
+    *state = std::mem::take(state).with_nodes_and_pods(nodes, kept);
+}
+
+/// The node DefaultPreemption's dry run would nominate the replica to, if any, with the
+/// victims there.
+fn preemption(eval: &Evaluation) -> Option<ReplicaPreemption> {
+    let outcome = outcome(eval)?;
+    Some(ReplicaPreemption {
+        nominated_node: outcome.nominated_node.as_deref()?.to_string(),
+        victims: outcome.victims.iter().map(|v| v.to_string()).collect(),
+    })
 }
 
 #[cfg(test)]

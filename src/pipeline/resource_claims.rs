@@ -11,7 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::state::dra::{ClaimOwner, DraObjects, ResourceClaim};
+use crate::scheduler::dra::allocator::ClaimAllocation;
+use crate::state::dra::{AllocationResult, ClaimOwner, ConsumerRef, DraObjects, ResourceClaim};
 use crate::state::{ClusterState, Pod};
 
 /// The API server's alphabet for generated names (`utilrand.String`).
@@ -138,6 +139,30 @@ pub fn create_claims<'s>(pod: &mut Pod, states: impl IntoIterator<Item = &'s mut
             create_in(&mut copy, dra);
             *pod = copy;
         }
+    }
+}
+
+/// The allocation DynamicResources found for `pod` on the node it is placed on, recorded as
+/// the plugin's Reserve and PreBind record it (`status.allocation` with the devices and the
+/// nodes they are usable from, the pod in `status.reservedFor`), on the claims of `state`:
+/// the later pods' allocator finds those devices in use, and a shared claim is allocated.
+pub fn record_allocation(state: &mut ClusterState, pod: &Pod, allocation: &[ClaimAllocation]) {
+    let Some(dra) = state.objects_mut().dra_mut() else {
+        return;
+    };
+    for found in allocation {
+        let Some(claim) = dra.claims.iter_mut().find(|c| c.key() == found.claim) else {
+            continue;
+        };
+        claim.allocation = Some(AllocationResult {
+            devices: found.devices.clone(),
+            node_selector: found.node_selector.clone(),
+        });
+        claim.reserved_for.push(ConsumerRef {
+            resource: "pods".to_string(),
+            name: pod.id.name.to_string(),
+            uid: String::new(),
+        });
     }
 }
 

@@ -134,8 +134,11 @@ pub fn whatif(
     let owners = pods
         .iter()
         .filter_map(|a| a.workload.as_ref()?.controller.as_ref());
-    for c in owners.filter(|_| owners_known) {
-        state.objects_mut().add(c.owner());
+    for owner in owners
+        .filter(|_| owners_known)
+        .filter_map(Controller::owner)
+    {
+        state.objects_mut().add(owner);
     }
     let mut clusters = run.edit(state)?;
     run.check_drill_down(&clusters.edited)?;

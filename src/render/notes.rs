@@ -345,8 +345,9 @@ impl Display for Note {
             Note::ReplicaWouldPreempt { replica, node } => write!(
                 f,
                 "replica {replica}: preemption would nominate node {node} and evict its victims; \
-                 the simulation leaves the replica Pending and evicts nothing, so the replicas \
-                 after it see the cluster before the eviction"
+                 the replica stays Pending, nominated to {node}, and its victims are deleted: \
+                 the replicas after it count it on {node}, as the scheduler counts nominated \
+                 pods, and no longer see the victims"
             ),
             Note::ClaimsNotAssumed => write!(
                 f,
@@ -410,14 +411,23 @@ impl Display for Note {
                 owner,
                 labels,
                 ordered,
+                spread_reads,
+                rule,
             } => {
                 write!(
                     f,
                     "the replicas are created as the {workload} controller creates them: owned \
-                     by {owner} (their controller, which default spreading reads)"
+                     by {owner} ({})",
+                    match spread_reads {
+                        true => "their controller, which default spreading reads",
+                        false => "their controller, which default spreading does not read",
+                    }
                 )?;
                 if !labels.is_empty() {
                     write!(f, ", labelled {}", labels.join(", "))?;
+                }
+                if let Some(rule) = rule {
+                    write!(f, "; {rule}")?;
                 }
                 f.write_str(if *ordered {
                     "; one at a time (podManagementPolicy OrderedReady): an ordinal is created \
@@ -983,9 +993,10 @@ mod tests {
                     replica: 2,
                     node: "n".to_string(),
                 },
-                "replica 2: preemption would nominate node n and evict its victims; the \
-                 simulation leaves the replica Pending and evicts nothing, so the replicas after \
-                 it see the cluster before the eviction",
+                "replica 2: preemption would nominate node n and evict its victims; the replica \
+                 stays Pending, nominated to n, and its victims are deleted: the replicas after \
+                 it count it on n, as the scheduler counts nominated pods, and no longer see the \
+                 victims",
             ),
             (
                 Note::CreatedByController {
@@ -993,6 +1004,8 @@ mod tests {
                     owner: "StatefulSet/zk".to_string(),
                     labels: vec!["controller-revision-hash=zk-5d8f".to_string()],
                     ordered: true,
+                    spread_reads: true,
+                    rule: None,
                 },
                 "the replicas are created as the StatefulSet controller creates them: owned by \
                  StatefulSet/zk (their controller, which default spreading reads), labelled \

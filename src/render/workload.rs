@@ -57,8 +57,16 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
     if let Some(width) = opts.width {
         t.set_width(width);
     }
+    // The column of preemption only when a replica preempts; the reason stays last, the
+    // one column that wraps.
+    let preempts = w.pods.iter().any(|r| r.preemption.is_some());
     if !opts.no_headers {
-        t.set_header(["REPLICA", "POD", "NODE", "SCORE", "TIED", "REASON"]);
+        let mut header = vec!["REPLICA", "POD", "NODE", "SCORE", "TIED"];
+        if preempts {
+            header.push("PREEMPTS");
+        }
+        header.push("REASON");
+        t.set_header(header);
     }
     // Each distinct FailedScheduling message once, below the table: in a column it would
     // wrap over a dozen lines per Pending replica.
@@ -76,30 +84,43 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             0 => "-".to_string(),
             n => n.to_string(),
         };
-        t.add_row([
+        let mut row = vec![
             Cell::new(r.index),
             Cell::new(&r.name),
             node,
             Cell::new(score),
             Cell::new(tied),
-            Cell::new({
-                let reason = reason(r, &mut messages);
-                let words = reason.split_whitespace().map(|w| w.chars().count());
-                longest_word = words.fold(longest_word, usize::max);
-                reason
-            }),
-        ]);
+        ];
+        if preempts {
+            row.push(Cell::new(match &r.preemption {
+                Some(p) => format!(
+                    "on {}: {} victim{}",
+                    p.nominated_node,
+                    p.victims.len(),
+                    if p.victims.len() == 1 { "" } else { "s" }
+                ),
+                None => "-".to_string(),
+            }));
+        }
+        row.push(Cell::new({
+            let reason = reason(r, &mut messages);
+            let words = reason.split_whitespace().map(|w| w.chars().count());
+            longest_word = words.fold(longest_word, usize::max);
+            reason
+        }));
+        t.add_row(row);
     }
     if opts.color {
         t.enforce_styling();
     }
     // Names are copied whole: only the reason wraps, between words.
-    for i in 0..5 {
+    let reason_column = if preempts { 6 } else { 5 };
+    for i in 0..reason_column {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
-    if let Some(c) = t.column_mut(5) {
+    if let Some(c) = t.column_mut(reason_column) {
         let word = longest_word.clamp("REASON".len(), usize::from(u16::MAX - 2));
         let bound = u16::try_from(word + 2).unwrap_or(u16::MAX);
         c.set_constraint(ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(

@@ -123,8 +123,8 @@ pub enum Note {
     },
     /// `whatif` of a workload: replicas placed on a node whose verdict is Unknown.
     ReplicasOnUnknownNodes(Vec<usize>),
-    /// `whatif` of a workload: DefaultPreemption would nominate this replica to `node`; the
-    /// simulation leaves it Pending and evicts nothing.
+    /// `whatif` of a workload: DefaultPreemption would nominate this replica to `node`; it
+    /// stays Pending, nominated there, and its victims leave the state.
     ReplicaWouldPreempt { replica: usize, node: String },
     /// `whatif` of a workload with claims: a placed replica's claims are not bound in the
     /// simulation (VolumeBinding's assume).
@@ -150,6 +150,10 @@ pub enum Note {
         owner: String,
         labels: Vec<String>,
         ordered: bool,
+        /// Whether default spreading reads the owner (not a Job).
+        spread_reads: bool,
+        /// The controller's rule for how many pods run at once, or how the owner is named.
+        rule: Option<String>,
     },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),

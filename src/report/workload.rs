@@ -48,6 +48,19 @@ pub struct ReplicaReport {
     /// StatefulSet's OrderedReady creates no ordinal after a Pending one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_created: Option<NotCreated>,
+    /// A Pending replica DefaultPreemption nominates to a node: the next replicas count it
+    /// there, as the scheduler counts nominated pods.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<ReplicaPreemption>,
+}
+
+/// Where a replica's preemption nominates it, and whom it would evict there.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaPreemption {
+    pub nominated_node: String,
+    /// `namespace/name`, most important first.
+    pub victims: Vec<String>,
 }
 
 /// Why a replica is not created.

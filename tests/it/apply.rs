@@ -309,3 +309,96 @@ fn json_of_yaml(text: &str) -> Value {
     let objects = kubectl_affinity::state::read_pod_manifests_str(text, "t.yaml").expect("pod");
     serde_json::to_value(&objects[0].pod).expect("pod as JSON")
 }
+
+/// Two GPU replicas that each need preemption: the first is nominated to node a and its
+/// victim deleted; the second counts the first there (the scheduler's
+/// `RunFilterPluginsWithNominatedPods`, in preemption's dry run too), so it preempts on b.
+/// The table's PREEMPTS column, the note and the JSON say where and whom. The PriorityClass
+/// comes in the same file and admits the replicas at 1000.
+#[test]
+fn two_replicas_that_each_preempt() {
+    let files = Files::new();
+    let node = |name: &str| {
+        format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: {name}, labels: \
+             {{kubernetes.io/hostname: {name}}}}}, status: {{allocatable: {{cpu: \"8\", \
+             memory: 8Gi, pods: \"110\", nvidia.com/gpu: \"1\"}}}}}}\n"
+        )
+    };
+    let low = |name: &str, node: &str| {
+        format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: shop}}, spec: \
+             {{nodeName: {node}, priority: 0, containers: [{{name: c, image: x, resources: \
+             {{limits: {{nvidia.com/gpu: \"1\"}}}}}}]}}, status: {{phase: Running}}}}\n"
+        )
+    };
+    let cluster = files.write(
+        "cluster.yaml",
+        &format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Namespace, \
+             metadata: {{name: shop}}}}\n{}{}{}{}",
+            node("a"),
+            node("b"),
+            low("low-a", "a"),
+            low("low-b", "b"),
+        ),
+    );
+    let manifest = files.write(
+        "gpu.yaml",
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n---\n\
+         apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: train, namespace: shop}\nspec:\n  replicas: 2\n  \
+         selector: {matchLabels: {app: train}}\n  template:\n    metadata: {labels: {app: train}}\n    spec:\n      \
+         priorityClassName: high\n      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: \"1\"}}}]\n",
+    );
+    let doc = json_of(&[
+        "whatif",
+        "-f",
+        &manifest,
+        "--snapshot",
+        &cluster,
+        "-o",
+        "json",
+    ])
+    .remove(0);
+    let w = &doc["workload"];
+    for p in w["pods"].as_array().expect("pods") {
+        assert!(
+            p["node"].is_null(),
+            "a preempting replica stays Pending: {p}"
+        );
+    }
+    assert_eq!(
+        w["pods"][0]["preemption"],
+        serde_json::json!({"nominatedNode": "a", "victims": ["shop/low-a"]}),
+        "{w}"
+    );
+    assert_eq!(
+        w["pods"][1]["preemption"],
+        serde_json::json!({"nominatedNode": "b", "victims": ["shop/low-b"]}),
+        "the first is counted on a: {w}"
+    );
+    // A preemption that nominates ends its cycle without a PostFilter message; on a, the
+    // second replica is rejected with the first counted there.
+    for i in 0..2 {
+        assert_eq!(
+            w["pods"][i]["failedSchedulingMessage"],
+            "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+            "{w}"
+        );
+    }
+    // The table: the column, and the note on each nomination.
+    let out = run(&["whatif", "-f", &manifest, "--snapshot", &cluster]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PREEMPTS"), "{text}");
+    assert!(
+        text.contains("on a: 1 victim") && text.contains("on b: 1 victim"),
+        "{text}"
+    );
+    for (replica, node) in [(0, "a"), (1, "b")] {
+        let note = format!(
+            "replica {replica}: preemption would nominate node {node} and evict its victims; \
+             the replica stays Pending, nominated to {node}, and its victims are deleted"
+        );
+        assert!(text.replace('\n', " ").contains(&note), "{text}");
+    }
+}

@@ -519,3 +519,154 @@ fn a_diffed_workload_with_pending_replicas_exits_3() {
     assert_eq!(doc["workload"]["placed"], 3, "{}", doc["workload"]);
     assert!(doc.get("diff").is_some(), "{doc}");
 }
+
+/// OrderedReady against Parallel: the same StatefulSet, Parallel, creates db-3 beside the
+/// Pending db-2, and db-3 runs its own cycle and stays Pending with the scheduler's message;
+/// OrderedReady (the default) does not create it and says whom it waits for.
+#[test]
+fn parallel_creates_every_ordinal_ordered_ready_waits() {
+    let message = "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) \
+        didn't match pod topology spread constraints. no new claims to deallocate, preemption: \
+        0/5 nodes are available: 1 Preemption is not helpful for scheduling, 4 No preemption \
+        victims found for incoming pod.";
+    let parallel = SPREAD.replace(
+        "  serviceName: db\n",
+        "  serviceName: db\n  podManagementPolicy: Parallel\n",
+    );
+    let doc = whatif_json(&parallel, NODES, &[]);
+    let w = &doc["workload"];
+    assert_eq!(nodes(&doc), ["n1", "n3", "Pending", "Pending"]);
+    for i in [2, 3] {
+        assert_eq!(w["pods"][i]["failedSchedulingMessage"], message);
+        assert!(w["pods"][i].get("notCreated").is_none());
+    }
+    assert_eq!(w["pending"], 2);
+    assert!(w.get("notCreated").is_none());
+    assert!(
+        w["notes"][0].as_str().is_some_and(|n| n.starts_with(
+            "the replicas are created as the StatefulSet controller creates them: owned by \
+             StatefulSet/db"
+        ) && n.ends_with("; all at once")),
+        "{}",
+        w["notes"]
+    );
+    let ordered = whatif_json(SPREAD, NODES, &[]);
+    let w = &ordered["workload"];
+    assert_eq!(w["pods"][3]["notCreated"]["waitsFor"], "db-2");
+    assert!(
+        w["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.ends_with("so none after a Pending one")),
+        "{}",
+        w["notes"]
+    );
+    // The table says it too.
+    let files = Files::new();
+    let (m, n) = (files.write("m.yaml", SPREAD), files.write("n.yaml", NODES));
+    let out = run(&["whatif", "-f", &m, "--snapshot", &n]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("StatefulSet shop/db: 4 replicas, 2 placed, 1 Pending, 1 not created\n"),
+        "{text}"
+    );
+    assert!(text.contains("not created: waits for db-2"), "{text}");
+}
+
+/// Two nodes with one GPU each, a DeviceClass, and a claim template for one GPU.
+const ONE_GPU_A_NODE: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: n1-gpus}, spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: n2-gpus}, spec: {driver: gpu.example.com, nodeName: n2, pool: {name: n2, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: one-gpu, namespace: shop}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
+"#;
+
+/// DRA: each replica's claim is allocated where the replica is placed (DynamicResources'
+/// Reserve), so the next replica's allocator finds that GPU in use: three pods of a Job (no
+/// default spreading to part them) each claiming one GPU take n1, then n2, and the third
+/// finds none, with the scheduler's message.
+#[test]
+fn each_replica_sees_the_devices_allocated_to_the_ones_before() {
+    let job = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: shop}
+spec:
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: c, image: trainer, resources: {claims: [{name: gpu}]}}]
+"#;
+    let doc = whatif_json(job, ONE_GPU_A_NODE, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2", "Pending"]);
+    assert_eq!(
+        doc["workload"]["pods"][2]["failedSchedulingMessage"],
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, \
+         preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+    // The third replica is explained: on n1, the GPU is the first replica's claim's.
+    assert_eq!(doc["workload"]["explained"], 2);
+    let n1 = (doc["nodes"].as_array().expect("nodes").iter())
+        .find(|n| n["name"] == "n1")
+        .expect("n1");
+    let reasons = n1["dra"].to_string();
+    assert!(reasons.contains("shop/train-<pod-0>-gpu-"), "{reasons}");
+}
+
+/// A Job's pods carry the labels the API server gives a Job's template (`job-name`...), so a
+/// rule that selects them by those labels counts the earlier pods; a CronJob's pods are its
+/// Job's. The notes say how the controller made them and which names are stand-ins.
+#[test]
+fn job_and_cron_job_pods_carry_their_jobs_labels() {
+    const TEMPLATE: &str = "{spec: {restartPolicy: Never, containers: [{name: c, image: x}], \
+        affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+        [{labelSelector: {matchExpressions: [{key: batch.kubernetes.io/controller-uid, \
+        operator: Exists}]}, matchLabelKeys: [batch.kubernetes.io/job-name], \
+        topologyKey: kubernetes.io/hostname}]}}}}";
+    let job = format!(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: shop}}\nspec: \
+         {{parallelism: 5, completions: 8, template: {TEMPLATE}}}\n"
+    );
+    let doc = whatif_json(&job, NODES, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2", "n3", "n4", "Pending"]);
+    let w = &doc["workload"];
+    assert_eq!(
+        w["pods"][4]["failedSchedulingMessage"],
+        "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't match \
+         pod anti-affinity rules. no new claims to deallocate, preemption: 0/5 nodes are \
+         available: 1 Preemption is not \
+         helpful for scheduling, 4 No preemption victims found for incoming pod."
+    );
+    let note = w["notes"][0].as_str().expect("the controller's note");
+    assert!(
+        note.starts_with(
+            "the replicas are created as the Job controller creates them: owned by Job/train \
+             (their controller, which default spreading does not read), labelled \
+             batch.kubernetes.io/controller-uid="
+        ) && note.contains("job-name=train")
+            && note.contains(
+                "5 pods at once (the Job controller's parallelism, at most its completions)"
+            ),
+        "{note}"
+    );
+    let cron = format!(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: nightly, namespace: shop}}\n\
+         spec: {{schedule: '0 1 * * *', jobTemplate: {{spec: {{parallelism: 2, template: \
+         {TEMPLATE}}}}}}}\n"
+    );
+    let doc = whatif_json(&cron, NODES, &[]);
+    assert_eq!(nodes(&doc), ["n1", "n2"]);
+    let note = doc["workload"]["notes"][0].as_str().expect("note");
+    assert!(
+        note.contains("owned by Job/nightly-00000000")
+            && note.contains("job-name=nightly-00000000")
+            && note.contains("the CronJob's Job is named nightly-00000000: 00000000 stands in"),
+        "{note}"
+    );
+}
