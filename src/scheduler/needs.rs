@@ -111,8 +111,9 @@ pub fn storage_gaps(input: Input<'_>, profile: &Profile) -> Vec<(PluginId, Gap)>
 }
 
 /// The Filter and Score plugins of `profile` shown as not evaluated for `pod`: those this
-/// version does not model, save DynamicResources when its PreFilter skips the pod (it passes,
-/// exactly, as `instantiate` decides from the same [`storage::Kind::relevant`]).
+/// version does not model, save a storage plugin whose PreFilter skips the pod (it passes,
+/// exactly, as `instantiate` decides from the same [`storage::Kind::relevant`]). A modelled
+/// plugin that cannot run on its input says so itself (`Plugin::unavailable`).
 pub fn not_evaluated(pod: &Pod, profile: &Profile) -> Vec<PluginId> {
     let skips = |n: &PluginId| storage::Kind::of(n).is_some_and(|k| k.relevant(pod).is_none());
     let mut names: Vec<PluginId> = profile
@@ -251,6 +252,13 @@ mod tests {
         );
         assert!(not_evaluated(&claims, &profile).is_empty());
         assert!(needs(&claims, &profile).storage);
+        // DynamicResources is evaluated: a pod with claims is not told otherwise.
+        let devices = pod(
+            json!({"containers": [{"name": "c", "image": "nginx"}],
+                   "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu"}]}),
+            None,
+        );
+        assert!(not_evaluated(&devices, &profile).is_empty());
         let state = crate::state::ClusterState::default();
         let input = |pod| Input {
             pod,

@@ -93,6 +93,7 @@ pub fn is_implemented(plugin: &PluginId) -> bool {
             | P::VolumeBinding
             | P::VolumeZone
             | P::NodeDeclaredFeatures
+            | P::DynamicResources
     )
 }
 
