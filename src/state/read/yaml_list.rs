@@ -49,13 +49,17 @@ struct Item<'p> {
     path: &'p str,
 }
 
+/// A pod's parts; `Some(None)` is a part given as null.
+#[derive(Default)]
+struct PodSlots {
+    metadata: Option<Option<Meta>>,
+    spec: Option<Option<Spec>>,
+    status: Option<Option<Status>>,
+}
+
 /// How the fields after `kind` are read.
 enum Reading {
-    Pod {
-        metadata: Option<Option<Meta>>,
-        spec: Option<Option<Spec>>,
-        status: Option<Option<Status>>,
-    },
+    Pod(Box<PodSlots>),
     Value(serde_json::Map<String, Value>),
     Skip,
 }
@@ -83,11 +87,7 @@ impl Reading {
             return Err(refused("a list in the list"));
         }
         if kind == "Pod" {
-            let mut r = Reading::Pod {
-                metadata: None,
-                spec: None,
-                status: None,
-            };
+            let mut r = Reading::Pod(Box::default());
             for (key, value) in early {
                 r.pod_part(&key, || Ok(value))?;
             }
@@ -108,14 +108,14 @@ impl Reading {
         value: impl FnOnce() -> Result<Value, E>,
     ) -> Result<(), E> {
         use serde::Deserialize as _;
-        let Reading::Pod {
+        let Reading::Pod(slots) = self else {
+            return Ok(());
+        };
+        let PodSlots {
             metadata,
             spec,
             status,
-        } = self
-        else {
-            return Ok(());
-        };
+        } = &mut **slots;
         fn part<T: serde::de::DeserializeOwned, E: de::Error>(v: Value) -> Result<Option<T>, E> {
             Option::deserialize(v).map_err(refused)
         }
@@ -149,14 +149,10 @@ impl<'de> Visitor<'de> for Item<'_> {
             }
             match &mut reading {
                 None => early.push((key, map.next_value()?)),
-                Some(Reading::Pod {
-                    metadata,
-                    spec,
-                    status,
-                }) => match key.as_str() {
-                    "metadata" => once(metadata, || map.next_value())?,
-                    "spec" => once(spec, || map.next_value())?,
-                    "status" => once(status, || map.next_value())?,
+                Some(Reading::Pod(slots)) => match key.as_str() {
+                    "metadata" => once(&mut slots.metadata, || map.next_value())?,
+                    "spec" => once(&mut slots.spec, || map.next_value())?,
+                    "status" => once(&mut slots.status, || map.next_value())?,
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -174,11 +170,12 @@ impl<'de> Visitor<'de> for Item<'_> {
             value: Value::Object(fields),
         };
         match reading {
-            Some(Reading::Pod {
-                metadata,
-                spec,
-                status,
-            }) => {
+            Some(Reading::Pod(slots)) => {
+                let PodSlots {
+                    metadata,
+                    spec,
+                    status,
+                } = *slots;
                 let pod = Pod::from_snapshot(PodParts {
                     metadata: metadata.flatten(),
                     spec: spec.flatten(),
