@@ -5,6 +5,7 @@
 //! model keeps it (`objects.rs`), and the state is made from the three.
 
 mod stream;
+mod yaml_list;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -239,10 +240,14 @@ pub fn recorded_version(path: &Path) -> Option<String> {
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    match stream_snapshot(path) {
-        Some(state) => Ok(state),
-        None => read_snapshot_text(path),
+    if let Some(state) = stream_snapshot(path) {
+        return Ok(state);
     }
+    let streamed_yaml = match stream_yaml_snapshot(path) {
+        Ok(state) => return Ok(state),
+        Err(tried) => tried,
+    };
+    read_snapshot_text(path, !streamed_yaml)
 }
 
 /// Refuses, for a question about scheduling, a snapshot of pods without nodes or namespaces:
@@ -264,10 +269,12 @@ pub fn require_nodes(state: &ClusterState, path: &Path) -> Result<(), SourceErro
     Ok(())
 }
 
-fn read_snapshot_text(path: &Path) -> Result<ClusterState, SourceError> {
+/// Reads a snapshot from its whole text; `try_yaml_list`: a YAML list is read item by item
+/// first (not when [`stream_yaml_snapshot`] already tried).
+fn read_snapshot_text(path: &Path, try_yaml_list: bool) -> Result<ClusterState, SourceError> {
     let name = source_name(path);
     let text = read_text(path)?;
-    read_snapshot_str(&text, &name).map_err(|e| match e {
+    read_snapshot_str_with(&text, &name, try_yaml_list).map_err(|e| match e {
         SourceError::Field(mut p) => {
             p.message = format!(
                 "{}; fix the field, or write the snapshot again with `kubectl affinity snapshot`",
@@ -281,8 +288,24 @@ fn read_snapshot_text(path: &Path) -> Result<ClusterState, SourceError> {
 
 /// Parses a cluster snapshot from text (tests, fixtures).
 pub fn read_snapshot_str(text: &str, path: &str) -> Result<ClusterState, SourceError> {
+    read_snapshot_str_with(text, path, true)
+}
+
+fn read_snapshot_str_with(
+    text: &str,
+    path: &str,
+    try_yaml_list: bool,
+) -> Result<ClusterState, SourceError> {
     if let Some(state) = fast_snapshot(text, path)? {
         return Ok(state);
+    }
+    if try_yaml_list && !looks_like_json(text.as_bytes()) {
+        let mut b = SnapshotBuilder::default();
+        if yaml_list::read(super::yaml::Source::Text(text), path, &mut b)
+            && let Ok(state) = b.finish(path, false)
+        {
+            return Ok(state);
+        }
     }
     let docs = parse_documents(text, path)?;
     // `kubectl get ... -o yaml` on an empty cluster prints a List without items: an empty
@@ -495,6 +518,51 @@ fn stream_snapshot(path: &Path) -> Option<ClusterState> {
         return None;
     }
     b.finish(&name, false).ok()
+}
+
+/// Whether text that starts with these bytes is read as JSON (or, for a byte-order mark of
+/// UTF-16, refused by the general path): not a YAML list to read item by item.
+fn looks_like_json(start: &[u8]) -> bool {
+    let start = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(start);
+    if start.starts_with(&[0xff, 0xfe]) || start.starts_with(&[0xfe, 0xff]) {
+        return true;
+    }
+    start
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
+/// A YAML snapshot file read as a stream: a `List`, as `kubectl get -o yaml` and `kubectl
+/// affinity snapshot` write it, its items decoded as they are parsed (see `yaml_list`), so
+/// that the file's text is never held whole. `Err(tried)` for anything else and any problem
+/// (`tried`: the file was read as YAML), for the caller to read the file the plain way.
+fn stream_yaml_snapshot(path: &Path) -> Result<ClusterState, bool> {
+    use std::io::{BufRead, Read};
+
+    if path.as_os_str() == "-" {
+        return Err(false);
+    }
+    let file = std::fs::File::open(path).map_err(|_| false)?;
+    let meta = file.metadata().map_err(|_| false)?;
+    let limit = input_limit();
+    if !meta.is_file() || meta.len() > limit {
+        return Err(false);
+    }
+    let len = usize::try_from(meta.len()).map_err(|_| false)?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, file.take(limit.saturating_add(1)));
+    // Whitespace before a JSON value is rare and short: the first block shows what it is.
+    if looks_like_json(input.fill_buf().map_err(|_| false)?) {
+        return Err(false);
+    }
+    let name = source_name(path);
+    let mut b = SnapshotBuilder::default();
+    let read = yaml_list::read(super::yaml::Source::Reader(&mut input, len), &name, &mut b);
+    // The file grew past the limit while it was read.
+    if !read || input.into_inner().limit() == 0 {
+        return Err(true);
+    }
+    b.finish(&name, false).map_err(|_| true)
 }
 
 /// List items per unit of work: large enough that handing over costs nothing, small enough
@@ -807,6 +875,118 @@ items:
                 .map(|state| model(&state))
                 .map_err(|e| e.to_string());
             assert_eq!(read(text.as_bytes()), whole, "{text}");
+        }
+    }
+
+    /// The general reading of YAML: every document whole, then its objects.
+    fn read_whole(text: &str) -> Result<String, String> {
+        let docs = parse_documents(text, "FILE").map_err(|e| e.to_string())?;
+        let mut objects = Vec::new();
+        for (i, doc) in docs.into_iter().enumerate() {
+            flatten(doc, i + 1, &mut objects);
+        }
+        snapshot_from_objects(&objects, "FILE", false)
+            .map(|s| model(&s))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Reads YAML item by item, from text and from a file: both must take it, and give the
+    /// state the general reading gives.
+    fn yaml_streamed_as_read_whole(text: &str) {
+        let mut b = SnapshotBuilder::default();
+        assert!(
+            yaml_list::read(super::super::yaml::Source::Text(text), "FILE", &mut b),
+            "not read item by item"
+        );
+        let from_text = model(&b.finish("FILE", false).expect("a state"));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("snapshot.yaml");
+        std::fs::write(&file, text).expect("write");
+        let from_file = model(&stream_yaml_snapshot(&file).expect("read as a stream"));
+        let whole = read_whole(text).expect("read whole");
+        assert_eq!(from_text, whole);
+        assert_eq!(from_file, whole);
+    }
+
+    #[test]
+    fn the_demo_and_a_generated_cluster_as_yaml_stream_to_the_same_state() {
+        let demo = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/cluster.yaml"
+        ))
+        .expect("demo");
+        yaml_streamed_as_read_whole(&demo);
+        let size = kubectl_affinity_testkit::cluster_gen::Size {
+            nodes: 10,
+            pods_per_node: 30,
+        };
+        let mut json = Vec::new();
+        kubectl_affinity_testkit::cluster_gen::write_list(size, &mut json).expect("generate");
+        let list: serde_json::Value = serde_json::from_slice(&json).expect("JSON");
+        let yaml = crate::state::to_yaml_string(&list).expect("YAML");
+        yaml_streamed_as_read_whole(&yaml);
+    }
+
+    /// Scalars read as kubectl's YAML reader resolves them, not as the field's type would
+    /// take them: a plain `true` or `80` where a string belongs is refused by both readings
+    /// (the item-by-item one leaves it to the general one, which names the field).
+    #[test]
+    fn yaml_scalars_are_typed_as_the_general_reading_types_them() {
+        let list = |item: &str| {
+            format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {{kind: Node, metadata: {{name: n}}}}\n{item}"
+            )
+        };
+        // Taken item by item, to the same state.
+        for item in [
+            "- {kind: Pod, metadata: {name: p, labels: {a: 'true', b: '80'}}, spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}\n",
+            "- {metadata: {name: p}, kind: Pod, spec: {nodeName: n, containers: []}}\n",
+            "- {kind: Namespace, metadata: {name: shop, labels: {x: y}}}\n",
+            "- {kind: ConfigMap, data: {a: .inf}}\n",
+            "- {kind: Pod, metadata: {name: p, labels: {h: 3e505426}}}\n",
+        ] {
+            let text = list(item);
+            let mut b = SnapshotBuilder::default();
+            let taken = yaml_list::read(super::super::yaml::Source::Text(&text), "FILE", &mut b);
+            let whole = read_whole(&text);
+            if taken {
+                assert_eq!(
+                    Ok(model(&b.finish("FILE", false).expect("state"))),
+                    whole,
+                    "{item}"
+                );
+            }
+            assert_eq!(
+                read_snapshot_str(&text, "FILE")
+                    .map(|s| model(&s))
+                    .map_err(|e| e.to_string()),
+                whole,
+                "{item}"
+            );
+        }
+        // Refused item by item, and by the general reading in its words.
+        for item in [
+            "- {kind: Pod, metadata: {name: p, labels: {a: true}}}\n",
+            "- {kind: Pod, metadata: {name: 80}}\n",
+            "- {kind: Node, metadata: {name: m, labels: {a: 1}}}\n",
+            "- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}}\n",
+            "- {kind: Pod, metadata: {name: p, labels: {a: .inf}}}\n",
+        ] {
+            let text = list(item);
+            let mut b = SnapshotBuilder::default();
+            assert!(
+                !yaml_list::read(super::super::yaml::Source::Text(&text), "FILE", &mut b),
+                "{item}"
+            );
+            let whole = read_whole(&text);
+            assert!(whole.is_err(), "{item}");
+            assert_eq!(
+                read_snapshot_str(&text, "FILE")
+                    .map(|s| model(&s))
+                    .map_err(|e| e.to_string()),
+                whole,
+                "{item}"
+            );
         }
     }
 

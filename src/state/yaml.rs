@@ -4,12 +4,16 @@
 //! binary), it is maintained, and it enforces a parsing budget against alias bombs; serde_yaml
 //! is archived and only published as `+deprecated`.
 //!
-//! The budget is explicit and scales with the input: a YAML stream may hold at most as many
-//! nodes as it has bytes, and produce at most twice as many parser events (aliases included)
-//! and twice as many scalar bytes as it has bytes, so memory stays proportional to the input
-//! (itself capped by `read::input_limit`) however the aliases nest. A 6,000-pod
-//! `kubectl get -o yaml` needs about 1.5 million nodes, far above the crate's fixed defaults
-//! (250,000 nodes, 1,024 documents), which would refuse it.
+//! The budget is explicit and scales with the input, and it bounds what the input expands to,
+//! not how it is written: kubectl reads anchors, aliases and `<<` merge keys (sigs.k8s.io/yaml
+//! expands them with go-yaml), so any number of them is accepted (PyYAML writes an anchor for
+//! every object it meets twice, manifests share `resources: *res`), while a YAML stream may
+//! hold at most as many nodes as it has bytes, and produce at most twice as many parser events
+//! and twice as many scalar bytes, counting what every alias replays. Memory stays
+//! proportional to the input (itself capped by `read::input_limit`) however the aliases nest,
+//! and an alias bomb is refused with what it is. A 6,000-pod `kubectl get -o yaml` needs about
+//! 1.5 million nodes, far above the crate's fixed defaults (250,000 nodes, 1,024 documents),
+//! which would refuse it.
 
 use serde::Serialize;
 use serde_saphyr::budget::BudgetBreach;
@@ -20,17 +24,40 @@ use serde_saphyr::budget::BudgetBreach;
 /// 64 levels in a debug build, not 128).
 pub const MAX_DEPTH: usize = 64;
 
-/// The parsing budget for an input of `len` bytes.
+/// The least of each bound, for inputs of a few bytes: an empty stream is already four events.
+const FLOOR: usize = 1 << 16;
+
+/// The parsing budget for an input of `len` bytes: what it expands to, proportional to it.
 fn budget(len: usize) -> serde_saphyr::Budget {
     let mut b = serde_saphyr::Budget::default();
-    b.max_nodes = len.max(b.max_nodes);
-    b.max_events = len.saturating_mul(2).max(b.max_events);
-    b.max_total_scalar_bytes = len.saturating_mul(2).max(b.max_total_scalar_bytes);
+    let twice = len.saturating_mul(2).max(FLOOR);
+    b.max_nodes = len.max(FLOOR);
+    b.max_events = twice;
+    b.max_total_scalar_bytes = twice;
     // `---\n` is four bytes.
     b.max_documents = (len / 4).max(b.max_documents);
     b.max_depth = MAX_DEPTH;
     b.flow_nesting_limit = MAX_DEPTH;
+    // Aliases and anchors are not counted: what they expand to is, above. The copies kept of
+    // anchored nodes (one per anchor they are inside) are bounded the same way.
+    b.max_aliases = usize::MAX;
+    b.max_anchors = usize::MAX;
+    b.enforce_alias_anchor_ratio = false;
+    b.max_merge_keys = usize::MAX;
+    b.max_recorded_anchor_events = twice;
+    b.max_recorded_anchor_bytes = twice;
     b
+}
+
+/// The options every reading uses, for an input of `len` bytes.
+fn options(len: usize) -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: Some(budget(len)),
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: len.saturating_mul(2).max(FLOOR),
+            max_replay_stack_depth: MAX_DEPTH,
+        },
+    }
 }
 
 /// Parses every YAML document of `text` into generic JSON values, reading a float too large
@@ -79,11 +106,9 @@ fn unplaced() -> String {
 
 /// Reads every document; with `PLACED`, each resolved scalar keeps where it is in `text`.
 fn parse<const PLACED: bool>(text: &str) -> Result<Vec<Node>, String> {
-    let options = serde_saphyr::options! {
-        budget: Some(budget(text.len())),
-        // `3e505426` reaches `Node` as infinity, and is then read from its source text.
-        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
-    };
+    let mut options = options(text.len());
+    // `3e505426` reaches `Node` as infinity, and is then read from its source text.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
     serde_saphyr::from_multiple_with_options::<Parsed<PLACED>>(text, options)
         .map(|docs| docs.into_iter().map(|Parsed(node)| node).collect())
         .map_err(|e| describe(&e))
@@ -285,11 +310,19 @@ fn describe(e: &serde_saphyr::Error) -> String {
         .filter(|l| l.line() > 0)
         .map(|l| format!("line {} column {}: ", l.line(), l.column()))
         .unwrap_or_default();
-    let serde_saphyr::Error::Budget { breach, .. } = inner else {
-        return inner.to_string();
-    };
     let expands = "YAML aliases (*name) expand it far beyond its size (an alias bomb?); \
-                   kubectl never writes aliases";
+                   write the anchored values out where they are used";
+    let serde_saphyr::Error::Budget { breach, .. } = inner else {
+        return match inner {
+            serde_saphyr::Error::AliasReplayLimitExceeded { .. }
+            | serde_saphyr::Error::AliasReplayCounterOverflow { .. } => format!("{at}{expands}"),
+            serde_saphyr::Error::AliasReplayStackDepthExceeded { .. } => format!(
+                "{at}aliases nested more than {MAX_DEPTH} levels deep, deeper than any \
+                 Kubernetes object"
+            ),
+            other => other.to_string(),
+        };
+    };
     match breach {
         BudgetBreach::Depth { .. } => format!(
             "{at}nested more than {MAX_DEPTH} levels deep, deeper than any Kubernetes object"
@@ -302,8 +335,358 @@ fn describe(e: &serde_saphyr::Error) -> String {
         | BudgetBreach::AliasAnchorRatio { .. }
         | BudgetBreach::Nodes { .. }
         | BudgetBreach::Events { .. }
-        | BudgetBreach::ScalarBytes { .. } => format!("{at}{expands}"),
+        | BudgetBreach::ScalarBytes { .. }
+        | BudgetBreach::MergeKeys { .. }
+        | BudgetBreach::RecordedAnchorEvents { .. }
+        | BudgetBreach::RecordedAnchorBytes { .. } => format!("{at}{expands}"),
         other => format!("{at}parsing limit exceeded ({other:?})"),
+    }
+}
+
+/// Where [`list_items`] reads from: text in memory, or a file of `len` bytes read as it is
+/// parsed, so that its text is never held whole.
+pub(super) enum Source<'a> {
+    Text(&'a str),
+    Reader(&'a mut dyn std::io::Read, usize),
+}
+
+/// Takes the items of a YAML `List` one at a time, as [`list_items`] reads them.
+pub(super) trait ItemSink {
+    /// One item, through a deserializer that reads values as they read once converted to JSON
+    /// (see [`list_items`]). An error ends the read.
+    fn item<'de, D: serde::Deserializer<'de>>(&mut self, item: D) -> Result<(), D::Error>;
+}
+
+/// What [`list_items`] found besides the items.
+#[derive(Debug)]
+pub(super) struct List {
+    /// The document's `kind` (`None`: it has none).
+    pub(super) kind: Option<String>,
+    /// How many items were handed over.
+    pub(super) items: usize,
+}
+
+/// Reads one YAML document that is a mapping with an `items` sequence (`kubectl get -o yaml`,
+/// `kubectl affinity snapshot`), handing each item to `sink` as soon as it is parsed, so that
+/// no generic tree of the document is ever built. Every value reaches the sink as it would
+/// through [`documents`] and `serde_json::Value`: a scalar as the YAML reader resolves it
+/// (`true`, `80`, `1.5`, null) and refused by a type that does not take it, never read as
+/// the string it was written as. `None` for any other shape, any error (of the text, of the
+/// sink) and any float that is not finite (which [`documents`] resolves from its text): the
+/// caller then reads the input the general way, which names the problem.
+pub(super) fn list_items(source: Source<'_>, sink: &mut impl ItemSink) -> Option<List> {
+    let seed = |d: serde_saphyr::Deserializer<'_, '_>| {
+        serde::de::DeserializeSeed::deserialize(ListSeed(&mut *sink), d)
+    };
+    match source {
+        Source::Text(text) => {
+            serde_saphyr::with_deserializer_from_str_with_options(text, options(text.len()), seed)
+                .ok()
+        }
+        Source::Reader(reader, len) => {
+            let mut options = options(len);
+            // The caller bounds the input.
+            if let Some(b) = options.budget.as_mut() {
+                b.max_reader_input_bytes = None;
+            }
+            serde_saphyr::with_deserializer_from_reader_with_options(reader, options, seed).ok()
+        }
+    }
+}
+
+/// The list document: `kind`, `items` (each handed to the sink), any other field checked as
+/// [`documents`] would read it and dropped.
+struct ListSeed<'s, S>(&'s mut S);
+
+impl<'de, S: ItemSink> serde::de::DeserializeSeed<'de> for ListSeed<'_, S> {
+    type Value = List;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<List, D::Error> {
+        use serde::Deserializer;
+        AsJson(d).deserialize_map(self)
+    }
+}
+
+impl<'de, S: ItemSink> serde::de::Visitor<'de> for ListSeed<'_, S> {
+    type Value = List;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a List")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<List, A::Error> {
+        use serde::de::Error;
+        let (mut kind, mut items) = (None, None);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "kind" if kind.is_none() => kind = Some(map.next_value::<Option<String>>()?),
+                "items" if items.is_none() => {
+                    items = Some(map.next_value_seed(ItemsSeed(&mut *self.0))?);
+                }
+                "kind" | "items" => return Err(A::Error::custom("a field given twice")),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(List {
+            kind: kind.flatten(),
+            items: items.ok_or_else(|| A::Error::custom("no items"))?,
+        })
+    }
+}
+
+/// `items`: a sequence, each element handed to the sink.
+struct ItemsSeed<'s, S>(&'s mut S);
+
+impl<'de, S: ItemSink> serde::de::DeserializeSeed<'de> for ItemsSeed<'_, S> {
+    type Value = usize;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: ItemSink> serde::de::Visitor<'de> for ItemsSeed<'_, S> {
+    type Value = usize;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut count = 0;
+        while seq.next_element_seed(ItemSeed(&mut *self.0))?.is_some() {
+            count += 1;
+        }
+        Ok(count)
+    }
+}
+
+struct ItemSeed<'s, S>(&'s mut S);
+
+impl<'de, S: ItemSink> serde::de::DeserializeSeed<'de> for ItemSeed<'_, S> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0.item(d)
+    }
+}
+
+/// A YAML value read as `serde_json::Value` would hand it on once [`documents`] made it one:
+/// every request goes to the YAML reader's `deserialize_any`, so a scalar arrives as what YAML
+/// resolved it to (where serde-saphyr's typed requests would read a plain `true` as the string
+/// a `String` asks for), options are null or not, newtypes are transparent, an enum is a
+/// string, map keys are strings, integers not negative are unsigned, and a float that is not
+/// finite is an error (the general reading resolves it from its text).
+struct AsJson<D>(D);
+
+const NOT_FINITE: &str = "a float that is not finite";
+
+impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for AsJson<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(Wrap(v))
+    }
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_option(Optional(v))
+    }
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        v.visit_newtype_struct(self)
+    }
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(UnitVariant(v))
+    }
+    fn is_human_readable(&self) -> bool {
+        true
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// Hands what the YAML reader found to the visitor as `serde_json::Value` would.
+struct Wrap<V>(V);
+
+impl<'de, V: serde::de::Visitor<'de>> serde::de::Visitor<'de> for Wrap<V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.0.visit_bool(v)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<V::Value, E> {
+        match u64::try_from(v) {
+            Ok(u) => self.0.visit_u64(u),
+            Err(_) => self.0.visit_i64(v),
+        }
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.0.visit_u64(v)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<V::Value, E> {
+        if v.is_finite() {
+            self.0.visit_f64(v)
+        } else {
+            Err(E::custom(NOT_FINITE))
+        }
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.0.visit_str(v)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.0.visit_borrowed_str(v)
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.0.visit_string(v)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        self.0.visit_unit()
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        // A null read as `deserialize_any` reads it.
+        self.0.visit_unit()
+    }
+    fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<V::Value, D2::Error> {
+        self.0.visit_some(AsJson(d))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.0.visit_seq(Elements(seq))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.0.visit_map(Entries(map))
+    }
+}
+
+/// The visitor of `deserialize_option`: null is `None`, anything else is read [`AsJson`].
+struct Optional<V>(V);
+
+impl<'de, V: serde::de::Visitor<'de>> serde::de::Visitor<'de> for Optional<V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        self.0.visit_none()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        self.0.visit_none()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+        self.0.visit_some(AsJson(d))
+    }
+}
+
+/// `deserialize_enum`: a string is a unit variant, anything else is refused (the general
+/// reading gives the message).
+struct UnitVariant<V>(V);
+
+impl<'de, V: serde::de::Visitor<'de>> serde::de::Visitor<'de> for UnitVariant<V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<V::Value, E> {
+        use serde::de::IntoDeserializer;
+        self.0.visit_enum(v.into_deserializer())
+    }
+}
+
+/// A sequence whose elements are read [`AsJson`].
+struct Elements<A>(A);
+
+impl<'de, A: serde::de::SeqAccess<'de>> serde::de::SeqAccess<'de> for Elements<A> {
+    type Error = A::Error;
+    fn next_element_seed<T: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
+        self.0.next_element_seed(Value(seed))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+/// A mapping whose keys are read as strings (as [`documents`] reads them) and whose values
+/// are read [`AsJson`].
+struct Entries<A>(A);
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for Entries<A> {
+    type Error = A::Error;
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.0.next_key_seed(Key(seed))
+    }
+    fn next_value_seed<T: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, A::Error> {
+        self.0.next_value_seed(Value(seed))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+/// A seed given an [`AsJson`] deserializer.
+struct Value<T>(T);
+
+impl<'de, T: serde::de::DeserializeSeed<'de>> serde::de::DeserializeSeed<'de> for Value<T> {
+    type Value = T::Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<T::Value, D::Error> {
+        self.0.deserialize(AsJson(d))
+    }
+}
+
+/// A seed given a map key read as a string.
+struct Key<T>(T);
+
+impl<'de, T: serde::de::DeserializeSeed<'de>> serde::de::DeserializeSeed<'de> for Key<T> {
+    type Value = T::Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<T::Value, D::Error> {
+        self.0.deserialize(KeyString(d))
+    }
+}
+
+/// A map key: whatever is asked, the YAML reader's string.
+struct KeyString<D>(D);
+
+impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for KeyString<D> {
+    type Error = D::Error;
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_string(Text(v))
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// Passes a string on.
+struct Text<V>(V);
+
+impl<'de, V: serde::de::Visitor<'de>> serde::de::Visitor<'de> for Text<V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.0.visit_str(v)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.0.visit_borrowed_str(v)
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.0.visit_string(v)
     }
 }
 

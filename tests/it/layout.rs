@@ -10,6 +10,7 @@ use std::process::Command;
 /// Every entry of the root: add a new one here when the project's layout grows.
 const EXPECTED: &[&str] = &[
     ".ci",
+    ".github",
     ".gitignore",
     "BENCHMARKS.md",
     "Cargo.lock",

@@ -29,3 +29,4 @@ mod table;
 mod transcripts;
 mod versions;
 mod workload;
+mod yaml;
