@@ -4,6 +4,7 @@
 mod support;
 
 mod admission;
+mod advice;
 mod apply;
 mod audit;
 mod cli;
