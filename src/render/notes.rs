@@ -130,15 +130,21 @@ impl Display for Note {
                 }
                 f.write_str("; the scheduler evaluates the pod so")
             }
-            Note::PodLevelFitScore => write!(
+            Note::PodLevelFitScore { release } => write!(
                 f,
                 "the pod sets pod-level requests (spec.resources): {fit}'s score \
                  ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
-                 a container without one), as kube-scheduler 1.35 builds that scorer without the \
+                 a container without one), as kube-scheduler {release} builds that scorer without the \
                  PodLevelResources flag; {fit}'s Filter, \
                  {balanced} and the nodes' totals use the pod-level requests",
                 fit = PluginId::NodeResourcesFit,
                 balanced = PluginId::NodeResourcesBalancedAllocation,
+            ),
+            Note::PodLevelIgnored { release } => write!(
+                f,
+                "the pod sets pod-level requests (spec.resources), which kube-scheduler \
+                 {release} ignores (PodLevelResources is off before 1.34): every plugin counts \
+                 the containers' requests"
             ),
             Note::LabelKeysMerged(n) => write!(
                 f,
@@ -1058,7 +1064,7 @@ mod tests {
                 ),
             ),
             (
-                Note::PodLevelFitScore,
+                Note::PodLevelFitScore { release: "1.35" },
                 format!(
                     "the pod sets pod-level requests (spec.resources): {}'s score \
                      ignores them and counts the containers' requests (100m CPU / 200Mi memory for \

@@ -40,14 +40,20 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             0 => pending,
             n => format!("{pending}, {n} not created"),
         };
+        // `--scale`: the replicas scheduled are those added beside the workload's pods.
+        let scaled = w
+            .notes
+            .iter()
+            .any(|n| matches!(n, crate::report::Note::ScaledBeside { .. }));
         writeln!(
             out,
-            "{} {}/{}: {} replica{}, {} placed{pending}",
+            "{} {}/{}: {} replica{}{}, {} placed{pending}",
             w.kind,
             w.namespace,
             w.name,
             w.replicas,
             if w.replicas == 1 { "" } else { "s" },
+            if scaled { " added" } else { "" },
             w.placed,
         )?;
     }

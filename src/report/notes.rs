@@ -52,8 +52,12 @@ pub enum Note {
         plugin: &'static str,
         message: String,
     },
-    /// The pod sets pod-level requests, which NodeResourcesFit's score ignores in 1.35.
-    PodLevelFitScore,
+    /// The pod sets pod-level requests, which NodeResourcesFit's score ignores (from 1.34,
+    /// where PodLevelResources is on).
+    PodLevelFitScore { release: &'static str },
+    /// The pod sets pod-level requests, which the release ignores: PodLevelResources is off
+    /// (before 1.34), and every plugin counts the containers' requests.
+    PodLevelIgnored { release: &'static str },
     /// `whatif`: matchLabelKeys/mismatchLabelKeys merged into this many requirements.
     LabelKeysMerged(usize),
     /// `whatif`: a DaemonSet's pod, given the daemon tolerations.
