@@ -30,6 +30,8 @@ pub fn explain_pod(
     };
     let mut doc = explanation(input, profile, read, subject);
     doc.suggest(pod);
+    let lints = super::lints::lints(pod, state, &doc);
+    doc.notes.extend(lints);
     doc
 }
 

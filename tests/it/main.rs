@@ -16,6 +16,7 @@ mod hostile;
 mod krew;
 mod layers;
 mod layout;
+mod lints;
 mod live;
 mod newuser;
 mod oracle;
