@@ -252,3 +252,25 @@ fn a_spread_held_by_a_zone_that_refuses_the_pod_names_the_zone_and_the_rule() {
             "effect": "NoSchedule"})
     );
 }
+
+/// Issue 61: the JSON's `tiedWith` named every tied node (hundreds on a large cluster): it
+/// names three, as the table does, and `tiedCount` counts them all.
+#[test]
+fn ties_are_named_by_three_and_counted() {
+    let cluster: Vec<Value> = (0..6)
+        .map(|i| node(&format!("n{i}"), "z1", json!({})))
+        .collect();
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]}}}});
+    let (table, doc) = whatif(&cluster, &deployment);
+    let first = &doc["workload"]["pods"][0];
+    assert_eq!(first["tiedWith"], json!(["n1", "n2", "n3"]), "{first}");
+    assert_eq!(first["tiedCount"], 5, "{first}");
+    assert!(
+        table.contains("top score, tied with n1, n2, n3 and 2 more"),
+        "{table}"
+    );
+}
