@@ -11,9 +11,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use super::details::{Cause, Change, FilterDetails};
+pub use super::few::Few;
 use super::inter_pod_affinity::TermTables;
 use super::plugin_id::PluginId;
 use super::pod_topology_spread::SpreadTables;
@@ -150,36 +149,6 @@ impl<'a> Peers<'a> {
         let f = Few::of(make());
         self.memo.borrow_mut().insert(key.to_string(), f.clone());
         f
-    }
-}
-
-/// Names by three and the count of them all, as a suggestion names nodes: a cluster's nodes
-/// can be thousands.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Few {
-    /// The first three, sorted.
-    pub names: Vec<String>,
-    pub count: usize,
-}
-
-impl Few {
-    pub fn of(mut names: Vec<String>) -> Few {
-        names.sort();
-        let count = names.len();
-        names.truncate(3);
-        Few { names, count }
-    }
-}
-
-impl std::fmt::Display for Few {
-    /// "a, b, c and 4 more".
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.names.join(", "))?;
-        match self.count.saturating_sub(self.names.len()) {
-            0 => Ok(()),
-            more => write!(f, " and {more} more"),
-        }
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
-use super::explain::Few;
+use super::few::Few;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::NodeUsage;

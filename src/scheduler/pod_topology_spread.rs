@@ -195,7 +195,7 @@ pub struct MinDomains {
 #[serde(rename_all = "camelCase")]
 pub struct HeldBy {
     pub global_min: i64,
-    pub domains: super::explain::Few,
+    pub domains: super::few::Few,
     /// The Filter plugins that refuse the pod on their nodes (each node's first).
     pub refused_by: Vec<String>,
     pub node_taints_policy: &'static str,

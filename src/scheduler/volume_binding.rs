@@ -14,7 +14,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::config::FeatureGates;
-use super::explain::Few;
+use super::few::Few;
 use super::plugin::{Input, Plugin};
 use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
