@@ -26,7 +26,14 @@ pub fn run(cli: Cli, out: &mut dyn Write, warn: &mut dyn Write) -> Result<u8, Er
             let options = options(&args.common, &cli.global)?;
             let explained = match &target {
                 Target::Pod(name) => explain::explain(&options, name)?,
-                Target::Several(several) => explain::explain_several(&options, several)?,
+                Target::Several(several) => match explain::explain_several(&options, several) {
+                    // kubectl's answer to a selector that selects nothing: not an error.
+                    Err(e @ Error::NoPods { .. }) => {
+                        writeln!(warn, "{e}")?;
+                        return Ok(0);
+                    }
+                    other => other?,
+                },
             };
             let code = render_explanation(&explained.output, &args.common, out);
             explained.exit_without_freeing();

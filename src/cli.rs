@@ -293,8 +293,13 @@ pub enum Validate {
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Read the cluster from a file written by `kubectl affinity snapshot` or
-    /// `kubectl get nodes,pods,namespaces,services,replicasets,replicationcontrollers,statefulsets -A -o yaml` (or -o json) instead of the live cluster.
+    /// Read the cluster from a file instead of the live cluster: one written by
+    /// `kubectl affinity snapshot`, which saves every kind the rules read. A
+    /// `kubectl get nodes,pods,namespaces -A -o yaml` (or -o json) also reads; what it leaves
+    /// out is said as not evaluated: add services,replicasets,replicationcontrollers,statefulsets
+    /// for default spreading, persistentvolumeclaims,persistentvolumes,storageclasses,csinodes,csidrivers
+    /// for volumes, deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates for
+    /// ResourceClaims, poddisruptionbudgets,priorityclasses for preemption and priorityClassName.
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); the profile whose

@@ -40,12 +40,20 @@ pub enum Error {
         /// where a pod of that name is; only from the source read.
         hint: Option<String>,
     },
-    /// `explain deploy/NAME` or `explain -l SELECTOR` found no pod.
+    /// `explain -l SELECTOR` found no pod: kubectl's words, on standard error, and a
+    /// successful exit, as `kubectl get pods -l` (the command answers it, never `main`).
+    #[error("No resources found in {namespace} namespace.")]
+    NoPods { namespace: String },
+    /// `explain deploy/NAME` found no pod of the workload, in kubectl's words for a workload
+    /// that does not exist (`resource`: `deployments.apps`); the pods are all that is read of
+    /// it, so one scaled to 0 reads the same, and the message says so.
     #[error(
-        "no pod of {what} in namespace {namespace} in {origin}; check the name and namespace (-n), or list them with `kubectl get pods -n {namespace}`"
+        "Error from server (NotFound): {resource} \"{name}\" not found: no pod of namespace {namespace} in {origin} belongs to it (one scaled to 0 reads the same); check the name and namespace (-n), or list them with `kubectl get {plural} -n {namespace}`",
+        plural = resource.split('.').next().unwrap_or_default()
     )]
-    NoPods {
-        what: String,
+    WorkloadNotFound {
+        resource: &'static str,
+        name: String,
         namespace: String,
         origin: String,
     },

@@ -136,6 +136,24 @@ impl Admission<'_> {
         let holds_pods = state
             .all_pods()
             .any(|p| *p.id.namespace == *pod.id.namespace);
+        // Every cluster has PriorityClasses (the API server makes the two system ones): none
+        // at all means they were not read, and the class the pod names is unknown, not absent.
+        let named = api_pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.priority_class_name.clone())
+            .filter(|n| !n.is_empty() && !n.starts_with("system-"));
+        if let (Some(name), true) = (named, state.priority_classes().is_empty()) {
+            return Err(Error::Manifest {
+                path: self.file.display().to_string(),
+                message: format!(
+                    "priorityClassName {name:?}: no PriorityClass is in {} (the kind was not \
+                     read), so the pod's priority cannot be resolved; add priorityclasses to it \
+                     (`kubectl affinity snapshot` saves them), or leave priorityClassName out",
+                    self.source
+                ),
+            });
+        }
         let admitted = crate::state::admission::admit(
             &mut api_pod,
             state.admission_objects(),

@@ -30,6 +30,8 @@ pub fn explain_pod(
     };
     let mut doc = explanation(input, profile, read, subject);
     doc.suggest(pod);
+    let lints = super::lints::lints(pod, state, &doc);
+    doc.notes.extend(lints);
     doc
 }
 
@@ -87,6 +89,7 @@ pub fn unevaluated(input: Input<'_>, profile: &Profile) -> Unevaluated {
             && defaults_without_workloads(pod, input.state, &profile.pod_topology_spread),
         namespaces_unread: affinity.then(|| namespaces_unknown(input)).flatten(),
         pod_level_fit_score: fit_scores && pod.template.resources.pod_level_requests,
+        pod_level_ignored: pod.template.resources.pod_level_ignored,
         plugins: not_evaluated(pod, profile),
         storage: storage_gaps(input, profile),
         claims_from_templates: claims(|c| c.from_template),

@@ -29,13 +29,6 @@ pub enum Several {
 }
 
 impl Several {
-    fn describe(&self) -> String {
-        match self {
-            Several::Workload { kind, name } => format!("{kind} {name}"),
-            Several::Selector { text, .. } => format!("selector {text:?}"),
-        }
-    }
-
     fn selects(&self, pod: &Pod) -> bool {
         match self {
             Several::Workload { kind, name } => {
@@ -47,6 +40,18 @@ impl Several {
             }
             Several::Selector { selector, .. } => selector.matches(&pod.labels),
         }
+    }
+}
+
+/// A workload kind's resource as the API server names it in errors (`deployments.apps`).
+fn resource_of(kind: &str) -> &'static str {
+    match kind {
+        "Deployment" => "deployments.apps",
+        "ReplicaSet" => "replicasets.apps",
+        "StatefulSet" => "statefulsets.apps",
+        "DaemonSet" => "daemonsets.apps",
+        "Job" => "jobs.batch",
+        _ => "pods",
     }
 }
 
@@ -228,10 +233,14 @@ pub fn explain_several(options: &Options, several: &Several) -> Result<Outcome<E
         .map(|(p, i)| (p.clone(), i))
         .collect();
     if chosen.is_empty() {
-        return Err(Error::NoPods {
-            what: several.describe(),
-            namespace,
-            origin: run.source.name(),
+        return Err(match several {
+            Several::Selector { .. } => Error::NoPods { namespace },
+            Several::Workload { kind, name } => Error::WorkloadNotFound {
+                resource: resource_of(kind),
+                name: name.clone(),
+                namespace,
+                origin: run.source.name(),
+            },
         });
     }
     chosen.sort_by(|a, b| a.0.id.name.cmp(&b.0.id.name));

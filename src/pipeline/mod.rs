@@ -30,6 +30,7 @@ pub mod audit;
 pub mod controllers;
 mod evaluate;
 pub mod explain;
+mod lints;
 pub mod replicas;
 pub mod resource_claims;
 mod source;

@@ -77,6 +77,7 @@ pub fn simulate(
                 node: None,
                 score: None,
                 tied_with: Vec::new(),
+                tied_count: 0,
                 failed_scheduling_message: None,
                 not_created: None,
                 preemption: None,
@@ -217,7 +218,14 @@ impl Tally {
                 name: c.pod.id.name.to_string(),
                 node,
                 score: c.pick.score,
-                tied_with: c.pick.tied_with.iter().map(|&n| node_name(n)).collect(),
+                tied_with: c
+                    .pick
+                    .tied_with
+                    .iter()
+                    .take(3)
+                    .map(|&n| node_name(n))
+                    .collect(),
+                tied_count: c.pick.tied_with.len(),
                 failed_scheduling_message: failed,
                 not_created: None,
                 preemption,
@@ -231,6 +239,7 @@ impl Tally {
                 node: None,
                 score: None,
                 tied_with: Vec::new(),
+                tied_count: 0,
                 failed_scheduling_message: None,
                 not_created: waits_for.clone().map(|waits_for| NotCreated { waits_for }),
                 preemption: None,

@@ -198,7 +198,7 @@ fn explain_several_explains_the_first_pending_pod_beside_a_row_each() {
         name: "web".to_string(),
     };
     let err = explain_several(&options(&snapshot), &none).expect_err("no pods");
-    assert!(matches!(err, Error::NoPods { .. }), "{err:?}");
+    assert!(matches!(err, Error::WorkloadNotFound { .. }), "{err:?}");
 }
 
 /// A Deployment's replicas in a row: hostname anti-affinity lets one run per node (the

@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::{KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
+use crate::report::{KUBERNETES_VERSION, Lint, Note, Refusal, RejectedMost, Unplaced};
 use crate::scheduler::PluginId;
 use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
@@ -102,6 +102,7 @@ impl Display for Note {
                 r.user,
                 r.context
             ),
+            Note::Lint(lint) => write!(f, "{}", LintWords(lint)),
             Note::SnapshotWithoutEvents(r) => write!(
                 f,
                 "events left out: list events is forbidden for user {} in context {}; the \
@@ -130,15 +131,21 @@ impl Display for Note {
                 }
                 f.write_str("; the scheduler evaluates the pod so")
             }
-            Note::PodLevelFitScore => write!(
+            Note::PodLevelFitScore { release } => write!(
                 f,
                 "the pod sets pod-level requests (spec.resources): {fit}'s score \
                  ignores them and counts the containers' requests (100m CPU / 200Mi memory for \
-                 a container without one), as kube-scheduler 1.35 builds that scorer without the \
+                 a container without one), as kube-scheduler {release} builds that scorer without the \
                  PodLevelResources flag; {fit}'s Filter, \
                  {balanced} and the nodes' totals use the pod-level requests",
                 fit = PluginId::NodeResourcesFit,
                 balanced = PluginId::NodeResourcesBalancedAllocation,
+            ),
+            Note::PodLevelIgnored { release } => write!(
+                f,
+                "the pod sets pod-level requests (spec.resources), which kube-scheduler \
+                 {release} ignores (PodLevelResources is off before 1.34): every plugin counts \
+                 the containers' requests"
             ),
             Note::LabelKeysMerged(n) => write!(
                 f,
@@ -731,6 +738,68 @@ pub fn snapshot_warnings(warn: &mut dyn Write, notes: &[Note]) -> std::io::Resul
     Ok(())
 }
 
+/// A lint in words: what it is about, then what follows from it.
+struct LintWords<'a>(&'a Lint);
+
+impl fmt::Display for LintWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Lint::TermSelectsNoPod {
+                term,
+                namespaces,
+                anti,
+            } => {
+                write!(
+                    f,
+                    "lint: the required term {term} selects no pod in {namespaces}, not even this \
+                     pod (check its labels against the pods'): "
+                )?;
+                if *anti {
+                    f.write_str("this anti-affinity never keeps anything apart")
+                } else {
+                    f.write_str(
+                        "this affinity can never be met (the first-pod rule lets a pod through \
+                         only when it matches its own term)",
+                    )
+                }
+            }
+            Lint::SpreadSelectsNoPod {
+                constraint,
+                namespace,
+            } => write!(
+                f,
+                "lint: {constraint} selects no pod in namespace {namespace}, not even this pod \
+                 (check its labels against the pods'): every domain counts 0, so it spreads nothing"
+            ),
+            Lint::NodesWithoutKey {
+                key,
+                constraint,
+                nodes,
+                of,
+                effect,
+            } => write!(
+                f,
+                "lint: {} of {of} node(s) have no {key} label, which {constraint} spreads over \
+                 ({nodes}): they are in no domain, and {effect}",
+                nodes.count
+            ),
+            Lint::ClaimInUse { claim, users } => {
+                let on: Vec<String> = users
+                    .iter()
+                    .map(|(pod, node)| format!("{pod} on {node}"))
+                    .collect();
+                write!(
+                    f,
+                    "lint: claim {claim} is ReadWriteOnce and in use by {}: on any other node \
+                     the kubelet cannot attach it (Multi-Attach error) though the scheduler \
+                     places the pod there (it checks ReadWriteOncePod only)",
+                    crate::scheduler::explain::few(&on)
+                )
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::report::{DaemonTolerations, Note, Refusal, Unplaced};
@@ -1079,7 +1148,7 @@ mod tests {
                 ),
             ),
             (
-                Note::PodLevelFitScore,
+                Note::PodLevelFitScore { release: "1.35" },
                 format!(
                     "the pod sets pod-level requests (spec.resources): {}'s score \
                      ignores them and counts the containers' requests (100m CPU / 200Mi memory for \

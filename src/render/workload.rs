@@ -8,7 +8,7 @@ use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, pres
 use owo_colors::OwoColorize;
 
 use crate::report::workload::{ReplicaReport, WorkloadReport};
-use crate::scheduler::explain::few;
+use crate::scheduler::explain::Few;
 
 fn colored(text: &str, color: Color, on: bool) -> Cell {
     match on {
@@ -40,14 +40,20 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             0 => pending,
             n => format!("{pending}, {n} not created"),
         };
+        // `--scale`: the replicas scheduled are those added beside the workload's pods.
+        let scaled = w
+            .notes
+            .iter()
+            .any(|n| matches!(n, crate::report::Note::ScaledBeside { .. }));
         writeln!(
             out,
-            "{} {}/{}: {} replica{}, {} placed{pending}",
+            "{} {}/{}: {} replica{}{}, {} placed{pending}",
             w.kind,
             w.namespace,
             w.name,
             w.replicas,
             if w.replicas == 1 { "" } else { "s" },
+            if scaled { " added" } else { "" },
             w.placed,
         )?;
     }
@@ -80,7 +86,7 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             (None, None) => colored("Pending", Color::Red, opts.color),
         };
         let score = r.score.map_or_else(|| "-".to_string(), |s| s.to_string());
-        let tied = match r.tied_with.len() {
+        let tied = match r.tied_count {
             0 => "-".to_string(),
             n => n.to_string(),
         };
@@ -148,7 +154,11 @@ fn reason<'a>(r: &'a ReplicaReport, messages: &mut Vec<&'a str>) -> String {
     }
     match (&r.node, &r.failed_scheduling_message) {
         (Some(_), _) if !r.tied_with.is_empty() => {
-            format!("top score, tied with {}", few(&r.tied_with))
+            let tied = Few {
+                names: r.tied_with.clone(),
+                count: r.tied_count,
+            };
+            format!("top score, tied with {tied}")
         }
         (Some(_), _) if r.score.is_some() => "top score".to_string(),
         (Some(_), _) => "only feasible node".to_string(),

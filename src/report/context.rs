@@ -81,6 +81,8 @@ pub struct Unevaluated {
     pub namespaces_unread: Option<NamespacesUnread>,
     /// NodeResourcesFit scores the pod, and its score ignores the pod's pod-level requests.
     pub pod_level_fit_score: bool,
+    /// The pod sets pod-level requests the emulated release ignores (PodLevelResources off).
+    pub pod_level_ignored: bool,
     /// The Filter and Score plugins of the profile this version does not model.
     pub plugins: Vec<PluginId>,
     /// Each storage plugin not evaluated for the pod, and why.
@@ -214,6 +216,7 @@ fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> V
         workloads_unread,
         namespaces_unread,
         pod_level_fit_score,
+        pod_level_ignored,
         plugins,
         storage,
         claims_from_templates,
@@ -238,7 +241,14 @@ fn evaluation_notes(pod: &Pod, profile: &Profile, unevaluated: Unevaluated) -> V
     }
     notes.extend(namespaces_unread.map(Note::NamespacesUnread));
     if pod_level_fit_score {
-        notes.push(Note::PodLevelFitScore);
+        notes.push(Note::PodLevelFitScore {
+            release: release.name(),
+        });
+    }
+    if pod_level_ignored {
+        notes.push(Note::PodLevelIgnored {
+            release: release.name(),
+        });
     }
     if !plugins.is_empty() {
         notes.push(Note::NotEvaluated(plugins));
@@ -481,7 +491,8 @@ mod tests {
         let profile = Profile::default_profile(FeatureGates::default());
         let ctx = context(input, &profile, Vec::new(), Subject::default());
         assert!(
-            ctx.notes.contains(&Note::PodLevelFitScore),
+            ctx.notes
+                .contains(&Note::PodLevelFitScore { release: "1.35" }),
             "{:?}",
             ctx.notes
         );
@@ -494,7 +505,8 @@ mod tests {
             .expect("profile");
         let ctx = context(input, &profile, Vec::new(), Subject::default());
         assert!(
-            !ctx.notes.contains(&Note::PodLevelFitScore),
+            !ctx.notes
+                .contains(&Note::PodLevelFitScore { release: "1.35" }),
             "{:?}",
             ctx.notes
         );

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::scheduler::explain::{NodeEntries, Tables};
+use crate::scheduler::explain::{NodeEntries, Peers, Tables};
 use crate::scheduler::inter_pod_affinity::TermTables;
 use crate::scheduler::pod_topology_spread::SpreadTables;
 use crate::scheduler::{
@@ -32,7 +32,7 @@ pub mod workload;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject, Unevaluated};
 pub use entries::PostFilterEntry;
-pub use notes::{DaemonTolerations, Note, Refusal, RejectedMost, Unplaced};
+pub use notes::{DaemonTolerations, Lint, Note, Refusal, RejectedMost, Unplaced};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";
@@ -379,12 +379,18 @@ impl Explanation {
             pod_terms: self.pod_terms.as_ref(),
             topology_spread: self.topology_spread.as_ref(),
         };
-        for n in self
-            .nodes
-            .iter_mut()
-            .filter(|n| n.verdict == Verdict::Infeasible)
-        {
-            n.suggestions = suggestions::for_node(&n.filters, pod, tables);
+        let made: Vec<Vec<suggestions::Suggestion>> = {
+            let peers = Peers::new(self.nodes.iter().map(|n| (&*n.name, &n.filters)).collect());
+            self.nodes
+                .iter()
+                .map(|n| match n.verdict {
+                    Verdict::Infeasible => suggestions::for_node(&n.filters, pod, tables, &peers),
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        for (n, s) in self.nodes.iter_mut().zip(made) {
+            n.suggestions = s;
         }
         if self.summary.feasible > 0 || self.summary.unknown > 0 {
             return;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Serialize, Serializer};
 
 use crate::scheduler::details::Cause;
-use crate::scheduler::explain::Tables;
+use crate::scheduler::explain::{Few, Tables};
 use crate::scheduler::inter_pod_affinity::NamespacesUnread;
 use crate::scheduler::storage::Gap;
 use crate::scheduler::{Entries, FilterCell, FilterDetails, PluginId, ReportedStatus, explain_of};
@@ -52,8 +52,12 @@ pub enum Note {
         plugin: &'static str,
         message: String,
     },
-    /// The pod sets pod-level requests, which NodeResourcesFit's score ignores in 1.35.
-    PodLevelFitScore,
+    /// The pod sets pod-level requests, which NodeResourcesFit's score ignores (from 1.34,
+    /// where PodLevelResources is on).
+    PodLevelFitScore { release: &'static str },
+    /// The pod sets pod-level requests, which the release ignores: PodLevelResources is off
+    /// (before 1.34), and every plugin counts the containers' requests.
+    PodLevelIgnored { release: &'static str },
     /// `whatif`: matchLabelKeys/mismatchLabelKeys merged into this many requirements.
     LabelKeysMerged(usize),
     /// `whatif`: a DaemonSet's pod, given the daemon tolerations.
@@ -165,6 +169,44 @@ pub enum Note {
     SnapshotWithoutAdmissionObjects(Refusal),
     /// `snapshot`: the scheduler's FailedScheduling events were left out, their list refused.
     SnapshotWithoutEvents(Refusal),
+    /// What in the pod's rules or the cluster will not do what it seems to, though the
+    /// scheduler accepts it.
+    Lint(Lint),
+}
+
+/// A lint (`pipeline::lints`): each names what it is about and what follows from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lint {
+    /// A required (anti-)affinity term that selects no pod in its namespaces, the pod
+    /// included.
+    TermSelectsNoPod {
+        /// `podAntiAffinity.required...[0] (app=zk, topologyKey kubernetes.io/hostname)`.
+        term: String,
+        /// The namespaces it reads, in words.
+        namespaces: String,
+        anti: bool,
+    },
+    /// A spread constraint of the pod whose selector matches no pod of its namespace, the
+    /// pod included.
+    SpreadSelectsNoPod {
+        constraint: String,
+        namespace: String,
+    },
+    /// Nodes without the topology key of a spread constraint applied (`of` nodes in all).
+    NodesWithoutKey {
+        key: String,
+        constraint: String,
+        nodes: Few,
+        of: usize,
+        /// What being in no domain does to them, in words.
+        effect: &'static str,
+    },
+    /// A ReadWriteOnce claim of the pod used by pods already running (`namespace/name`,
+    /// node).
+    ClaimInUse {
+        claim: String,
+        users: Vec<(String, String)>,
+    },
 }
 
 /// Why the scheduler would not place the pod at all. The evaluation still shows what it would

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::scheduler::details::Change;
-use crate::scheduler::explain::Tables;
+use crate::scheduler::explain::{Peers, Tables};
 use crate::scheduler::{Entries, FilterCell, PluginId, explain_of};
 use crate::state::Pod;
 
@@ -20,11 +20,17 @@ pub struct Suggestion {
     pub change: Change,
 }
 
-/// The suggestions for one node, from its Filter entries.
-pub fn for_node(filters: &Entries<FilterCell>, pod: &Pod, tables: Tables<'_>) -> Vec<Suggestion> {
+/// The suggestions for one node, from its Filter entries (and, for changes that name other
+/// nodes, every node's: `peers`).
+pub fn for_node(
+    filters: &Entries<FilterCell>,
+    pod: &Pod,
+    tables: Tables<'_>,
+    peers: &Peers<'_>,
+) -> Vec<Suggestion> {
     let mut out = Vec::new();
     for f in filters.iter().filter(|f| f.pass == Some(false)) {
-        let changes = explain_of(f.plugin).suggestions(f, pod, tables);
+        let changes = explain_of(f.plugin).suggestions(f, pod, tables, peers);
         out.extend(changes.into_iter().map(|change| Suggestion {
             rule: f.plugin.clone(),
             change,
@@ -56,7 +62,8 @@ mod tests {
             pod_terms: eval.pod_terms.as_ref(),
             topology_spread: eval.topology_spread.as_ref(),
         };
-        let s = for_node(&eval.nodes[0].filters, &pod_of(pod), tables);
+        let peers = Peers::new(vec![("a", &eval.nodes[0].filters)]);
+        let s = for_node(&eval.nodes[0].filters, &pod_of(pod), tables, &peers);
         assert_eq!(
             serde_json::to_value(&s).expect("json"),
             json!([

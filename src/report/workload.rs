@@ -40,8 +40,12 @@ pub struct ReplicaReport {
     /// The node's total score; null when the cycle did not score (one candidate, or the
     /// replica stays Pending).
     pub score: Option<i64>,
-    /// The other nodes with the same top total, by name: the scheduler may take any of them.
+    /// The other nodes with the same top total, the first three by name: the scheduler may
+    /// take any of them. Ties on a large cluster are hundreds of nodes.
     pub tied_with: Vec<String>,
+    /// How many nodes `tied_with` stands for (absent without a tie).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tied_count: usize,
     /// What the scheduler would write in the FailedScheduling event of a Pending replica.
     pub failed_scheduling_message: Option<String>,
     /// A replica its controller does not create: the Pending one it waits for (a

@@ -128,6 +128,9 @@ per_plugin! {
         TaintToleration(taint_toleration::Change),
         NodeAffinity(node_affinity::Change),
         NodeResourcesFit(node_resources_fit::Change),
+        NodePorts(node_ports::Change),
+        VolumeBinding(volume_binding::Change),
+        VolumeZone(volume_zone::Change),
         InterPodAffinity(inter_pod_affinity::Change),
         PodTopologySpread(pod_topology_spread::Change),
     }

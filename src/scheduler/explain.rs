@@ -8,7 +8,11 @@
 //! the table and the JSON cannot disagree. Colours are render/'s: a plugin says which words
 //! are good or bad news through [`Paint`].
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use super::details::{Cause, Change, FilterDetails};
+pub use super::few::Few;
 use super::inter_pod_affinity::TermTables;
 use super::plugin_id::PluginId;
 use super::pod_topology_spread::SpreadTables;
@@ -105,6 +109,49 @@ impl<'a> NodeEntries<'a> {
     }
 }
 
+/// Every node's name and Filter entries, as a suggestion reads the other nodes. What it works
+/// out over all of them is kept once per key ([`Peers::few_once`]): a suggestion is made for
+/// every rejected node, and scanning every node again for each would be quadratic.
+#[derive(Debug)]
+pub struct Peers<'a> {
+    nodes: Vec<(&'a str, &'a Entries<FilterCell>)>,
+    memo: RefCell<HashMap<String, Few>>,
+}
+
+impl<'a> Peers<'a> {
+    pub fn new(nodes: Vec<(&'a str, &'a Entries<FilterCell>)>) -> Self {
+        Peers {
+            nodes,
+            memo: RefCell::default(),
+        }
+    }
+
+    /// Each node's name and its Filter entry of `plugin` (nodes without one left out).
+    pub fn filters<'s>(
+        &'s self,
+        plugin: &'s PluginId,
+    ) -> impl Iterator<Item = (&'a str, FilterResult<'a>)> + 's {
+        self.nodes
+            .iter()
+            .filter_map(move |&(name, f)| Some((name, f.iter().find(|f| f.plugin == plugin)?)))
+    }
+
+    /// Each node's name and all its Filter entries.
+    pub fn nodes(&self) -> impl Iterator<Item = (&'a str, &'a Entries<FilterCell>)> + '_ {
+        self.nodes.iter().copied()
+    }
+
+    /// The names `make` picks, worked out once for `key`.
+    pub fn few_once(&self, key: &str, make: impl FnOnce() -> Vec<String>) -> Few {
+        if let Some(f) = self.memo.borrow().get(key) {
+            return f.clone();
+        }
+        let f = Few::of(make());
+        self.memo.borrow_mut().insert(key.to_string(), f.clone());
+        f
+    }
+}
+
 /// A plugin's explanation of its results. Every method has a default that says nothing, which
 /// is all a plugin this version does not model says.
 pub trait Explain: Sync {
@@ -148,8 +195,16 @@ pub trait Explain: Sync {
         Vec::new()
     }
 
-    /// What would make the node pass its failing Filter (`f`), read from the details.
-    fn suggestions(&self, _f: FilterResult<'_>, _pod: &Pod, _tables: Tables<'_>) -> Vec<Change> {
+    /// What would make the node pass its failing Filter (`f`), read from the details; `peers`
+    /// are every node's entries, for a change that names other nodes (those big enough, a
+    /// domain's nodes that refuse the pod).
+    fn suggestions(
+        &self,
+        _f: FilterResult<'_>,
+        _pod: &Pod,
+        _tables: Tables<'_>,
+        _peers: &Peers<'_>,
+    ) -> Vec<Change> {
         Vec::new()
     }
 

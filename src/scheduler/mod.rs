@@ -17,6 +17,7 @@ pub mod details;
 pub mod dra;
 pub mod dynamic_resources;
 pub mod explain;
+pub mod few;
 pub mod framework;
 pub mod image_locality;
 pub mod inter_pod_affinity;

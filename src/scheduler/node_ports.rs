@@ -31,6 +31,15 @@ pub struct FilterDetails {
     pub conflicts: Vec<PortConflict>,
 }
 
+/// What would make the node take the pod: the port free.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// The existing pod that holds a host port the pod wants: that pod gone (or moved), or
+    /// another hostPort for this one.
+    FreePort { port: HostPort, holder: PodRef },
+}
+
 #[derive(Debug)]
 pub struct NodePorts<'a> {
     input: Input<'a>,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::config::{FeatureGates, FitArgs, MAX_CUSTOM_PRIORITY_SCORE, ShapePoint, StrategyType};
+use super::few::Few;
 use super::plugin::{Input, MAX_NODE_SCORE, Plugin};
 use super::status::{Code, PreFilterOutcome, Status};
 use crate::state::NodeUsage;
@@ -318,8 +319,17 @@ fn shared_name(name: &str) -> Arc<str> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Change {
-    /// A resource the node is short of, by this much (milli-cpu, bytes, units).
+    /// A resource the node is short of, by this much (milli-cpu, bytes, units): evicting
+    /// pods that request it would make room.
     Resource { resource: Arc<str>, short: i64 },
+    /// The pod requests more of a resource than the node's whole allocatable: no eviction
+    /// makes room. `big_enough`: the nodes whose allocatable holds every request of the pod.
+    TooSmall {
+        resource: Arc<str>,
+        allocatable: i64,
+        requested: i64,
+        big_enough: Few,
+    },
     /// The node runs as many pods as it allows.
     PodCount { allowed: i64 },
 }

@@ -170,7 +170,36 @@ pub enum Change {
         #[serde(skip_serializing_if = "Option::is_none")]
         skew: Option<i64>,
         max_skew: i32,
+        /// Fewer eligible domains than minDomains: the global minimum counts as 0.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        below_min_domains: Option<MinDomains>,
+        /// The domains at the global minimum hold it down though none of their nodes takes
+        /// the pod.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        held_by: Option<HeldBy>,
     },
+}
+
+/// A constraint's eligible domains against its minDomains.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MinDomains {
+    pub domains: usize,
+    pub min_domains: i32,
+}
+
+/// The domains at a constraint's global minimum when every node in them refuses the pod
+/// for another rule: they count (with their few matching pods) though the pod can never go
+/// there, so the skew elsewhere cannot shrink.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldBy {
+    pub global_min: i64,
+    pub domains: super::few::Few,
+    /// The Filter plugins that refuse the pod on their nodes (each node's first).
+    pub refused_by: Vec<String>,
+    pub node_taints_policy: &'static str,
+    pub node_affinity_policy: &'static str,
 }
 
 /// What makes the plugin reject the nodes it rejects most.

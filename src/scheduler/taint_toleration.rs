@@ -127,6 +127,54 @@ pub enum Change {
         #[serde(skip_serializing_if = "Option::is_none")]
         near_miss: Option<Toleration>,
     },
+    /// The taint keeps the node for other pods (a system pool, the control plane) or marks
+    /// it unfit for any (a node condition, a node being removed): tolerating it is not the
+    /// fix for a pod with no toleration of that key.
+    Reserved { taint: Taint, node_is: &'static str },
+}
+
+/// Taints that set a node apart rather than ask pods to opt in, with what they say of it.
+/// Suggesting to tolerate them would send an ordinary pod where it must not run.
+pub const RESERVED_TAINTS: &[(&str, &str)] = &[
+    (
+        "CriticalAddonsOnly",
+        "kept for critical add-ons (a system node pool)",
+    ),
+    (
+        "node-role.kubernetes.io/control-plane",
+        "kept for the control plane",
+    ),
+    (
+        "node-role.kubernetes.io/master",
+        "kept for the control plane",
+    ),
+    ("node.kubernetes.io/not-ready", "not ready"),
+    ("node.kubernetes.io/unreachable", "unreachable"),
+    (
+        "node.kubernetes.io/memory-pressure",
+        "under memory pressure",
+    ),
+    ("node.kubernetes.io/disk-pressure", "under disk pressure"),
+    ("node.kubernetes.io/pid-pressure", "under PID pressure"),
+    ("node.kubernetes.io/network-unavailable", "without network"),
+    ("node.kubernetes.io/out-of-service", "out of service"),
+    (
+        "node.cloudprovider.kubernetes.io/uninitialized",
+        "not initialized by the cloud provider yet",
+    ),
+    (
+        "ToBeDeletedByClusterAutoscaler",
+        "being removed by the cluster autoscaler",
+    ),
+    ("karpenter.sh/disrupted", "being removed by Karpenter"),
+];
+
+/// What a reserved taint says of its node, when `key` is one.
+pub fn reserved_for(key: &str) -> Option<&'static str> {
+    RESERVED_TAINTS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, why)| *why)
 }
 
 /// What makes the plugin reject the nodes it rejects most.

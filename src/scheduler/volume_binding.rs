@@ -14,6 +14,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::config::FeatureGates;
+use super::few::Few;
 use super::plugin::{Input, Plugin};
 use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, PreScoreOutcome, Status};
@@ -80,6 +81,32 @@ pub enum ClaimCheck {
 #[serde(rename_all = "camelCase")]
 pub struct FilterDetails {
     pub claims: Vec<ClaimCheck>,
+}
+
+/// What would make the node take the pod, per claim that fails on it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// The claim's volume is reachable only from nodes its node affinity admits (written as
+    /// it is, terms joined by "or"); `fits_on`: the nodes it admits.
+    VolumeAffinity {
+        claim: String,
+        volume: String,
+        node_affinity: String,
+        fits_on: Few,
+    },
+    /// The claim is bound to a volume that does not exist.
+    VolumeMissing { claim: String, volume: String },
+    /// The claim is being provisioned for another node, the only one that can take the pod.
+    SelectedNode { claim: String, node: String },
+    /// No available volume matches the claim here, and its class provisions none
+    /// (`unprovisionable`) or not for this node (its allowedTopologies).
+    NoVolume {
+        claim: String,
+        storage_class: String,
+        unprovisionable: bool,
+        fits_on: Few,
+    },
 }
 
 /// The pod's claims as `GetPodVolumeClaims` sorts them.

@@ -7,6 +7,7 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 
+use super::few::Few;
 use super::plugin::{Input, Plugin};
 use super::plugin_id::PluginId;
 use super::status::{Code, PreFilterOutcome, Status};
@@ -44,6 +45,21 @@ pub struct FilterDetails {
     /// The node has none of the zone and region labels: it passes whatever the volumes say.
     pub node_unzoned: bool,
     pub checks: Vec<TopologyCheck>,
+}
+
+/// What would make the node take the pod: a node in the volume's zone.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Change {
+    /// The claim's volume is labelled for these zones (or regions); `fits_on`: the nodes in
+    /// them.
+    VolumeZone {
+        claim: String,
+        volume: String,
+        key: &'static str,
+        values: Vec<String>,
+        fits_on: Few,
+    },
 }
 
 #[derive(Debug)]

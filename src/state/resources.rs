@@ -814,6 +814,9 @@ pub struct PodResources {
     pub non_zero_memory: i64,
     /// `spec.resources` sets a supported pod-level request (`IsPodLevelRequestsSet`).
     pub pod_level_requests: bool,
+    /// `spec.resources` sets a supported pod-level request that the release ignores
+    /// (PodLevelResources off): every plugin counts the containers'.
+    pub pod_level_ignored: bool,
     /// What NodeResourcesFit's scorer counts for the pod, computed only where it can differ
     /// from what the other plugins count (pod-level requests, or status resources after an
     /// in-place resize): see [`PodResources::fit_score_request`].
@@ -950,6 +953,7 @@ impl Inputs {
             non_zero_milli_cpu: non_zero.get(CPU).map_or(0, |q| q.milli_value()),
             non_zero_memory: non_zero.get(MEMORY).map_or(0, |q| q.value()),
             pod_level_requests: pod_level,
+            pod_level_ignored: !rules.pod_level && parsed.pod_level_set(),
             fit_scorer,
             host_ports,
             images,

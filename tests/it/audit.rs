@@ -423,7 +423,8 @@ fn explain_targets_that_select_nothing_or_nothing_known_are_errors() {
     assert_eq!(code, Some(1));
     assert!(
         e.contains(
-            "no pod of Deployment api in namespace shop in snapshot tests/audit/cluster.yaml"
+            "Error from server (NotFound): deployments.apps \"api\" not found: no pod of \
+             namespace shop in snapshot tests/audit/cluster.yaml belongs to it"
         ),
         "{e}"
     );

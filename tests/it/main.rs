@@ -4,6 +4,7 @@
 mod support;
 
 mod admission;
+mod advice;
 mod apply;
 mod audit;
 mod cli;
@@ -15,6 +16,7 @@ mod hostile;
 mod krew;
 mod layers;
 mod layout;
+mod lints;
 mod live;
 mod newuser;
 mod oracle;

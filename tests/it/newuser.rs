@@ -666,3 +666,163 @@ fn the_table_says_what_a_soft_taint_costs_and_how_failures_are_counted() {
         "{table}"
     );
 }
+
+/// Issue 61, item 5: the help names the command that saves every kind a snapshot needs.
+#[test]
+fn the_snapshot_flag_names_the_snapshot_command() {
+    let out = run(&["explain", "--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(
+            "one written by `kubectl affinity snapshot`, which saves every kind the rules read"
+        ),
+        "{help}"
+    );
+    assert!(
+        help.contains("poddisruptionbudgets,priorityclasses for preemption"),
+        "{help}"
+    );
+}
+
+/// Issue 61, item 5: a PriorityClass a snapshot does not hold is said as not read, with what
+/// to do, not refused in the API server's words.
+#[test]
+fn a_priority_class_not_in_the_snapshot_is_said_as_not_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pod = write(
+        &dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         priorityClassName: high\n  containers: [{name: c, image: nginx}]\n",
+    );
+    let out = run(&[
+        "whatif",
+        "-f",
+        pod.to_str().expect("utf-8"),
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "priorityClassName \"high\": no PriorityClass is in snapshot examples/cluster.yaml \
+             (the kind was not read), so the pod's priority cannot be resolved; add \
+             priorityclasses to it (`kubectl affinity snapshot` saves them), or leave \
+             priorityClassName out"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("was found"), "{err}");
+}
+
+/// Issue 61, item 5: pod-level requests under 1.33 (PodLevelResources off) are said to be
+/// ignored; under 1.34 the note names 1.34, not 1.35.
+#[test]
+fn the_pod_level_note_says_what_the_release_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pod = write(
+        &dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  \
+         resources: {requests: {cpu: '1', memory: 1Gi}}\n  \
+         containers: [{name: c, image: nginx}]\n",
+    );
+    let notes = |version: &str| -> Vec<String> {
+        let out = run(&[
+            "whatif",
+            "-f",
+            pod.to_str().expect("utf-8"),
+            "--snapshot",
+            "examples/cluster.yaml",
+            "--kubernetes-version",
+            version,
+            "-o",
+            "json",
+        ]);
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        doc["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .filter_map(|n| n.as_str())
+            .filter(|n| n.contains("pod-level requests (spec.resources)"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        notes("1.33"),
+        [
+            "the pod sets pod-level requests (spec.resources), which kube-scheduler 1.33 ignores \
+          (PodLevelResources is off before 1.34): every plugin counts the containers' requests"
+        ]
+    );
+    let n = notes("1.34");
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(
+        n[0].contains("as kube-scheduler 1.34 builds that scorer"),
+        "{n:?}"
+    );
+}
+
+/// Issue 61, item 5: a selector that selects nothing is kubectl's "No resources found" on
+/// standard error and exit 0; a workload with no pod is kubectl's NotFound, exit 1.
+#[test]
+fn explain_of_nothing_answers_as_kubectl() {
+    let out = run(&[
+        "explain",
+        "-l",
+        "app=nosuch",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "No resources found in default namespace.\n"
+    );
+    assert!(out.stdout.is_empty());
+    let out = run(&[
+        "explain",
+        "deploy/nosuch",
+        "-n",
+        "default",
+        "--snapshot",
+        "examples/cluster.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with(
+            "error: Error from server (NotFound): deployments.apps \"nosuch\" not found: no pod \
+             of namespace default in snapshot examples/cluster.yaml belongs to it"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Issue 61, item 5: `--scale` schedules the replicas added, and the header says so.
+#[test]
+fn the_scale_header_counts_the_replicas_added() {
+    let out = run(&[
+        "whatif",
+        "--scale",
+        "deploy/web=5",
+        "-n",
+        "shop",
+        "--snapshot",
+        "tests/scale/deployment.yaml",
+    ]);
+    assert!(
+        text(&out.stdout)
+            .starts_with("Deployment shop/web: 2 replicas added, 1 placed, 1 Pending\n"),
+        "{}",
+        text(&out.stdout)
+    );
+}

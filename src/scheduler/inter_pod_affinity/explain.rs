@@ -14,7 +14,8 @@ use crate::scheduler::details::{
     Cause as AnyCause, Change as AnyChange, FilterDetails as AnyFilter, ScoreDetails,
 };
 use crate::scheduler::explain::{
-    Column, Explain, Mark, NodeEntries, Paint, Tables, few, node_has, short_domain, short_key,
+    Column, Explain, Mark, NodeEntries, Paint, Peers, Tables, few, node_has, short_domain,
+    short_key,
 };
 use crate::scheduler::plugin_id::PluginId;
 use crate::scheduler::result::{FilterResult, ScoreResult};
@@ -129,7 +130,13 @@ impl Explain for Explainer {
             .collect()
     }
 
-    fn suggestions(&self, f: FilterResult<'_>, _: &Pod, tables: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        _: &Pod,
+        tables: Tables<'_>,
+        _: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         let Some(AnyFilter::InterPodAffinity(d)) = f.details else {
             return Vec::new();
         };

@@ -10,8 +10,8 @@ use crate::scheduler::details::{
     Cause as AnyCause, Change as AnyChange, FilterDetails, ScoreDetails,
 };
 use crate::scheduler::explain::{
-    Column, Explain, Mark, NodeEntries, Paint, Tables, node_has, requirement, selector_lines,
-    short_key,
+    Column, Explain, Mark, NodeEntries, Paint, Peers, Tables, node_has, requirement,
+    selector_lines, short_key,
 };
 use crate::scheduler::plugin_id::PluginId;
 use crate::scheduler::result::{FilterResult, ScoreResult};
@@ -99,7 +99,13 @@ impl Explain for Explainer {
             .collect()
     }
 
-    fn suggestions(&self, f: FilterResult<'_>, _: &Pod, _: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        _: &Pod,
+        _: Tables<'_>,
+        _: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         let Some(FilterDetails::NodeAffinity(d)) = f.details else {
             return Vec::new();
         };

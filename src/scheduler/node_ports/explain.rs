@@ -1,9 +1,13 @@
 //! NodePorts' explanation: "✗ host port" in OTHER; the wanted ports and the pods that bind
 //! them in the drill-down's resources.
 
-use crate::scheduler::details::FilterDetails;
-use crate::scheduler::explain::{Explain, Paint, Section, Tables};
+use std::fmt;
+
+use super::Change;
+use crate::scheduler::details::{Change as AnyChange, FilterDetails};
+use crate::scheduler::explain::{Explain, Paint, Peers, Section, Tables};
 use crate::scheduler::result::FilterResult;
+use crate::state::Pod;
 
 #[derive(Debug)]
 pub struct Explainer;
@@ -44,5 +48,40 @@ impl Explain for Explainer {
             )
         }));
         out
+    }
+
+    /// Each conflicting port with the pod that holds it.
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        _: &Pod,
+        _: Tables<'_>,
+        _: &Peers<'_>,
+    ) -> Vec<AnyChange> {
+        let Some(FilterDetails::NodePorts(d)) = f.details else {
+            return Vec::new();
+        };
+        d.conflicts
+            .iter()
+            .map(|c| {
+                Change::FreePort {
+                    port: c.wanted.clone(),
+                    holder: c.pod.clone(),
+                }
+                .into()
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::FreePort { port, holder } => write!(
+                f,
+                "host port {}:{}/{} is held by pod {holder} on the node: another hostPort, or that pod elsewhere",
+                port.host_ip, port.port, port.protocol
+            ),
+        }
     }
 }

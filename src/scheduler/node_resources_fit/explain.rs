@@ -8,7 +8,7 @@ use super::{Change, FilterDetails, ScoreDetails};
 use crate::scheduler::details::{
     Change as AnyChange, FilterDetails as AnyFilter, ScoreDetails as AnyScore,
 };
-use crate::scheduler::explain::{Explain, Paint, Section, Tables, amount};
+use crate::scheduler::explain::{Explain, Paint, Peers, Section, Tables, amount};
 use crate::scheduler::result::{FilterResult, ScoreResult};
 use crate::state::Pod;
 
@@ -56,7 +56,13 @@ impl Explain for Explainer {
         out
     }
 
-    fn suggestions(&self, f: FilterResult<'_>, _: &Pod, _: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        _: &Pod,
+        _: Tables<'_>,
+        peers: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         let Some(AnyFilter::NodeResourcesFit(d)) = f.details else {
             return Vec::new();
         };
@@ -74,6 +80,25 @@ impl Explain for Explainer {
             .iter()
             .filter(|r| !r.fits && r.ignored.is_none())
         {
+            if r.requested > r.allocatable {
+                let big_enough = peers.few_once(f.plugin.as_str(), || {
+                    peers
+                        .filters(f.plugin)
+                        .filter(|(_, f)| big_enough(*f))
+                        .map(|(name, _)| name.to_string())
+                        .collect()
+                });
+                out.push(
+                    Change::TooSmall {
+                        resource: r.resource.clone(),
+                        allocatable: r.allocatable,
+                        requested: r.requested,
+                        big_enough,
+                    }
+                    .into(),
+                );
+                continue;
+            }
             out.push(
                 Change::Resource {
                     resource: r.resource.clone(),
@@ -86,6 +111,17 @@ impl Explain for Explainer {
             );
         }
         out
+    }
+}
+
+/// Whether the node's allocatable holds every request of the pod (whatever runs there now).
+fn big_enough(f: FilterResult<'_>) -> bool {
+    match f.details {
+        Some(AnyFilter::NodeResourcesFit(d)) => d
+            .resources
+            .iter()
+            .all(|r| r.ignored.is_some() || r.requested <= r.allocatable),
+        _ => false,
     }
 }
 
@@ -156,6 +192,24 @@ impl fmt::Display for Change {
         match self {
             Change::Resource { resource, short } => {
                 write!(f, "{} {resource} short", amount(resource, *short))
+            }
+            Change::TooSmall {
+                resource,
+                allocatable,
+                requested,
+                big_enough,
+            } => {
+                write!(
+                    f,
+                    "the node is too small for the pod: node has {} {resource} allocatable, the pod requests {}",
+                    amount(resource, *allocatable),
+                    amount(resource, *requested)
+                )?;
+                if big_enough.count == 0 {
+                    write!(f, "; no node is big enough")
+                } else {
+                    write!(f, "; big enough: {big_enough}")
+                }
             }
             Change::PodCount { allowed } => write!(f, "the node runs its {allowed} pods already"),
         }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::Change;
 use crate::scheduler::details::{Change as AnyChange, FilterDetails};
-use crate::scheduler::explain::{Column, Explain, Mark, NodeEntries, Paint, Tables};
+use crate::scheduler::explain::{Column, Explain, Mark, NodeEntries, Paint, Peers, Tables};
 use crate::scheduler::plugin_id::PluginId;
 use crate::scheduler::result::FilterResult;
 use crate::state::Pod;
@@ -39,7 +39,13 @@ impl Explain for Explainer {
         }
     }
 
-    fn suggestions(&self, _: FilterResult<'_>, _: &Pod, _: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        _: FilterResult<'_>,
+        _: &Pod,
+        _: Tables<'_>,
+        _: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         vec![Change::Uncordon.into()]
     }
 }

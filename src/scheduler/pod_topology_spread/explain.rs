@@ -2,17 +2,18 @@
 //! drill-down (the spread tables give their sources and domains), the skew as the change,
 //! and the constraint most nodes fail.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use super::{
-    Cause, Change, ConstraintSource, ConstraintTable, FilterDetails, LABEL_HOSTNAME, ScoreDetails,
-    SpreadTables,
+    Cause, Change, ConstraintOnNode, ConstraintSource, ConstraintTable, FilterDetails, HeldBy,
+    LABEL_HOSTNAME, MinDomains, ScoreDetails, SpreadTables,
 };
 use crate::scheduler::details::{
     Cause as AnyCause, Change as AnyChange, FilterDetails as AnyFilter, ScoreDetails as AnyScore,
 };
 use crate::scheduler::explain::{
-    Column, Explain, Mark, NodeEntries, Paint, Section, Tables, node_has, short_key,
+    Column, Explain, Mark, NodeEntries, Paint, Peers, Section, Tables, node_has, short_key,
 };
 use crate::scheduler::plugin_id::PluginId;
 use crate::scheduler::result::{FilterResult, ScoreResult};
@@ -153,7 +154,13 @@ impl Explain for Explainer {
         out
     }
 
-    fn suggestions(&self, f: FilterResult<'_>, _: &Pod, _: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        _: &Pod,
+        tables: Tables<'_>,
+        peers: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         let Some(AnyFilter::PodTopologySpread(d)) = f.details else {
             return Vec::new();
         };
@@ -161,11 +168,23 @@ impl Explain for Explainer {
             .iter()
             .filter(|c| !c.satisfied)
             .map(|c| {
+                let below_min_domains = c.min_domains_forced_zero.then_some(MinDomains {
+                    domains: c.domains,
+                    min_domains: c.min_domains,
+                });
+                let held_by = match (c.skew, table(tables.topology_spread, c.constraint)) {
+                    (Some(_), Some(t)) if !c.min_domains_forced_zero => {
+                        held_by(c, t, f.plugin, peers)
+                    }
+                    _ => None,
+                };
                 Change::Skew {
                     topology_key: c.topology_key.clone(),
                     domain: c.domain.clone(),
                     skew: c.skew,
                     max_skew: c.max_skew,
+                    below_min_domains,
+                    held_by,
                 }
                 .into()
             })
@@ -195,6 +214,78 @@ impl Explain for Explainer {
                 .into()
             })
     }
+}
+
+/// The domains at the constraint's global minimum, when no node in any of them takes the pod
+/// (each refused by another Filter): worked out once per constraint over every node.
+fn held_by(
+    c: &ConstraintOnNode,
+    t: &ConstraintTable,
+    plugin: &PluginId,
+    peers: &Peers<'_>,
+) -> Option<HeldBy> {
+    let at_min: BTreeSet<&str> = t
+        .domains
+        .iter()
+        .filter(|&(_, &n)| n == c.global_min)
+        .map(|(d, _)| d.as_str())
+        .collect();
+    // Per domain at the minimum: whether a node takes the pod but for spreading, and the
+    // plugins that refuse it on the others.
+    let scan = || {
+        let mut open = BTreeSet::new();
+        let mut refused_by = BTreeSet::new();
+        for (_, filters) in peers.nodes() {
+            let Some(domain) = filters
+                .iter()
+                .find(|f| f.plugin == plugin)
+                .and_then(|f| match f.details {
+                    Some(AnyFilter::PodTopologySpread(d)) => d
+                        .constraints
+                        .iter()
+                        .find(|x| x.constraint == c.constraint)?
+                        .domain
+                        .as_deref(),
+                    _ => None,
+                })
+                .filter(|d| at_min.contains(d))
+            else {
+                continue;
+            };
+            match filters
+                .iter()
+                .filter(|f| f.plugin != plugin)
+                .find(|f| f.pass == Some(false))
+            {
+                // Not refused, or not known to be: never said to hold the minimum.
+                None => {
+                    open.insert(domain);
+                }
+                Some(f) => {
+                    refused_by.insert(f.plugin.to_string());
+                }
+            }
+        }
+        let held: Vec<String> = at_min
+            .iter()
+            .filter(|d| !open.contains(*d))
+            .map(|d| d.to_string())
+            .collect();
+        (held, refused_by.into_iter().collect::<Vec<String>>())
+    };
+    let key = format!("{plugin}/{}", c.constraint);
+    let domains = peers.few_once(&format!("{key}/held"), || scan().0);
+    if domains.count == 0 || domains.count < at_min.len() {
+        return None;
+    }
+    let refused_by = peers.few_once(&format!("{key}/refused"), || scan().1);
+    Some(HeldBy {
+        global_min: c.global_min,
+        domains,
+        refused_by: refused_by.names,
+        node_taints_policy: t.node_taints_policy,
+        node_affinity_policy: t.node_affinity_policy,
+    })
 }
 
 fn table(t: Option<&SpreadTables>, i: usize) -> Option<&ConstraintTable> {
@@ -289,15 +380,56 @@ impl fmt::Display for Change {
                 domain,
                 skew,
                 max_skew,
-            } => match (domain, skew) {
-                (Some(d), Some(k)) => write!(
-                    f,
-                    "placing it in {topology_key}={d} makes the skew {k}, above maxSkew {max_skew}"
-                ),
-                _ => write!(f, "the node has no {topology_key} label"),
-            },
+                below_min_domains,
+                held_by,
+            } => {
+                match (domain, skew) {
+                    (Some(d), Some(k)) => write!(
+                        f,
+                        "placing it in {topology_key}={d} makes the skew {k}, above maxSkew {max_skew}"
+                    )?,
+                    _ => return write!(f, "the node has no {topology_key} label"),
+                }
+                if let Some(m) = below_min_domains {
+                    write!(
+                        f,
+                        "; {} domain(s), fewer than minDomains {}: the global minimum counts as 0 until pods can go to more domains",
+                        m.domains, m.min_domains
+                    )?;
+                }
+                if let Some(h) = held_by {
+                    held_words(f, topology_key, h)?;
+                }
+                Ok(())
+            }
         }
     }
+}
+
+/// Why the global minimum stays where it is, and the rule that would let it move.
+fn held_words(f: &mut fmt::Formatter<'_>, key: &str, h: &HeldBy) -> fmt::Result {
+    write!(
+        f,
+        "; the global minimum {} is held by {key}={}, where every node refuses the pod ({}), so that domain counts though the pod cannot go there",
+        h.global_min,
+        h.domains,
+        h.refused_by.join(", ")
+    )?;
+    let refused = |p: PluginId| h.refused_by.iter().any(|r| *r == p.to_string());
+    let mut ways = Vec::new();
+    if refused(PluginId::TaintToleration) && h.node_taints_policy == "Ignore" {
+        ways.push("nodeTaintsPolicy: Honor (tainted nodes then count in no domain)");
+    }
+    if refused(PluginId::NodeAffinity) && h.node_affinity_policy == "Ignore" {
+        ways.push("nodeAffinityPolicy: Honor (nodes the pod's node affinity excludes then count in no domain)");
+    }
+    if refused(PluginId::NodeResourcesFit) {
+        ways.push("capacity in that domain");
+    }
+    if !ways.is_empty() {
+        write!(f, ": {}", ways.join(", or "))?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for Cause {

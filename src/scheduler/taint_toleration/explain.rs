@@ -5,11 +5,13 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::{Cause, Change};
+use super::{Cause, Change, reserved_for};
 use crate::scheduler::details::{
     Cause as AnyCause, Change as AnyChange, FilterDetails, ScoreDetails,
 };
-use crate::scheduler::explain::{Column, Explain, Mark, NodeEntries, Paint, Tables, short_key};
+use crate::scheduler::explain::{
+    Column, Explain, Mark, NodeEntries, Paint, Peers, Tables, short_key,
+};
 use crate::scheduler::node_unschedulable::TAINT_UNSCHEDULABLE;
 use crate::scheduler::plugin_id::PluginId;
 use crate::scheduler::result::{FilterResult, ScoreResult};
@@ -92,7 +94,13 @@ impl Explain for Explainer {
         }
     }
 
-    fn suggestions(&self, f: FilterResult<'_>, pod: &Pod, _: Tables<'_>) -> Vec<AnyChange> {
+    fn suggestions(
+        &self,
+        f: FilterResult<'_>,
+        pod: &Pod,
+        _: Tables<'_>,
+        _: &Peers<'_>,
+    ) -> Vec<AnyChange> {
         let Some(FilterDetails::TaintToleration(d)) = f.details else {
             return Vec::new();
         };
@@ -109,6 +117,15 @@ impl Explain for Explainer {
                     .iter()
                     .find(|tol| tol.key == t.key)
                     .cloned();
+                // A pod that tolerates the key in part was meant for such nodes: the toleration
+                // to fix is worth naming even for a reserved taint.
+                if let (None, Some(node_is)) = (&near_miss, reserved_for(&t.key)) {
+                    return Change::Reserved {
+                        taint: t.clone(),
+                        node_is,
+                    }
+                    .into();
+                }
                 let toleration = Toleration {
                     key: t.key.clone(),
                     operator: if t.value.is_empty() {
@@ -195,7 +212,21 @@ impl fmt::Display for Change {
                 }
                 Ok(())
             }
+            Change::Reserved { taint, node_is } => write!(
+                f,
+                "the node is {node_is} (taint {}): tolerating it is not the fix",
+                taint_words(taint)
+            ),
         }
+    }
+}
+
+/// A taint as `kubectl taint` writes it: `key=value:Effect`.
+fn taint_words(t: &crate::state::Taint) -> String {
+    if t.value.is_empty() {
+        format!("{}:{}", t.key, t.effect)
+    } else {
+        format!("{}={}:{}", t.key, t.value, t.effect)
     }
 }
 
