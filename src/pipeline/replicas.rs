@@ -124,6 +124,7 @@ pub fn simulate(
         pods,
         explained,
         notes,
+        update: None,
     });
     Some(doc)
 }

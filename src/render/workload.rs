@@ -57,8 +57,23 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
     if let Some(width) = opts.width {
         t.set_width(width);
     }
+    // An update: which old pod each new one replaces.
+    let replaces = |i: usize| {
+        let u = w.update.as_ref()?;
+        let p = u.pods.iter().find(|p| p.index == i);
+        let created = w.pods.get(i).is_some_and(|r| r.not_created.is_none());
+        Some(match p.and_then(|p| p.replaces.as_deref()) {
+            Some(old) => old.to_string(),
+            None if created && p.is_some_and(|p| p.old_running > 0) => "surge".to_string(),
+            None => "-".to_string(),
+        })
+    };
     if !opts.no_headers {
-        t.set_header(["REPLICA", "POD", "NODE", "SCORE", "TIED", "REASON"]);
+        let mut header = vec!["REPLICA", "POD", "NODE", "SCORE", "TIED", "REASON"];
+        if w.update.is_some() {
+            header.insert(2, "REPLACES");
+        }
+        t.set_header(header);
     }
     // Each distinct FailedScheduling message once, below the table: in a column it would
     // wrap over a dozen lines per Pending replica.
@@ -76,7 +91,7 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             0 => "-".to_string(),
             n => n.to_string(),
         };
-        t.add_row([
+        let mut row = vec![
             Cell::new(r.index),
             Cell::new(&r.name),
             node,
@@ -88,18 +103,23 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
                 longest_word = words.fold(longest_word, usize::max);
                 reason
             }),
-        ]);
+        ];
+        if let Some(old) = replaces(r.index) {
+            row.insert(2, Cell::new(old));
+        }
+        t.add_row(row);
     }
     if opts.color {
         t.enforce_styling();
     }
     // Names are copied whole: only the reason wraps, between words.
-    for i in 0..5 {
+    let last = if w.update.is_some() { 6 } else { 5 };
+    for i in 0..last {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
-    if let Some(c) = t.column_mut(5) {
+    if let Some(c) = t.column_mut(last) {
         let word = longest_word.clamp("REASON".len(), usize::from(u16::MAX - 2));
         let bound = u16::try_from(word + 2).unwrap_or(u16::MAX);
         c.set_constraint(ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(

@@ -151,6 +151,18 @@ pub enum Note {
     },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),
+    /// `whatif -f` of a workload that exists (`workload`, e.g. `StatefulSet shop/zk`, with
+    /// `old` pods): an update, as its controller rolls it out by `rule`.
+    Updated {
+        workload: String,
+        old: usize,
+        rule: super::workload::UpdateRule,
+        /// With OrderedReady, the old pod that is not running, which stops the update.
+        waits_for: Option<String>,
+    },
+    /// `whatif -f` of a workload whose existence could not be read (`error`): evaluated as
+    /// a new one.
+    UpdateNotRead { workload: String, error: String },
     /// `whatif --scale`: the new replicas are scheduled beside the `current` pods the workload
     /// owns, which stay where they are; `pending` of those wait for a node and are not
     /// scheduled here.

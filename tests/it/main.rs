@@ -27,5 +27,6 @@ mod replicas;
 mod scale;
 mod table;
 mod transcripts;
+mod updates;
 mod versions;
 mod workload;
