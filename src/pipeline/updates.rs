@@ -217,6 +217,8 @@ struct Steps<'a> {
     rows: Vec<Row>,
     explained: Option<(usize, Explanation)>,
     explained_pending: bool,
+    /// `--replica K` beyond the pods created: the one explained without it.
+    fallback: Option<(usize, Explanation)>,
     /// Old pods removed since the last new pod was created, whose room the next ones take.
     freed: std::collections::VecDeque<String>,
     /// Old pods were removed since the Pending new pods were last tried.
@@ -297,12 +299,16 @@ impl Steps<'_> {
                 .or_else(|| evaluation.errors.first().cloned()),
         };
         let pending = node.is_none();
-        let again = self.explained.as_ref().is_some_and(|(k, _)| *k == i);
-        let wanted = match self.run.explain {
-            Some(k) => k == i,
-            None => again || self.explained.is_none() || (pending && !self.explained_pending),
+        // Without `--replica`: the first, until a Pending one comes, then the first Pending
+        // (and the same one again when it is tried again).
+        let slot = match self.run.explain {
+            None => &self.explained,
+            Some(_) => &self.fallback,
         };
-        if wanted {
+        let again = slot.as_ref().is_some_and(|(k, _)| *k == i);
+        let by_default = again || slot.is_none() || (pending && !self.explained_pending);
+        let asked = self.run.explain == Some(i);
+        if asked || by_default {
             let input = Input {
                 pod: &pod,
                 state: self.state,
@@ -317,8 +323,13 @@ impl Steps<'_> {
             );
             let mut explained = Explanation::new(evaluation, context);
             explained.suggest(&pod);
-            self.explained = Some((i, explained));
-            self.explained_pending = pending;
+            match asked || self.run.explain.is_none() {
+                true => self.explained = Some((i, explained)),
+                false => self.fallback = Some((i, explained)),
+            }
+            if by_default {
+                self.explained_pending = pending;
+            }
         }
         if let Some(n) = node {
             let mut pod = pod;
@@ -545,6 +556,7 @@ pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> O
         rows: Vec::new(),
         explained: None,
         explained_pending: false,
+        fallback: None,
         freed: Default::default(),
         woken: false,
     };
@@ -565,9 +577,11 @@ pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> O
     let Steps {
         rows,
         explained,
+        fallback,
         old,
         ..
     } = steps;
+    let explained = explained.or(fallback);
     // Nothing evaluated (OnDelete, or blocked): the highest ordinal's new pod, were its old
     // one gone, on a copy of the cluster.
     let (explained, doc) = match explained {
@@ -584,6 +598,7 @@ pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> O
                 rows: Vec::new(),
                 explained: None,
                 explained_pending: false,
+                fallback: None,
                 freed: Default::default(),
                 woken: false,
             };
@@ -643,7 +658,7 @@ pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> O
 /// server defaults, or empty. A field only the file has is taken as equal: a snapshot keeps
 /// only what scheduling reads (no env, probes or commands).
 pub fn same_template(file: &Value, running: &Value) -> bool {
-    same(file, running, "")
+    same(file, running)
 }
 
 /// The fields the API server fills in a pod template that a manifest leaves out.
@@ -669,17 +684,16 @@ const DEFAULTED: &[&str] = &[
     "pod-template-hash",
 ];
 
-fn same(file: &Value, running: &Value, key: &str) -> bool {
+fn same(file: &Value, running: &Value) -> bool {
     match (file, running) {
         (Value::Object(f), Value::Object(r)) => {
-            f.iter()
-                .all(|(k, v)| r.get(k).is_none_or(|w| same(v, w, k)))
+            f.iter().all(|(k, v)| r.get(k).is_none_or(|w| same(v, w)))
                 && r.iter().all(|(k, w)| {
                     f.contains_key(k.as_str()) || DEFAULTED.contains(&k.as_str()) || empty(w)
                 })
         }
         (Value::Array(f), Value::Array(r)) => {
-            f.len() == r.len() && f.iter().zip(r).all(|(v, w)| same(v, w, key))
+            f.len() == r.len() && f.iter().zip(r).all(|(v, w)| same(v, w))
         }
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         _ => file == running,

@@ -83,11 +83,6 @@ pub fn whatif(
         Some(e) => vec![e.template.clone()],
         None => manifests,
     };
-    // A workload of the file that exists is an update.
-    let found = match &existing {
-        Some(_) => Vec::new(),
-        None => found_workloads(&manifests, request, &run.source, &namespace)?,
-    };
     let mut admission = Admission {
         release: Release::default(),
         validate: request.validate,
@@ -97,18 +92,22 @@ pub fn whatif(
         dry_run: dry_run(&run.source, request)?,
         plugins: request.admission_plugins.clone(),
     };
-    let pods = plan(manifests, found, request, &admission)?;
+    let mut pods = plan(manifests, request, &admission)?;
     // The profiles are checked before any request, then built for the release emulated.
-    let profiles = |run: &Run| {
+    let profiles = |run: &Run, pods: &[Planned]| {
         pods.iter()
             .map(|a| run.profile(&a.created.pod.template.scheduler_name))
             .collect::<Result<Vec<_>, _>>()
     };
-    profiles(&run)?;
+    profiles(&run, &pods)?;
+    // A workload of the file that exists is an update.
+    if existing.is_none() {
+        updated(&mut pods, request, &run.source, &admission)?;
+    }
     // `Run::emulate` would borrow the whole run, whose source the admission holds.
     (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
     admission.release = run.scheduler.release();
-    let profiles = profiles(&run)?;
+    let profiles = profiles(&run, &pods)?;
     let dry_run = admission.dry_run.is_some();
     let (mut state, mut read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
     // The file's other objects scheduling reads join the cluster before its pods are created.
@@ -292,35 +291,23 @@ fn dry_run<'a>(source: &'a Source, request: &Request) -> Result<Option<&'a Live>
 /// else its own).
 fn plan(
     manifests: Vec<ManifestPod>,
-    found: Vec<Option<Found>>,
     request: &Request,
     admission: &Admission<'_>,
 ) -> Result<Vec<Planned>, Error> {
-    let found = found.into_iter().chain(std::iter::repeat_with(|| None));
     manifests
         .into_iter()
-        .zip(found)
-        .map(|(m, found)| {
+        .map(|m| {
             let count = m.replicas.map(|n| request.replicas.unwrap_or(n));
             let controller = match request.scale {
                 Some(_) => None,
                 None => Controller::of(&m, &admission.namespace),
             };
-            let mut workload = count.map(|count| PlannedWorkload {
+            let workload = count.map(|count| PlannedWorkload {
                 manifest: m.clone(),
                 count,
                 controller,
                 update: Update::New,
             });
-            if let (Some(w), Some(found)) = (workload.as_mut(), found) {
-                w.update = found.plan(&m, w.count)?;
-                if let Update::Unchanged(e) = &w.update {
-                    // No rollout: the pods come from the template the workload runs, as
-                    // `--scale` makes them.
-                    w.manifest = e.template.clone();
-                    w.controller = None;
-                }
-            }
             let first = match &workload {
                 Some(w) => w.replica(0),
                 None => m,
@@ -450,6 +437,17 @@ impl Workloads<'_> {
             Some(e) => {
                 let missing = e.missing(target.pods().iter().chain(target.other_pods()));
                 current = missing.current;
+                if missing.indices.is_empty()
+                    && let Update::Unchanged(e) = &w.update
+                {
+                    return Ok(Placed::Docs(Box::new(self.unchanged(
+                        e,
+                        current,
+                        first,
+                        target,
+                        unedited.as_deref(),
+                    ))));
+                }
                 if missing.indices.is_empty() {
                     return Ok(Placed::NothingToScale(NothingToScale {
                         target: e.target.clone(),
@@ -471,6 +469,7 @@ impl Workloads<'_> {
         let mut first_pod = Some(first.pod);
         // Each replica is a pod of its own to the API server (with --server-dry-run, one
         // dry-run create each).
+        let replicas_count = indices.len();
         for k in indices {
             if k == 0
                 && let Some(p) = first_pod.take()
@@ -528,7 +527,9 @@ impl Workloads<'_> {
                     e.target.name
                 ),
                 old: usize::try_from(current).unwrap_or(usize::MAX),
-                rule: crate::report::workload::UpdateRule::Unchanged,
+                rule: crate::report::workload::UpdateRule::Unchanged {
+                    created: u32::try_from(replicas_count).unwrap_or(u32::MAX),
+                },
                 waits_for: None,
             }),
             Update::NotRead(note) => Some(note.clone()),
@@ -547,6 +548,46 @@ impl Workloads<'_> {
 }
 
 impl Workloads<'_> {
+    /// A workload that exists applied with the template it runs and no more replicas: no
+    /// pod is created. Explained is one more pod of its template, were one created.
+    fn unchanged(
+        &self,
+        e: &Existing,
+        current: u32,
+        first: Replica<'_>,
+        target: &ClusterState,
+        unedited: Option<&ClusterState>,
+    ) -> (Option<Explanation>, Explanation) {
+        let namespace = (e.template.pod.metadata.namespace.clone())
+            .unwrap_or_else(|| self.admission.namespace.clone());
+        let report = crate::report::workload::WorkloadReport {
+            kind: e.target.kind.kind().to_string(),
+            name: e.target.name.clone(),
+            namespace: namespace.clone(),
+            replicas: 0,
+            placed: 0,
+            pending: 0,
+            not_created: 0,
+            pods: Vec::new(),
+            explained: 0,
+            notes: vec![Note::Updated {
+                workload: format!("{} {namespace}/{}", e.target.kind.kind(), e.target.name),
+                old: usize::try_from(current).unwrap_or(usize::MAX),
+                rule: crate::report::workload::UpdateRule::Unchanged { created: 0 },
+                waits_for: None,
+            }],
+            update: None,
+        };
+        let explain = |state: &ClusterState| {
+            let read = self.read.to_vec();
+            let subject = first.subject.clone();
+            let mut doc = explain_pod(&first.pod, state, None, first.profile, read, subject);
+            doc.workload = Some(report.clone());
+            doc
+        };
+        (unedited.map(explain), explain(target))
+    }
+
     /// The replicas of `w`, a workload that exists, rolled out on `target` (which keeps the
     /// new pods placed and loses the old ones removed), and with `--diff` on a copy of
     /// `unedited`.
@@ -624,75 +665,105 @@ impl Workloads<'_> {
     }
 }
 
-/// For each manifest, the workload of its kind, namespace and name the cluster has
-/// (Deployments and StatefulSets): applying the manifest updates it.
-fn found_workloads(
-    manifests: &[ManifestPod],
+/// The planned workloads that exist in the cluster (Deployments and StatefulSets of that
+/// namespace and name), made updates: applying the manifest updates them. One whose template
+/// is unchanged is no rollout: its first pod is made again from the template it runs.
+fn updated(
+    pods: &mut [Planned],
+    request: &Request,
+    source: &Source,
+    admission: &Admission<'_>,
+) -> Result<(), Error> {
+    let mut snapshot: Option<Vec<Located>> = None;
+    for planned in pods.iter_mut() {
+        let Some(w) = planned.workload.as_mut() else {
+            continue;
+        };
+        let found = find(
+            &w.manifest,
+            request,
+            source,
+            &admission.namespace,
+            &mut snapshot,
+        )?;
+        let Some(found) = found else {
+            continue;
+        };
+        w.update = found.plan(&w.manifest, w.count)?;
+        if let Update::Unchanged(e) = &w.update {
+            // The pods come from the template the workload runs, as `--scale` makes them.
+            w.manifest = e.template.clone();
+            w.controller = None;
+            planned.created = admission.create(w.replica(0))?;
+        }
+    }
+    Ok(())
+}
+
+/// The workload of `m`'s kind, namespace and name the cluster has, if any (a snapshot's
+/// objects read once into `snapshot`).
+fn find(
+    m: &ManifestPod,
     request: &Request,
     source: &Source,
     namespace: &str,
-) -> Result<Vec<Option<Found>>, Error> {
-    let mut snapshot: Option<Vec<Located>> = None;
-    let mut found = Vec::with_capacity(manifests.len());
-    for m in manifests {
-        let kind = match m.kind.as_str() {
-            "Deployment" => ScaleKind::Deployment,
-            "StatefulSet" => ScaleKind::StatefulSet,
-            _ => {
-                found.push(None);
-                continue;
+    snapshot: &mut Option<Vec<Located>>,
+) -> Result<Option<Found>, Error> {
+    let kind = match m.kind.as_str() {
+        "Deployment" => ScaleKind::Deployment,
+        "StatefulSet" => ScaleKind::StatefulSet,
+        _ => return Ok(None),
+    };
+    let ns = (m.pod.metadata.namespace.clone()).unwrap_or_else(|| namespace.to_string());
+    let name = m.workload_name().to_string();
+    let got;
+    let objects: &[Located] = match source {
+        Source::Snapshot(path) => {
+            if snapshot.is_none() {
+                *snapshot = Some(read_objects(path)?);
             }
-        };
-        let ns = (m.pod.metadata.namespace.clone()).unwrap_or_else(|| namespace.to_string());
-        let name = m.workload_name().to_string();
-        let objects = match source {
-            Source::Snapshot(path) => {
-                if snapshot.is_none() {
-                    snapshot = Some(read_objects(path)?);
-                }
-                snapshot.clone().unwrap_or_default()
+            snapshot.as_deref().unwrap_or_default()
+        }
+        Source::Live(live) => match live.workload_objects(kind, &ns, &name) {
+            Ok(objects) => {
+                got = objects;
+                &got
             }
-            Source::Live(live) => match live.workload_objects(kind, &ns, &name) {
-                Ok(objects) => objects,
-                Err(crate::cluster::ClusterError::Forbidden(e)) => {
-                    found.push(Some(Found::NotRead(Note::UpdateNotRead {
-                        workload: format!("{} {ns}/{name}", m.kind),
-                        error: e.to_string(),
-                    })));
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            },
-        };
-        let is_it = |o: &&Located| {
-            o.kind() == m.kind
-                && o.name() == name
-                && o.value
-                    .pointer("/metadata/namespace")
-                    .and_then(|v| v.as_str())
-                    == Some(ns.as_str())
-        };
-        let Some(running) = objects.iter().find(is_it) else {
-            found.push(None);
-            continue;
-        };
-        let running = running
-            .value
-            .pointer("/spec/template")
-            .cloned()
-            .unwrap_or_default();
-        let target = ScaleTarget {
-            kind,
-            name,
-            replicas: m.replicas.map_or(1, |n| request.replicas.unwrap_or(n)),
-        };
-        let existing = crate::state::scale::existing(&target, &ns, &objects, &source.name())?;
-        found.push(Some(Found::Exists {
-            existing: Box::new(existing),
-            running,
-        }));
-    }
-    Ok(found)
+            Err(crate::cluster::ClusterError::Forbidden(e)) => {
+                return Ok(Some(Found::NotRead(Note::UpdateNotRead {
+                    workload: format!("{} {ns}/{name}", m.kind),
+                    error: e.to_string(),
+                })));
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let is_it = |o: &&Located| {
+        o.kind() == m.kind
+            && o.name() == name
+            && o.value
+                .pointer("/metadata/namespace")
+                .and_then(|v| v.as_str())
+                == Some(ns.as_str())
+    };
+    let Some(running) = objects.iter().find(is_it) else {
+        return Ok(None);
+    };
+    let running = running
+        .value
+        .pointer("/spec/template")
+        .cloned()
+        .unwrap_or_default();
+    let target = ScaleTarget {
+        kind,
+        name,
+        replicas: m.replicas.map_or(1, |n| request.replicas.unwrap_or(n)),
+    };
+    let existing = crate::state::scale::existing(&target, &ns, objects, &source.name())?;
+    Ok(Some(Found::Exists {
+        existing: Box::new(existing),
+        running,
+    }))
 }
 
 /// The workload `--scale` names, from the snapshot file or got from the cluster.

@@ -514,10 +514,18 @@ impl Display for Note {
                          created; pods are updated when you delete them (the explanation below is \
                          of the highest ordinal's new pod, were you to delete its old one)",
                     )?,
-                    UpdateRule::Unchanged => f.write_str(
-                        "but its pod template is the one its pods run (as far as the cluster \
-                         read shows it): no rollout",
-                    )?,
+                    UpdateRule::Unchanged { created } => {
+                        f.write_str(
+                            "but its pod template is the one its pods run (as far as the \
+                             cluster read shows it): no rollout",
+                        )?;
+                        if *created == 0 {
+                            f.write_str(
+                                "; nothing is created (the explanation is of one more pod of \
+                                 its template, were one created)",
+                            )?;
+                        }
+                    }
                 }
                 if let Some(pod) = waits_for {
                     write!(

@@ -113,8 +113,9 @@ pub enum UpdateRule {
     OrdinalRollingUpdate { partition: u32, kept: Vec<String> },
     /// OnDelete: the controller replaces no pod; a pod is updated when it is deleted.
     OnDelete,
-    /// The pod template is the one the pods run: no rollout.
-    Unchanged,
+    /// The pod template is the one the pods run: no rollout; `created` pods more are
+    /// scaled beside them.
+    Unchanged { created: u32 },
 }
 
 fn is_zero(n: &usize) -> bool {

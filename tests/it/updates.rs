@@ -318,14 +318,18 @@ fn recreate_removes_the_old_pods_first() {
     );
 }
 
-/// The template the pods run: no rollout, and nothing to schedule; `--replicas 4` is scaled
+/// The template the pods run: no rollout, and nothing created; `--replicas 4` is scaled
 /// beside the pods, from their ReplicaSet.
 #[test]
 fn an_unchanged_template_is_no_rollout() {
     let cluster = web_cluster();
-    let (code, out, err) = whatif(&web("web:1", ""), &cluster, &[]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("adds none: nothing to schedule"), "{out}");
+    let doc = json(&web("web:1", ""), &cluster);
+    assert_eq!(pods(&doc), Vec::<String>::new());
+    assert!(
+        notes(&doc).contains("no rollout; nothing is created"),
+        "{}",
+        notes(&doc)
+    );
     let (code, out, err) = whatif(
         &web("web:1", ""),
         &cluster,
