@@ -18,9 +18,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::report::workload::{
-    NotCreated, ReplicaReport, UpdateReport, UpdateRule, UpdatedPod, WorkloadReport,
+    NotCreated, ReplicaReport, UpdateReport, UpdatedPod, WorkloadReport,
 };
-use crate::report::{Explanation, Note, Subject, failed_scheduling_message};
+use crate::report::{Explanation, Note, Subject, UpdateRule, failed_scheduling_message};
 use crate::scheduler::profile::Profile;
 use crate::scheduler::workload::{TieBreak, pick};
 use crate::scheduler::{Input, evaluate};

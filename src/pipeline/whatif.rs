@@ -100,16 +100,16 @@ pub fn whatif(
             .collect::<Result<Vec<_>, _>>()
     };
     profiles(&run, &pods)?;
-    // A workload of the file that exists is an update.
-    if existing.is_none() {
-        updated(&mut pods, request, &run.source, &admission)?;
-    }
     // `Run::emulate` would borrow the whole run, whose source the admission holds.
     (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
     admission.release = run.scheduler.release();
     let profiles = profiles(&run, &pods)?;
     let dry_run = admission.dry_run.is_some();
     let (mut state, mut read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    // A workload of the file that exists is an update (looked up once the cluster answered).
+    if existing.is_none() {
+        updated(&mut pods, request, &run.source, &admission)?;
+    }
     // The file's other objects scheduling reads join the cluster before its pods are created.
     state
         .objects_mut()
@@ -527,7 +527,7 @@ impl Workloads<'_> {
                     e.target.name
                 ),
                 old: usize::try_from(current).unwrap_or(usize::MAX),
-                rule: crate::report::workload::UpdateRule::Unchanged {
+                rule: crate::report::UpdateRule::Unchanged {
                     created: u32::try_from(replicas_count).unwrap_or(u32::MAX),
                 },
                 waits_for: None,
@@ -573,7 +573,7 @@ impl Workloads<'_> {
             notes: vec![Note::Updated {
                 workload: format!("{} {namespace}/{}", e.target.kind.kind(), e.target.name),
                 old: usize::try_from(current).unwrap_or(usize::MAX),
-                rule: crate::report::workload::UpdateRule::Unchanged { created: 0 },
+                rule: crate::report::UpdateRule::Unchanged { created: 0 },
                 waits_for: None,
             }],
             update: None,

@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::workload::UpdateRule;
+use crate::report::UpdateRule;
 use crate::report::{KUBERNETES_VERSION, Note, Refusal, RejectedMost, Unplaced};
 use crate::scheduler::PluginId;
 use crate::state::admission::Change as Admitted;
