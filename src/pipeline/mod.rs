@@ -36,6 +36,7 @@ pub mod resource_claims;
 mod source;
 #[cfg(test)]
 mod tests;
+pub mod updates;
 pub mod whatif;
 
 pub use evaluate::{context, explain_pod, explanation, unevaluated};

@@ -129,6 +129,7 @@ pub fn simulate(
         pods,
         explained,
         notes,
+        update: None,
     });
     Some(doc)
 }

@@ -9,6 +9,7 @@ use super::controllers::{Controller, Order};
 use super::explain::{Explained, diffed};
 use super::replicas::{WorkloadRun, simulate};
 use super::resource_claims;
+use super::updates::{self, Old, Rollout, Rule};
 use super::{Clusters, Options, Outcome, Run, Source, explain_pod};
 use crate::cluster::Live;
 use crate::error::Error;
@@ -17,8 +18,9 @@ use crate::scheduler::needs::needs;
 use crate::scheduler::profile::Profile;
 use crate::scheduler::release::Release;
 use crate::scheduler::workload::{SplitMix64, TieBreak};
+use crate::state::Located;
 use crate::state::needs::Needs;
-use crate::state::scale::{Existing, Missing, ScaleTarget};
+use crate::state::scale::{Existing, Missing, ScaleKind, ScaleTarget};
 use crate::state::{Applied, ClusterState, ManifestPod, Pod, read_applied, read_objects};
 
 pub use super::admission::Validate;
@@ -90,20 +92,24 @@ pub fn whatif(
         dry_run: dry_run(&run.source, request)?,
         plugins: request.admission_plugins.clone(),
     };
-    let pods = plan(manifests, request, &admission)?;
+    let mut pods = plan(manifests, request, &admission)?;
     // The profiles are checked before any request, then built for the release emulated.
-    let profiles = |run: &Run| {
+    let profiles = |run: &Run, pods: &[Planned]| {
         pods.iter()
             .map(|a| run.profile(&a.created.pod.template.scheduler_name))
             .collect::<Result<Vec<_>, _>>()
     };
-    profiles(&run)?;
+    profiles(&run, &pods)?;
     // `Run::emulate` would borrow the whole run, whose source the admission holds.
     (run.scheduler).emulate(options.kubernetes_version, &run.source)?;
     admission.release = run.scheduler.release();
-    let profiles = profiles(&run)?;
+    let profiles = profiles(&run, &pods)?;
     let dry_run = admission.dry_run.is_some();
     let (mut state, mut read) = run.read(&needs_of(&pods, &profiles, dry_run))?;
+    // A workload of the file that exists is an update (looked up once the cluster answered).
+    if existing.is_none() {
+        updated(&mut pods, request, &run.source, &admission)?;
+    }
     // The file's other objects scheduling reads join the cluster before its pods are created.
     state
         .objects_mut()
@@ -169,6 +175,10 @@ pub fn whatif(
                 }
                 (before, doc)
             }
+            Some(w) if matches!(w.update, Update::Rollout { .. }) => {
+                let unedited = clusters.unedited.as_mut();
+                workloads.update(&w, first, &mut clusters.edited, unedited)?
+            }
             Some(w) => {
                 let unedited = clusters.unedited.as_mut();
                 match workloads.place(&w, first, &mut clusters.edited, unedited)? {
@@ -209,6 +219,53 @@ struct PlannedWorkload {
     /// A new workload's controller; `None` with `--scale` (the pods' owner exists) and for
     /// the kinds default spreading does not read.
     controller: Option<Controller>,
+    /// Whether the workload exists, and then how it is updated.
+    update: Update,
+}
+
+/// What applying a workload does to the one of that name, if any.
+enum Update {
+    New,
+    /// Its template is the one it runs: no rollout, scaled as `--scale` scales it.
+    Unchanged(Box<Existing>),
+    /// A rollout by `rule` of the pods `existing` owns.
+    Rollout {
+        existing: Box<Existing>,
+        rule: Rule,
+    },
+    /// Whether it exists could not be read: evaluated as new, and said.
+    NotRead(Note),
+}
+
+/// A workload of the file found in the cluster (or not read).
+enum Found {
+    Exists {
+        existing: Box<Existing>,
+        /// The pod template it runs, as the cluster keeps it.
+        running: serde_json::Value,
+    },
+    NotRead(Note),
+}
+
+impl Found {
+    /// How applying `m` (`count` replicas) updates the workload found.
+    fn plan(self, m: &ManifestPod, count: u32) -> Result<Update, Error> {
+        let (existing, running) = match self {
+            Found::NotRead(note) => return Ok(Update::NotRead(note)),
+            Found::Exists { existing, running } => (existing, running),
+        };
+        let spec = m.workload.as_ref();
+        let template = spec
+            .map(|s| &s.template)
+            .unwrap_or(&serde_json::Value::Null);
+        if updates::same_template(template, &running) {
+            return Ok(Update::Unchanged(existing));
+        }
+        let strategy = spec.and_then(|s| s.strategy.as_ref());
+        let rule = Rule::of(&m.kind, strategy, count)
+            .map_err(|(field, message)| m.problem(field, message))?;
+        Ok(Update::Rollout { existing, rule })
+    }
 }
 
 impl PlannedWorkload {
@@ -252,6 +309,7 @@ fn plan(
                 manifest: m.clone(),
                 count,
                 controller,
+                update: Update::New,
             });
             let first = match &workload {
                 Some(w) => w.replica(0),
@@ -373,9 +431,26 @@ impl Workloads<'_> {
         unedited: Option<&mut ClusterState>,
     ) -> Result<Placed, Error> {
         let mut scaled = None;
-        let indices: Vec<u32> = match self.existing {
+        let existing = match &w.update {
+            Update::Unchanged(e) => Some(&**e),
+            _ => self.existing,
+        };
+        let mut current = 0;
+        let indices: Vec<u32> = match existing {
             Some(e) => {
                 let missing = e.missing(target.pods().iter().chain(target.other_pods()));
+                current = missing.current;
+                if missing.indices.is_empty()
+                    && let Update::Unchanged(e) = &w.update
+                {
+                    return Ok(Placed::Docs(Box::new(self.unchanged(
+                        e,
+                        current,
+                        first,
+                        target,
+                        unedited.as_deref(),
+                    ))));
+                }
                 if missing.indices.is_empty() {
                     return Ok(Placed::NothingToScale(NothingToScale {
                         target: e.target.clone(),
@@ -397,6 +472,7 @@ impl Workloads<'_> {
         let mut first_pod = Some(first.pod);
         // Each replica is a pod of its own to the API server (with --server-dry-run, one
         // dry-run create each).
+        let replicas_count = indices.len();
         for k in indices {
             if k == 0
                 && let Some(p) = first_pod.take()
@@ -413,7 +489,7 @@ impl Workloads<'_> {
             }
             replicas.push(p);
         }
-        let (kind, name) = match self.existing {
+        let (kind, name) = match existing {
             Some(e) => (e.target.kind.kind().to_string(), e.target.name.clone()),
             None => (m.kind.clone(), m.workload_name().to_string()),
         };
@@ -444,13 +520,253 @@ impl Workloads<'_> {
         // `--scale`: first, what the new replicas are scheduled beside; a new workload's:
         // how its controller creates them.
         let first_note = scaled.or_else(|| w.controller.as_ref().map(Controller::note));
+        let update_note = match &w.update {
+            Update::Unchanged(e) => Some(Note::Updated {
+                workload: format!(
+                    "{} {}/{}",
+                    e.target.kind.kind(),
+                    (e.template.pod.metadata.namespace.as_deref())
+                        .unwrap_or(&self.admission.namespace),
+                    e.target.name
+                ),
+                old: usize::try_from(current).unwrap_or(usize::MAX),
+                rule: crate::report::UpdateRule::Unchanged {
+                    created: u32::try_from(replicas_count).unwrap_or(u32::MAX),
+                },
+                waits_for: None,
+            }),
+            Update::NotRead(note) => Some(note.clone()),
+            _ => None,
+        };
         for d in [&mut doc].into_iter().chain(before.as_mut()) {
             if let (Some(note), Some(report)) = (&first_note, d.workload.as_mut()) {
+                report.notes.insert(0, note.clone());
+            }
+            if let (Some(note), Some(report)) = (&update_note, d.workload.as_mut()) {
                 report.notes.insert(0, note.clone());
             }
         }
         Ok(Placed::Docs(Box::new((before, doc))))
     }
+}
+
+impl Workloads<'_> {
+    /// A workload that exists applied with the template it runs and no more replicas: no
+    /// pod is created. Explained is one more pod of its template, were one created.
+    fn unchanged(
+        &self,
+        e: &Existing,
+        current: u32,
+        first: Replica<'_>,
+        target: &ClusterState,
+        unedited: Option<&ClusterState>,
+    ) -> (Option<Explanation>, Explanation) {
+        let namespace = (e.template.pod.metadata.namespace.clone())
+            .unwrap_or_else(|| self.admission.namespace.clone());
+        let report = crate::report::workload::WorkloadReport {
+            kind: e.target.kind.kind().to_string(),
+            name: e.target.name.clone(),
+            namespace: namespace.clone(),
+            replicas: 0,
+            placed: 0,
+            pending: 0,
+            not_created: 0,
+            pods: Vec::new(),
+            explained: 0,
+            notes: vec![Note::Updated {
+                workload: format!("{} {namespace}/{}", e.target.kind.kind(), e.target.name),
+                old: usize::try_from(current).unwrap_or(usize::MAX),
+                rule: crate::report::UpdateRule::Unchanged { created: 0 },
+                waits_for: None,
+            }],
+            update: None,
+        };
+        let explain = |state: &ClusterState| {
+            let read = self.read.to_vec();
+            let subject = first.subject.clone();
+            let mut doc = explain_pod(&first.pod, state, None, first.profile, read, subject);
+            doc.workload = Some(report.clone());
+            doc
+        };
+        (unedited.map(explain), explain(target))
+    }
+
+    /// The replicas of `w`, a workload that exists, rolled out on `target` (which keeps the
+    /// new pods placed and loses the old ones removed), and with `--diff` on a copy of
+    /// `unedited`.
+    fn update(
+        &self,
+        w: &PlannedWorkload,
+        first: Replica<'_>,
+        target: &mut ClusterState,
+        unedited: Option<&mut ClusterState>,
+    ) -> Result<(Option<Explanation>, Explanation), Error> {
+        let Update::Rollout { existing, rule } = &w.update else {
+            unreachable!("update() is called for rollouts")
+        };
+        let old = |state: &ClusterState| -> Vec<Old> {
+            let mut old: Vec<Old> = existing
+                .owned(state.pods().iter().chain(state.other_pods()))
+                .into_iter()
+                .map(|p| Old {
+                    name: p.id.name.to_string(),
+                    node: (!p.node_name.is_empty()).then(|| p.node_name.to_string()),
+                })
+                .collect();
+            old.sort_by(|a, b| a.name.cmp(&b.name));
+            old
+        };
+        let mut replicas = Vec::with_capacity(usize::try_from(w.count).unwrap_or(0));
+        let mut first_pod = Some(first.pod);
+        for k in 0..w.count {
+            if let Some(p) = first_pod.take() {
+                replicas.push(p);
+                continue;
+            }
+            let mut created = self.admission.create(w.replica(k))?;
+            let claims = std::mem::take(&mut created.claims);
+            let (mut p, _) = self.admission.admit(created, target)?;
+            resource_claims::create_claims(&mut p, [&mut *target]);
+            if let Some(volumes) = target.volumes_mut() {
+                claims.iter().for_each(|c| volumes.add_template_claim(c));
+            }
+            replicas.push(p);
+        }
+        let m = &w.manifest;
+        let rollout = |state: &ClusterState| Rollout {
+            kind: m.kind.clone(),
+            name: m.workload_name().to_string(),
+            namespace: (m.pod.metadata.namespace.clone())
+                .unwrap_or_else(|| self.admission.namespace.clone()),
+            rule: *rule,
+            old: old(state),
+            replicas: replicas.clone(),
+            ordered: w
+                .controller
+                .as_ref()
+                .is_some_and(|c| c.order == Order::OrderedReady),
+            explain: self.request.replica,
+            tie: match self.request.seed {
+                Some(seed) => TieBreak::Seeded(SplitMix64::new(seed)),
+                None => TieBreak::FirstByName,
+            },
+            read: self.read.to_vec(),
+            subject: first.subject.clone(),
+        };
+        let before = unedited.and_then(|o| updates::roll_out(&rollout(o), o, first.profile));
+        let run = rollout(target);
+        let doc =
+            updates::roll_out(&run, target, first.profile).ok_or_else(|| Error::Manifest {
+                path: self.admission.file.display().to_string(),
+                message: format!(
+                    "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
+                 would go",
+                    m.origin
+                ),
+            })?;
+        Ok((before, doc))
+    }
+}
+
+/// The planned workloads that exist in the cluster (Deployments and StatefulSets of that
+/// namespace and name), made updates: applying the manifest updates them. One whose template
+/// is unchanged is no rollout: its first pod is made again from the template it runs.
+fn updated(
+    pods: &mut [Planned],
+    request: &Request,
+    source: &Source,
+    admission: &Admission<'_>,
+) -> Result<(), Error> {
+    let mut snapshot: Option<Vec<Located>> = None;
+    for planned in pods.iter_mut() {
+        let Some(w) = planned.workload.as_mut() else {
+            continue;
+        };
+        let found = find(
+            &w.manifest,
+            request,
+            source,
+            &admission.namespace,
+            &mut snapshot,
+        )?;
+        let Some(found) = found else {
+            continue;
+        };
+        w.update = found.plan(&w.manifest, w.count)?;
+        if let Update::Unchanged(e) = &w.update {
+            // The pods come from the template the workload runs, as `--scale` makes them.
+            w.manifest = e.template.clone();
+            w.controller = None;
+            planned.created = admission.create(w.replica(0))?;
+        }
+    }
+    Ok(())
+}
+
+/// The workload of `m`'s kind, namespace and name the cluster has, if any (a snapshot's
+/// objects read once into `snapshot`).
+fn find(
+    m: &ManifestPod,
+    request: &Request,
+    source: &Source,
+    namespace: &str,
+    snapshot: &mut Option<Vec<Located>>,
+) -> Result<Option<Found>, Error> {
+    let kind = match m.kind.as_str() {
+        "Deployment" => ScaleKind::Deployment,
+        "StatefulSet" => ScaleKind::StatefulSet,
+        _ => return Ok(None),
+    };
+    let ns = (m.pod.metadata.namespace.clone()).unwrap_or_else(|| namespace.to_string());
+    let name = m.workload_name().to_string();
+    let got;
+    let objects: &[Located] = match source {
+        Source::Snapshot(path) => {
+            if snapshot.is_none() {
+                *snapshot = Some(read_objects(path)?);
+            }
+            snapshot.as_deref().unwrap_or_default()
+        }
+        Source::Live(live) => match live.workload_objects(kind, &ns, &name) {
+            Ok(objects) => {
+                got = objects;
+                &got
+            }
+            Err(crate::cluster::ClusterError::Forbidden(e)) => {
+                return Ok(Some(Found::NotRead(Note::UpdateNotRead {
+                    workload: format!("{} {ns}/{name}", m.kind),
+                    error: e.to_string(),
+                })));
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let is_it = |o: &&Located| {
+        o.kind() == m.kind
+            && o.name() == name
+            && o.value
+                .pointer("/metadata/namespace")
+                .and_then(|v| v.as_str())
+                == Some(ns.as_str())
+    };
+    let Some(running) = objects.iter().find(is_it) else {
+        return Ok(None);
+    };
+    let running = running
+        .value
+        .pointer("/spec/template")
+        .cloned()
+        .unwrap_or_default();
+    let target = ScaleTarget {
+        kind,
+        name,
+        replicas: m.replicas.map_or(1, |n| request.replicas.unwrap_or(n)),
+    };
+    let existing = crate::state::scale::existing(&target, &ns, objects, &source.name())?;
+    Ok(Some(Found::Exists {
+        existing: Box::new(existing),
+        running,
+    }))
 }
 
 /// The workload `--scale` names, from the snapshot file or got from the cluster.

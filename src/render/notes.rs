@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
 
-use crate::report::{KUBERNETES_VERSION, Lint, Note, Refusal, RejectedMost, Unplaced};
+use crate::report::{KUBERNETES_VERSION, Lint, Note, Refusal, RejectedMost, Unplaced, UpdateRule};
 use crate::scheduler::PluginId;
 use crate::state::admission::Change as Admitted;
 use crate::state::{ContainerName, Defaulted, PodRequestFrom};
@@ -484,6 +484,86 @@ impl Display for Note {
                 f,
                 "the API server's {plugin} admission plugin would refuse this pod ({message}); \
                  evaluated anyway (--validate=warn)"
+            ),
+            Note::Updated {
+                workload,
+                old,
+                rule,
+                waits_for,
+            } => {
+                write!(
+                    f,
+                    "{workload} exists ({old} pod(s)): applied, it is an update, "
+                )?;
+                match rule {
+                    UpdateRule::RollingUpdate {
+                        max_surge,
+                        max_unavailable,
+                        replicas,
+                    } => write!(
+                        f,
+                        "rolled out as the Deployment controller does, RollingUpdate: maxSurge \
+                         {max_surge}, maxUnavailable {max_unavailable} (of {replicas} \
+                         replicas): the new ReplicaSet's pods are created while at most {} pods \
+                         run in all, the old ones removed while at least {} stay available \
+                         (the ReplicaSet controller deletes the unscheduled first, then those \
+                         sharing a node with more of the workload's pods, then by name where \
+                         upstream takes the newest); a new pod placed is taken as available at \
+                         once, and one left Pending stops the rollout",
+                        replicas + max_surge,
+                        replicas.saturating_sub(*max_unavailable)
+                    )?,
+                    UpdateRule::Recreate => f.write_str(
+                        "Recreate: every old pod is removed first, then the new ReplicaSet's \
+                         pods are created at once",
+                    )?,
+                    UpdateRule::OrdinalRollingUpdate { partition, kept } => {
+                        write!(
+                            f,
+                            "rolled out as the StatefulSet controller does, RollingUpdate: from \
+                             the highest ordinal down, one at a time, each old pod removed before \
+                             the new one of the same name is created, and the next only once it \
+                             runs (none after a Pending one)"
+                        )?;
+                        if *partition > 0 {
+                            write!(
+                                f,
+                                "; partition {partition}: {} keep the old revision",
+                                kept.join(", ")
+                            )?;
+                        }
+                    }
+                    UpdateRule::OnDelete => f.write_str(
+                        "updateStrategy OnDelete: the controller replaces no pod, so none is \
+                         created; pods are updated when you delete them (the explanation below is \
+                         of the highest ordinal's new pod, were you to delete its old one)",
+                    )?,
+                    UpdateRule::Unchanged { created } => {
+                        f.write_str(
+                            "but its pod template is the one its pods run (as far as the \
+                             cluster read shows it): no rollout",
+                        )?;
+                        if *created == 0 {
+                            f.write_str(
+                                "; nothing is created (the explanation is of one more pod of \
+                                 its template, were one created)",
+                            )?;
+                        }
+                    }
+                }
+                if let Some(pod) = waits_for {
+                    write!(
+                        f,
+                        "; {pod} does not run, and with podManagementPolicy OrderedReady the \
+                         controller waits for it before it updates any pod: no new pod is created"
+                    )?;
+                }
+                Ok(())
+            }
+            Note::UpdateNotRead { workload, error } => write!(
+                f,
+                "whether {workload} exists could not be read ({error}): evaluated as a new \
+                 workload, beside any pods it has"
             ),
             Note::AdmissionObjectsForbidden(r) => write!(
                 f,

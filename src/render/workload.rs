@@ -66,8 +66,23 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
     // The column of preemption only when a replica preempts; the reason stays last, the
     // one column that wraps.
     let preempts = w.pods.iter().any(|r| r.preemption.is_some());
+    // An update: which old pod each new one replaces.
+    let replaces = |i: usize| {
+        let u = w.update.as_ref()?;
+        let p = u.pods.iter().find(|p| p.index == i);
+        let created = w.pods.get(i).is_some_and(|r| r.not_created.is_none());
+        Some(match p.and_then(|p| p.replaces.as_deref()) {
+            Some(old) => old.to_string(),
+            None if created && p.is_some_and(|p| p.old_running > 0) => "surge".to_string(),
+            None => "-".to_string(),
+        })
+    };
     if !opts.no_headers {
-        let mut header = vec!["REPLICA", "POD", "NODE", "SCORE", "TIED"];
+        let mut header = vec!["REPLICA", "POD"];
+        if w.update.is_some() {
+            header.push("REPLACES");
+        }
+        header.extend(["NODE", "SCORE", "TIED"]);
         if preempts {
             header.push("PREEMPTS");
         }
@@ -97,6 +112,9 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
             Cell::new(score),
             Cell::new(tied),
         ];
+        if let Some(old) = replaces(r.index) {
+            row.insert(2, Cell::new(old));
+        }
         if preempts {
             row.push(Cell::new(match &r.preemption {
                 Some(p) => format!(
@@ -120,7 +138,7 @@ pub(super) fn table(out: &mut dyn Write, w: &WorkloadReport, opts: Layout) -> st
         t.enforce_styling();
     }
     // Names are copied whole: only the reason wraps, between words.
-    let reason_column = if preempts { 6 } else { 5 };
+    let reason_column = 5 + usize::from(preempts) + usize::from(w.update.is_some());
     for i in 0..reason_column {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(ColumnConstraint::ContentWidth);

@@ -32,7 +32,7 @@ pub mod workload;
 
 pub use context::{Context, KUBERNETES_VERSION, Manifest, SchedulerInfo, Subject, Unevaluated};
 pub use entries::PostFilterEntry;
-pub use notes::{DaemonTolerations, Lint, Note, Refusal, RejectedMost, Unplaced};
+pub use notes::{DaemonTolerations, Lint, Note, Refusal, RejectedMost, Unplaced, UpdateRule};
 
 pub const API_VERSION: &str = "kubectl-affinity.dev/v1alpha1";
 pub const KIND: &str = "SchedulingExplanation";

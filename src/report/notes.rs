@@ -161,6 +161,18 @@ pub enum Note {
     },
     /// A read of LimitRanges, RuntimeClasses or a namespace for admission was refused.
     AdmissionObjectsForbidden(Refusal),
+    /// `whatif -f` of a workload that exists (`workload`, e.g. `StatefulSet shop/zk`, with
+    /// `old` pods): an update, as its controller rolls it out by `rule`.
+    Updated {
+        workload: String,
+        old: usize,
+        rule: UpdateRule,
+        /// With OrderedReady, the old pod that is not running, which stops the update.
+        waits_for: Option<String>,
+    },
+    /// `whatif -f` of a workload whose existence could not be read (`error`): evaluated as
+    /// a new one.
+    UpdateNotRead { workload: String, error: String },
     /// `whatif --scale`: the new replicas are scheduled beside the `current` pods the workload
     /// owns, which stay where they are; `pending` of those wait for a node and are not
     /// scheduled here.
@@ -248,6 +260,29 @@ pub struct DaemonTolerations {
     pub added: usize,
     /// The pod uses the host network, so it tolerates network-unavailable too.
     pub host_network: bool,
+}
+
+/// The rule an update follows, for its note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "strategy", rename_all_fields = "camelCase")]
+pub enum UpdateRule {
+    /// A Deployment's RollingUpdate: at most `replicas + max_surge` pods, at least
+    /// `replicas - max_unavailable` available.
+    RollingUpdate {
+        max_surge: u32,
+        max_unavailable: u32,
+        replicas: u32,
+    },
+    /// A Deployment's Recreate: every old pod removed, then the new ones created.
+    Recreate,
+    /// A StatefulSet's RollingUpdate: highest ordinal first, one at a time, down to
+    /// `partition`; `kept` keep the old revision.
+    OrdinalRollingUpdate { partition: u32, kept: Vec<String> },
+    /// OnDelete: the controller replaces no pod; a pod is updated when it is deleted.
+    OnDelete,
+    /// The pod template is the one the pods run: no rollout; `created` pods more are
+    /// scaled beside them.
+    Unchanged { created: u32 },
 }
 
 /// A note is its words in the document, so `-o json` and the table say the same.

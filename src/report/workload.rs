@@ -26,6 +26,9 @@ pub struct WorkloadReport {
     /// What the reader needs to read the placements right (ties, sampling, what the
     /// simulation does not assume).
     pub notes: Vec<Note>,
+    /// A workload that exists, updated: which old pod each new one replaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<UpdateReport>,
 }
 
 /// One replica's cycle.
@@ -73,6 +76,40 @@ pub struct ReplicaPreemption {
 pub struct NotCreated {
     /// The replica that must run first.
     pub waits_for: String,
+}
+
+/// How a workload that exists is updated (`pkg/controller/deployment`, `statefulset`): the
+/// rule, and per new pod the old one it replaces.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateReport {
+    /// The strategy's type: `RollingUpdate`, `Recreate` or `OnDelete`.
+    pub strategy: String,
+    /// A Deployment's RollingUpdate, resolved against its replicas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<u32>,
+    /// A StatefulSet's RollingUpdate: the ordinals below it keep the old revision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u32>,
+    /// The old pods when the update starts, by name.
+    pub old_pods: Vec<String>,
+    /// Per new pod, in the order of `pods`.
+    pub pods: Vec<UpdatedPod>,
+}
+
+/// What a new pod of an update is created beside.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdatedPod {
+    /// The replica's index in the workload's `pods`.
+    pub index: usize,
+    /// The old pod whose removal made room for it; `None`: it surges, created while the
+    /// old pods still run.
+    pub replaces: Option<String>,
+    /// How many old pods still run when it is created.
+    pub old_running: usize,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -54,6 +54,9 @@ pub struct WorkloadSpec {
     /// The pod template as written, which the controllers hash (`pod-template-hash`,
     /// `controller-revision-hash`).
     pub template: serde_json::Value,
+    /// How the controller replaces the pods of a workload that exists: a Deployment's
+    /// `spec.strategy`, a StatefulSet's or DaemonSet's `spec.updateStrategy`, as written.
+    pub strategy: Option<serde_json::Value>,
 }
 
 impl ManifestPod {
@@ -145,7 +148,7 @@ impl ManifestPod {
     }
 
     /// An error about one field of this manifest's object.
-    fn problem(&self, field: String, message: String) -> SourceError {
+    pub fn problem(&self, field: String, message: String) -> SourceError {
         SourceError::Field(Box::new(FieldProblem {
             path: self.source.clone(),
             document: self.document,
@@ -555,6 +558,9 @@ fn workload_spec(obj: &Located, path: &str) -> Result<WorkloadSpec, SourceError>
         pod_management_policy: text("/spec/podManagementPolicy"),
         service_name: text("/spec/serviceName"),
         template: template.cloned().unwrap_or_default(),
+        strategy: at("/spec/strategy")
+            .or_else(|| at("/spec/updateStrategy"))
+            .cloned(),
     })
 }
 

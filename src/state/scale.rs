@@ -281,6 +281,12 @@ impl Existing {
             && !pod.is_terminal()
     }
 
+    /// The pods among `pods` the workload owns and keeps, as [`Existing::missing`] counts
+    /// them: an update replaces these.
+    pub fn owned<'a>(&self, pods: impl IntoIterator<Item = &'a Pod>) -> Vec<&'a Pod> {
+        pods.into_iter().filter(|p| self.owns(p)).collect()
+    }
+
     fn template_namespace(&self) -> &str {
         self.template
             .pod

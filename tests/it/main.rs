@@ -29,6 +29,7 @@ mod replicas;
 mod scale;
 mod table;
 mod transcripts;
+mod updates;
 mod versions;
 mod workload;
 mod yaml;
