@@ -388,7 +388,7 @@ fn outcome(eval: &Evaluation) -> Option<&crate::scheduler::preemption::Outcome> 
 
 /// The victims of a preemption deleted from `state`: the state is built again from its nodes
 /// and the other pods, so that everything derived from the pods (usage, the indexes) follows.
-fn evict(state: &mut ClusterState, victims: &[Arc<PodRef>]) {
+pub(super) fn evict(state: &mut ClusterState, victims: &[Arc<PodRef>]) {
     if victims.is_empty() {
         return;
     }

@@ -168,7 +168,11 @@ pub fn whatif(
         let (before, mut doc) = match planned.workload {
             None => {
                 let pod = first.pod.clone();
-                let (before, doc) = first.explain(&clusters, &read);
+                let states =
+                    std::iter::once(&mut clusters.edited).chain(clusters.unedited.as_mut());
+                let updated = planned.daemon_set.as_ref().and_then(|d| d.update(states));
+                let (before, mut doc) = first.explain(&clusters, &read);
+                doc.notes.extend(updated);
                 assume(&mut clusters.edited, &pod, &doc);
                 if let (Some(unedited), Some(before)) = (clusters.unedited.as_mut(), &before) {
                     assume(unedited, &pod, before);
@@ -209,6 +213,60 @@ fn assume(state: &mut ClusterState, pod: &Pod, doc: &Explanation) {
 struct Planned {
     created: Created,
     workload: Option<PlannedWorkload>,
+    /// A DaemonSet's: which one, and how its controller replaces the pods of one that exists.
+    daemon_set: Option<DaemonSetApplied>,
+}
+
+/// A DaemonSet of the file.
+struct DaemonSetApplied {
+    namespace: String,
+    name: String,
+    /// `spec.updateStrategy` as written.
+    strategy: Option<serde_json::Value>,
+}
+
+impl DaemonSetApplied {
+    /// Applied over a DaemonSet that runs pods, it is an update (`pkg/controller/daemon/
+    /// update.go`): its old pods leave `states` where the controller deletes each before
+    /// creating the node's new one (RollingUpdate with maxSurge 0, the default; OnDelete,
+    /// once you delete them), and stay where the new one is created beside (maxSurge above
+    /// 0). `None` when no pod of it runs.
+    fn update<'s>(&self, states: impl Iterator<Item = &'s mut ClusterState>) -> Option<Note> {
+        let strategy = self.strategy.as_ref();
+        let on_delete = strategy.and_then(|s| s["type"].as_str()) == Some("OnDelete");
+        let max_surge = match strategy.map(|s| &s["rollingUpdate"]["maxSurge"]) {
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            Some(serde_json::Value::String(p)) => p.clone(),
+            _ => "0".to_string(),
+        };
+        let surges = !on_delete && !matches!(max_surge.as_str(), "0" | "0%");
+        let mut old = 0;
+        for state in states {
+            let pods: Vec<std::sync::Arc<crate::state::PodRef>> = (state.all_pods())
+                .filter(|p| {
+                    *p.id.namespace == *self.namespace
+                        && p.controller
+                            .as_ref()
+                            .is_some_and(|c| c.kind == "DaemonSet" && c.name == self.name)
+                })
+                .map(|p| p.id.clone())
+                .collect();
+            old = old.max(pods.len());
+            if !surges {
+                super::replicas::evict(state, &pods);
+            }
+        }
+        (old > 0).then(|| Note::Updated {
+            workload: format!("DaemonSet {}/{}", self.namespace, self.name),
+            old,
+            rule: if on_delete {
+                crate::report::UpdateRule::DaemonSetOnDelete
+            } else {
+                crate::report::UpdateRule::DaemonSetRollingUpdate { max_surge }
+            },
+            waits_for: None,
+        })
+    }
 }
 
 /// A workload's replicas to schedule.
@@ -315,8 +373,18 @@ fn plan(
                 Some(w) => w.replica(0),
                 None => m,
             };
+            let daemon_set = (first.kind == "DaemonSet").then(|| DaemonSetApplied {
+                namespace: (first.pod.metadata.namespace.clone())
+                    .unwrap_or_else(|| admission.namespace.clone()),
+                name: first.origin.trim_start_matches("DaemonSet/").to_string(),
+                strategy: first.workload.as_ref().and_then(|w| w.strategy.clone()),
+            });
             let created = admission.create(first)?;
-            Ok(Planned { created, workload })
+            Ok(Planned {
+                created,
+                workload,
+                daemon_set,
+            })
         })
         .collect()
 }

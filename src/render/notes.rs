@@ -538,6 +538,23 @@ impl Display for Note {
                          created; pods are updated when you delete them (the explanation below is \
                          of the highest ordinal's new pod, were you to delete its old one)",
                     )?,
+                    UpdateRule::DaemonSetRollingUpdate { max_surge } if max_surge == "0" => f
+                        .write_str(
+                            "rolled out as the DaemonSet controller does, RollingUpdate with \
+                             maxSurge 0: on each node the old pod is deleted before the new one is \
+                             created, so each node is evaluated without its old pod",
+                        )?,
+                    UpdateRule::DaemonSetRollingUpdate { max_surge } => write!(
+                        f,
+                        "rolled out as the DaemonSet controller does, RollingUpdate with maxSurge \
+                         {max_surge}: on each node the new pod is created beside the old one, \
+                         which still counts (its host ports too) until the new one is ready"
+                    )?,
+                    UpdateRule::DaemonSetOnDelete => f.write_str(
+                        "updateStrategy OnDelete: the controller replaces no pod; each node's pod \
+                         is updated when you delete it (each node is evaluated as if its old pod \
+                         were deleted)",
+                    )?,
                     UpdateRule::Unchanged { created } => {
                         f.write_str(
                             "but its pod template is the one its pods run (as far as the \

@@ -280,6 +280,11 @@ pub enum UpdateRule {
     OrdinalRollingUpdate { partition: u32, kept: Vec<String> },
     /// OnDelete: the controller replaces no pod; a pod is updated when it is deleted.
     OnDelete,
+    /// A DaemonSet's RollingUpdate: per node, with `max_surge` 0 the old pod is deleted
+    /// before the new one is created; above 0 the new one is created beside it.
+    DaemonSetRollingUpdate { max_surge: String },
+    /// A DaemonSet's OnDelete: each node's pod is updated when it is deleted.
+    DaemonSetOnDelete,
     /// The pod template is the one the pods run: no rollout; `created` pods more are
     /// scaled beside them.
     Unchanged { created: u32 },

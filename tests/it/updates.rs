@@ -366,3 +366,71 @@ fn a_rolling_update_that_cannot_progress_is_refused() {
         "{err}"
     );
 }
+
+/// The DaemonSet `exporter` runs a pod binding host port 9100 on n1 and n2 (n3 has none).
+fn exporter_cluster() -> String {
+    let mut text = format!("apiVersion: v1\nkind: List\nitems:\n{NODES}");
+    for node in ["n1", "n2"] {
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: Pod, metadata: {{name: exporter-{node}, namespace: shop, labels: \
+             {{app: exporter}}, ownerReferences: [{{apiVersion: apps/v1, kind: DaemonSet, name: exporter, \
+             uid: e1, controller: true}}]}}, spec: {{nodeName: {node}, containers: [{{name: c, image: \
+             \"exporter:1\", ports: [{{containerPort: 9100, hostPort: 9100}}]}}]}}, status: {{phase: Running}}}}\n"
+        ));
+    }
+    text
+}
+
+/// The DaemonSet `name` with a new image, binding the same host port, and `strategy`.
+fn exporter(name: &str, strategy: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n{strategy}  \
+         selector: {{matchLabels: {{app: exporter}}}}\n  template:\n    metadata: {{labels: {{app: exporter}}}}\n    \
+         spec: {{containers: [{{name: c, image: \"exporter:2\", ports: [{{containerPort: 9100, hostPort: 9100}}]}}]}}\n"
+    )
+}
+
+/// A DaemonSet that exists is updated node by node: with maxSurge 0 (the default) and with
+/// OnDelete each node's old pod goes before the new one comes, so its host port is free;
+/// with maxSurge 1 the new pod is created beside the old one and the port is taken, as it is
+/// for another DaemonSet binding it.
+#[test]
+fn a_daemon_set_update_replaces_each_nodes_pod_or_surges_beside_it() {
+    let cluster = exporter_cluster();
+    let feasible = |manifest: &str| -> (Vec<String>, String) {
+        let doc = json(manifest, &cluster);
+        let nodes = doc["nodes"].as_array().expect("nodes");
+        let names = nodes
+            .iter()
+            .filter(|n| n["feasible"] == true)
+            .map(|n| n["name"].as_str().unwrap_or_default().to_string())
+            .collect();
+        (names, doc["notes"].to_string())
+    };
+    let all = ["n1", "n2", "n3"].map(String::from).to_vec();
+    let (nodes, notes) = feasible(&exporter("exporter", ""));
+    assert_eq!(nodes, all);
+    assert!(
+        notes.contains("DaemonSet shop/exporter exists (2 pod(s)): applied, it is an update, rolled out as the DaemonSet controller does, RollingUpdate with maxSurge 0: on each node the old pod is deleted before the new one is created"),
+        "{notes}"
+    );
+    let (nodes, notes) = feasible(&exporter(
+        "exporter",
+        "  updateStrategy: {type: OnDelete}\n",
+    ));
+    assert_eq!(nodes, all);
+    assert!(notes.contains("updateStrategy OnDelete: the controller replaces no pod; each node's pod is updated when you delete it"), "{notes}");
+    let surge = "  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n";
+    let (nodes, notes) = feasible(&exporter("exporter", surge));
+    assert_eq!(nodes, ["n3"]);
+    assert!(
+        notes.contains(
+            "RollingUpdate with maxSurge 1: on each node the new pod is created beside the old one"
+        ),
+        "{notes}"
+    );
+    // Another DaemonSet is no update: the old pods hold the port.
+    let (nodes, notes) = feasible(&exporter("exporter-v2", ""));
+    assert_eq!(nodes, ["n3"]);
+    assert!(!notes.contains("is an update"), "{notes}");
+}
