@@ -548,14 +548,7 @@ impl Workloads<'_> {
                 replicas.push(p);
                 continue;
             }
-            let mut created = self.admission.create(w.replica(k))?;
-            let claims = std::mem::take(&mut created.claims);
-            let (mut p, _) = self.admission.admit(created, target)?;
-            resource_claims::create_claims(&mut p, [&mut *target]);
-            if let Some(volumes) = target.volumes_mut() {
-                claims.iter().for_each(|c| volumes.add_template_claim(c));
-            }
-            replicas.push(p);
+            replicas.push(self.replica(w, k, target)?);
         }
         let (kind, name) = match existing {
             Some(e) => (e.target.kind.kind().to_string(), e.target.name.clone()),
@@ -619,6 +612,24 @@ impl Workloads<'_> {
 }
 
 impl Workloads<'_> {
+    /// Replica `k` of `w` as the API server creates and admits it, with its claims (from
+    /// ResourceClaimTemplates, a StatefulSet's volumeClaimTemplates) made in `target`.
+    fn replica(
+        &self,
+        w: &PlannedWorkload,
+        k: u32,
+        target: &mut ClusterState,
+    ) -> Result<Pod, Error> {
+        let mut created = self.admission.create(w.replica(k))?;
+        let claims = std::mem::take(&mut created.claims);
+        let (mut p, _) = self.admission.admit(created, target)?;
+        resource_claims::create_claims(&mut p, [&mut *target]);
+        if let Some(volumes) = target.volumes_mut() {
+            claims.iter().for_each(|c| volumes.add_template_claim(c));
+        }
+        Ok(p)
+    }
+
     /// A workload that exists applied with the template it runs and no more replicas: no
     /// pod is created. Explained is one more pod of its template, were one created.
     fn unchanged(
@@ -691,14 +702,7 @@ impl Workloads<'_> {
                 replicas.push(p);
                 continue;
             }
-            let mut created = self.admission.create(w.replica(k))?;
-            let claims = std::mem::take(&mut created.claims);
-            let (mut p, _) = self.admission.admit(created, target)?;
-            resource_claims::create_claims(&mut p, [&mut *target]);
-            if let Some(volumes) = target.volumes_mut() {
-                claims.iter().for_each(|c| volumes.add_template_claim(c));
-            }
-            replicas.push(p);
+            replicas.push(self.replica(w, k, target)?);
         }
         let m = &w.manifest;
         let rollout = |state: &ClusterState| Rollout {
