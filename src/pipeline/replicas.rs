@@ -74,13 +74,7 @@ pub fn simulate(
             .map(|(index, p)| ReplicaReport {
                 index,
                 name: p.id.name.to_string(),
-                node: None,
-                score: None,
-                tied_with: Vec::new(),
-                tied_count: 0,
-                failed_scheduling_message: None,
-                not_created: None,
-                preemption: None,
+                ..Default::default()
             });
         tally.pods.extend(unplaced);
         tally.notes.push(Note::ReplicasNotScheduled);
@@ -228,8 +222,8 @@ impl Tally {
                     .collect(),
                 tied_count: c.pick.tied_with.len(),
                 failed_scheduling_message: failed,
-                not_created: None,
                 preemption,
+                ..Default::default()
             });
         });
         let next = self.pods.len();
@@ -237,13 +231,8 @@ impl Tally {
             self.pods.push(ReplicaReport {
                 index: next + k,
                 name: pod.id.name.to_string(),
-                node: None,
-                score: None,
-                tied_with: Vec::new(),
-                tied_count: 0,
-                failed_scheduling_message: None,
                 not_created: waits_for.clone().map(|waits_for| NotCreated { waits_for }),
-                preemption: None,
+                ..Default::default()
             });
         }
         if let Some((replica, node, nodes)) = first_tie {

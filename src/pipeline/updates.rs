@@ -257,13 +257,7 @@ impl Steps<'_> {
             report: ReplicaReport {
                 index,
                 name: pod.id.name.to_string(),
-                node: None,
-                score: None,
-                tied_with: Vec::new(),
-                tied_count: 0,
-                failed_scheduling_message: None,
-                not_created: None,
-                preemption: None,
+                ..Default::default()
             },
             pod,
             update: UpdatedPod {
@@ -352,15 +346,10 @@ impl Steps<'_> {
                 report: ReplicaReport {
                     index,
                     name: pod.id.name.to_string(),
-                    node: None,
-                    score: None,
-                    tied_with: Vec::new(),
-                    tied_count: 0,
-                    failed_scheduling_message: None,
                     not_created: Some(NotCreated {
                         waits_for: waits_for.to_string(),
                     }),
-                    preemption: None,
+                    ..Default::default()
                 },
                 pod,
                 update: UpdatedPod {

@@ -31,8 +31,8 @@ pub struct WorkloadReport {
     pub update: Option<UpdateReport>,
 }
 
-/// One replica's cycle.
-#[derive(Debug, Clone, Serialize)]
+/// One replica's cycle (`Default`: not scheduled yet).
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaReport {
     /// 0 for the first replica scheduled.
