@@ -4,6 +4,7 @@
 //! Pods and nodes become the model's through their parts; every other kind is decoded as the
 //! model keeps it (`objects.rs`), and the state is made from the three.
 
+mod kubectl_yaml;
 mod stream;
 mod yaml_list;
 
@@ -240,7 +241,7 @@ pub fn recorded_version(path: &Path) -> Option<String> {
 /// Reads a cluster snapshot file: a JSON `List` as a stream, anything else (and any problem)
 /// from its whole text.
 pub fn read_snapshot(path: &Path) -> Result<ClusterState, SourceError> {
-    if let Some(state) = stream_snapshot(path) {
+    if let Some(state) = stream_snapshot(path).or_else(|| stream_kubectl_yaml(path)) {
         return Ok(state);
     }
     let streamed_yaml = match stream_yaml_snapshot(path) {
@@ -297,6 +298,11 @@ fn read_snapshot_str_with(
     try_yaml_list: bool,
 ) -> Result<ClusterState, SourceError> {
     if let Some(state) = fast_snapshot(text, path)? {
+        return Ok(state);
+    }
+    if !looks_like_json(text.as_bytes())
+        && let Some(state) = kubectl_yaml_snapshot(text.as_bytes(), path)
+    {
         return Ok(state);
     }
     if try_yaml_list && !looks_like_json(text.as_bytes()) {
@@ -439,7 +445,10 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     let mut bail = false;
     fold_in_order(
         |chunk: &[&serde_json::value::RawValue]| {
-            chunk.iter().map(|raw| fast_item(raw.get(), path)).collect()
+            chunk
+                .iter()
+                .map(|raw| fast_item(raw.get(), path, false))
+                .collect()
         },
         |decoded: Vec<FastItem>| {
             for d in decoded {
@@ -477,9 +486,29 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
 /// items' stays in memory. `None` for anything else, and for any problem (the file, its text,
 /// an item): the caller then reads the file the plain way, which names the problem.
 fn stream_snapshot(path: &Path) -> Option<ClusterState> {
+    stream_file(path, |input, name| {
+        list_snapshot(
+            name,
+            |t| fast_item(t, name, false),
+            |sink| stream::list_items(input, CHUNK, sink),
+        )
+    })
+}
+
+/// A YAML snapshot file in the shape kubectl writes (see `kubectl_yaml`), read as a stream
+/// as a JSON one is; `None` as for [`stream_snapshot`].
+fn stream_kubectl_yaml(path: &Path) -> Option<ClusterState> {
+    stream_file(path, |input, name| kubectl_yaml_snapshot(input, name))
+}
+
+/// Reads the file at `path` with `read`, as long as it is a regular file within the input
+/// limit (standard input and pipes cannot be read again for the error).
+fn stream_file(
+    path: &Path,
+    read: impl FnOnce(&mut std::io::Take<std::fs::File>, &str) -> Option<ClusterState>,
+) -> Option<ClusterState> {
     use std::io::Read;
 
-    // Standard input and pipes cannot be read again for the error.
     if path.as_os_str() == "-" {
         return None;
     }
@@ -489,17 +518,33 @@ fn stream_snapshot(path: &Path) -> Option<ClusterState> {
     if !meta.is_file() || meta.len() > limit {
         return None;
     }
-    let name = source_name(path);
     let mut input = file.take(limit.saturating_add(1));
+    let state = read(&mut input, &source_name(path))?;
+    // The file grew past the limit while it was read.
+    (input.limit() > 0).then_some(state)
+}
+
+/// A YAML `List` as kubectl writes it, its items decoded as the JSON stream's are.
+fn kubectl_yaml_snapshot(input: impl std::io::Read, path: &str) -> Option<ClusterState> {
+    list_snapshot(
+        path,
+        // Events, as every YAML snapshot has been read.
+        |text| fast_item(&kubectl_yaml::item_json(text)?, path, true),
+        |sink| kubectl_yaml::list_items(input, CHUNK, sink),
+    )
+}
+
+/// The snapshot of a list whose items `produce` hands over in chunks, each item decoded by
+/// `item`; `None` when any is not, or the input is not a `List` with items.
+fn list_snapshot(
+    path: &str,
+    item: impl Fn(&str) -> FastItem + Sync,
+    produce: impl FnOnce(&mut dyn FnMut(stream::Chunk) -> bool) -> Option<stream::List>,
+) -> Option<ClusterState> {
     let mut b = SnapshotBuilder::default();
     let mut decoded_all = true;
     let list = fold_in_order(
-        |chunk: stream::Chunk| {
-            chunk
-                .items()
-                .map(|item| item.and_then(|text| fast_item(text, &name)))
-                .collect()
-        },
+        |chunk: stream::Chunk| chunk.items().map(|i| i.and_then(&item)).collect(),
         |decoded: Vec<FastItem>| {
             for d in decoded {
                 let Some(Ok(d)) = d else {
@@ -510,14 +555,12 @@ fn stream_snapshot(path: &Path) -> Option<ClusterState> {
             }
             decoded_all
         },
-        |sink| stream::list_items(&mut input, CHUNK, sink),
+        produce,
     )?;
-    // The file grew past the limit while it was read.
-    let within_limit = input.limit() > 0;
-    if !decoded_all || !within_limit || !list.kind.ends_with("List") || list.items == 0 {
+    if !decoded_all || !list.kind.ends_with("List") || list.items == 0 {
         return None;
     }
-    b.finish(&name, false).ok()
+    b.finish(path, false).ok()
 }
 
 /// Whether text that starts with these bytes is read as JSON (or, for a byte-order mark of
@@ -573,7 +616,8 @@ const CHUNK: usize = 1024;
 /// input goes the general way).
 type FastItem = Option<Result<Decoded, SourceError>>;
 
-fn fast_item(text: &str, path: &str) -> FastItem {
+/// `events`: Events are read (else skipped).
+fn fast_item(text: &str, path: &str, events: bool) -> FastItem {
     use super::decode::json::{ListItem, list_item};
 
     let located = || -> Result<Located, SourceError> {
@@ -592,10 +636,11 @@ fn fast_item(text: &str, path: &str) -> FastItem {
             check_quantities(&obj, path, &pod.template.resources.problems)
                 .map(|()| Decoded::Pod(pod))
         }),
-        // Not events: this path has never read them (the general one does), and reading them
-        // would change what is shown for a JSON snapshot that holds some.
+        // Events only when asked: the JSON paths have never read them (the general one does),
+        // and reading them would change what is shown for a JSON snapshot that holds some.
         ListItem::Other(kind)
-            if kind == "Node" || (kind != "Event" && Object::KINDS.contains(&kind.as_ref())) =>
+            if kind == "Node"
+                || ((events || kind != "Event") && Object::KINDS.contains(&kind.as_ref())) =>
         {
             located().and_then(|obj| Decoded::of(&obj, path))
         }
