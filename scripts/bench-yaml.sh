@@ -3,15 +3,17 @@
 # time's "Maximum resident set size") of
 # the offline `whatif` of the bench probe on the same generated cluster written both ways,
 # each figure the median of REPEATS runs, the runs of a round back to back (in turns, which
-# goes first). `yaml` reads the YAML file (`--snapshot FILE`), `yaml-stdin` the same text from
-# standard input (`--snapshot -`), which is read whole before it is parsed.
+# goes first). `yaml` reads the YAML file (`--snapshot FILE`), against `json`; `yaml-stdin`
+# the same text from standard input (`--snapshot -`), which is read whole before it is
+# parsed, against `json-stdin`, the JSON read the same way.
 #
 #   scripts/bench-yaml.sh [small|large|all] [REPEATS]    (default: all 3)
 #
 # small = 500 nodes / 15,000 pods, large = 5,000 nodes / 150,000 pods (as scripts/bench.sh).
 # The YAML is what `kubectl get -o yaml` writes for the JSON list that `gen_cluster` writes:
 # block style, keys sorted, `apiVersion`, `items`, `kind`, `metadata` in that order (so `kind`
-# comes after the items), written by PyYAML (libyaml's emitter) from each item of the JSON.
+# comes after the items), long scalars wrapped at 80 columns, written by PyYAML (libyaml's
+# emitter) from each item of the JSON.
 # Needs python3 with PyYAML. Data goes to target/bench/ (never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +46,7 @@ with open(src) as f, open(dst + ".tmp", "w") as out:
         if line in ("]}", ""):
             continue
         text = yaml.dump(json.loads(line), Dumper=Dumper, default_flow_style=False,
-                         sort_keys=True, allow_unicode=True, width=1 << 30)
+                         sort_keys=True, allow_unicode=True, width=80)
         lines = text.splitlines()
         out.write("- " + lines[0] + "\n")
         for l in lines[1:]:
@@ -91,25 +93,30 @@ run_size() {
   json=("$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.json")
   yaml=("$BIN" whatif -f "$dir/probe.json" --snapshot "$dir/cluster.yaml")
   stdin=(sh -c '"$0" whatif -f "$1" --snapshot - < "$2"' "$BIN" "$dir/probe.json" "$dir/cluster.yaml")
+  json_stdin=(sh -c '"$0" whatif -f "$1" --snapshot - < "$2"' "$BIN" "$dir/probe.json" "$dir/cluster.json")
   for ((r = 0; r < REPEATS; r++)); do
     if ((r % 2 == 0)); then
       measure "$name:json" "${json[@]}"
       measure "$name:yaml" "${yaml[@]}"
+      measure "$name:json-stdin" "${json_stdin[@]}"
       measure "$name:yaml-stdin" "${stdin[@]}"
     else
       measure "$name:yaml-stdin" "${stdin[@]}"
+      measure "$name:json-stdin" "${json_stdin[@]}"
       measure "$name:yaml" "${yaml[@]}"
       measure "$name:json" "${json[@]}"
     fi
   done
-  local jw jm jc w m c l
-  jw=$(median "$name:json" 2); jm=$(median "$name:json" 3); jc=$(median "$name:json" 4)
+  local jw jm jc w m c l base
   {
     echo "== $name: $nodes nodes, $((nodes * 30)) pods, medians of $REPEATS;" \
       "JSON $(du -m "$dir/cluster.json" | cut -f1) MB, YAML $(du -m "$dir/cluster.yaml" | cut -f1) MB"
-    for l in json yaml yaml-stdin; do
+    for l in json yaml json-stdin yaml-stdin; do
+      # Each reading against the JSON read the same way.
+      case $l in *stdin) base=json-stdin ;; *) base=json ;; esac
+      jw=$(median "$name:$base" 2); jm=$(median "$name:$base" 3); jc=$(median "$name:$base" 4)
       w=$(median "$name:$l" 2); m=$(median "$name:$l" 3); c=$(median "$name:$l" 4)
-      printf '%-18s wall %8.3f s (%.2fx)   CPU %8.3f s (%.2fx)   peak %9.1f MB (%.2fx JSON)\n' \
+      printf '%-18s wall %8.3f s (%.2fx)   CPU %8.3f s (%.2fx)   peak %9.1f MB (%.2fx)\n' \
         "$name:$l" "$w" "$(echo "$w / $jw" | bc -l)" "$c" "$(echo "$c / $jc" | bc -l)" \
         "$(echo "$m / 1024" | bc -l)" "$(echo "$m / $jm" | bc -l)"
     done

@@ -44,16 +44,21 @@ pub(super) fn list_items(
     let mut seen_items = false;
     let mut count = 0;
     let mut eof = false;
+    let mut fill = |buf: &mut Vec<u8>| (&mut reader).take(BLOCK).read_to_end(buf).ok();
     loop {
+        if in_items && item.is_some() && !eof && matches!(buf.get(pos), Some(b' ' | b'\n')) {
+            let stopped;
+            (pos, stopped) = skip_item_lines(&buf, pos);
+            if !stopped {
+                eof = fill(&mut buf)? == 0;
+                continue;
+            }
+        }
         let mut end = match memchr::memchr(b'\n', &buf[pos..]) {
             Some(i) => pos + i + 1,
             None if eof => buf.len(),
             None => {
-                match (&mut reader).take(BLOCK).read_to_end(&mut buf) {
-                    Ok(0) => eof = true,
-                    Ok(_) => {}
-                    Err(_) => return None,
-                }
+                eof = fill(&mut buf)? == 0;
                 continue;
             }
         };
@@ -135,6 +140,22 @@ pub(super) fn list_items(
     (seen_items && !fields.contains_key("items")).then_some(List { kind, items: count })
 }
 
+/// From `pos`, the start of a line of an item, the start of the next line that starts with
+/// neither a space nor a line break, which is not; `false` when the text read so far ends
+/// first (the position is then the last line's start).
+fn skip_item_lines(buf: &[u8], pos: usize) -> (usize, bool) {
+    let mut at = pos;
+    for i in memchr::memchr_iter(b'\n', &buf[pos..]) {
+        at = pos + i + 1;
+        match buf.get(at) {
+            Some(b' ' | b'\n') => {}
+            Some(_) => return (at, true),
+            None => return (at, false),
+        }
+    }
+    (at, false)
+}
+
 /// One item of a list (its text from its `- ` line on) as JSON text, as serde-saphyr would
 /// read it into a JSON value; serde-saphyr itself reads what the fast reading leaves.
 /// `None` when neither reads it (a YAML error, an alias of an anchor in another item).
@@ -192,7 +213,10 @@ enum Plain {
     Bool(bool),
     /// A decimal integer, written as JSON writes it.
     Int,
-    Str,
+    /// A string; `escape`: it holds what JSON escapes.
+    Str {
+        escape: bool,
+    },
 }
 
 impl<'a> Doc<'a> {
@@ -336,15 +360,15 @@ impl<'a> Doc<'a> {
                 break;
             }
             let content = self.content(line);
-            let (key, rest) = self.key(content)??;
+            let (key, escape, rest) = self.key(content)??;
             // Keys come sorted from kubectl: only others are compared with all before.
-            if keys.last().is_some_and(|last| *last >= key) && keys.contains(&key) {
+            if keys.last().is_some_and(|last| !sorted_before(last, &key)) && keys.contains(&key) {
                 return None;
             }
             if !keys.is_empty() {
                 self.out.push(',');
             }
-            push_json_str(&mut self.out, &key);
+            push_json(&mut self.out, &key, escape);
             keys.push(key);
             self.out.push(':');
             self.consume(line);
@@ -363,7 +387,7 @@ impl<'a> Doc<'a> {
     /// The key of a `key: value` line, and what follows the `:`: `Some(None)` when the
     /// content is no key (a scalar), `None` when it is not read here.
     #[allow(clippy::option_option)]
-    fn key(&self, content: &'a str) -> Option<Option<(Cow<'a, str>, &'a str)>> {
+    fn key(&self, content: &'a str) -> Option<Option<(Cow<'a, str>, bool, &'a str)>> {
         let after_colon = |rest: &'a str| -> Option<&'a str> {
             let r = rest.strip_prefix(':')?;
             (r.is_empty() || r.starts_with(' ')).then_some(r)
@@ -371,18 +395,23 @@ impl<'a> Doc<'a> {
         match content.as_bytes()[0] {
             b'"' | b'\'' => {
                 let (key, len) = quoted(content)?;
-                Some(after_colon(&content[len..]).map(|rest| (key, rest)))
+                Some(after_colon(&content[len..]).map(|rest| (key, true, rest)))
             }
             _ => {
                 let bytes = content.as_bytes();
                 let mut from = 0;
-                while let Some(i) = memchr::memchr(b':', &bytes[from..]) {
+                // Keys are short: a plain loop finds the colon sooner than memchr.
+                while let Some(i) = bytes[from..].iter().position(|&b| b == b':') {
                     let at = from + i;
                     if let Some(rest) = after_colon(&content[at..]) {
                         // Keys are read as strings, as written: `80`, `yes`; not null.
                         let key = &content[..at];
-                        return (plain(key)? != Plain::Null)
-                            .then_some(Some((Cow::Borrowed(key), rest)));
+                        let escape = match plain(key)? {
+                            Plain::Null => return None,
+                            Plain::Str { escape } => escape,
+                            Plain::Bool(_) | Plain::Int => false,
+                        };
+                        return Some(Some((Cow::Borrowed(key), escape, rest)));
                     }
                     from = at + 1;
                 }
@@ -396,6 +425,18 @@ impl<'a> Doc<'a> {
     fn scalar(&mut self, text: &'a str, parent: usize) -> Option<()> {
         match text.as_bytes()[0] {
             quote @ (b'"' | b'\'') => {
+                // Most are short and hold nothing to decode: written as they are.
+                if text.len() > 1 && text.ends_with(char::from(quote)) {
+                    let inner = &text[1..text.len() - 1];
+                    let found = classes(inner.as_bytes());
+                    let decoded = if quote == b'"' { ESCAPED } else { APOSTROPHE };
+                    if found & (decoded | CONTROL) == 0
+                        && (found & NON_ASCII == 0 || printable(inner, false))
+                    {
+                        push_json(&mut self.out, inner, found & ESCAPED != 0);
+                        return Some(());
+                    }
+                }
                 let mut value = String::new();
                 match quoted_part(&text[1..], quote, &mut value)? {
                     Some(len) if len + 1 == text.len() => {}
@@ -423,7 +464,7 @@ impl<'a> Doc<'a> {
                 Plain::Null => self.out.push_str("null"),
                 Plain::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
                 Plain::Int => self.out.push_str(text),
-                Plain::Str => push_json_str(&mut self.out, text),
+                Plain::Str { escape } => push_json(&mut self.out, text, escape),
             },
         }
         Some(())
@@ -454,7 +495,7 @@ impl<'a> Doc<'a> {
             value.push_str(content);
             self.consume(line);
         }
-        (plain(&value)? == Plain::Str).then_some(value)
+        matches!(plain(&value)?, Plain::Str { .. }).then_some(value)
     }
 
     /// The continuation lines of a quoted scalar whose first line did not close it, each
@@ -562,6 +603,14 @@ enum Chomp {
     Strip,
     Keep,
 }
+/// Whether `a` sorts before `b`, most often seen from their first bytes.
+fn sorted_before(a: &str, b: &str) -> bool {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x < y,
+        _ => a < b,
+    }
+}
+
 /// A quoted scalar at the start of `text`, closed on the same line: its value and length.
 fn quoted(text: &str) -> Option<(Cow<'_, str>, usize)> {
     let mut value = String::new();
@@ -688,26 +737,24 @@ fn plain(s: &str) -> Option<Plain> {
     {
         return None;
     }
-    // One pass: what YAML does not let a plain scalar hold, and `: ` or ` #`, which end it.
-    let mut ascii = true;
-    for (i, &b) in bytes.iter().enumerate() {
-        match BYTE[usize::from(b)] {
-            ORDINARY => {}
-            COLON if bytes.get(i + 1) == Some(&b' ') => return None,
-            SPACE if bytes.get(i + 1) == Some(&b'#') => return None,
-            CONTROL => return None,
-            NON_ASCII => ascii = false,
-            _ => {}
-        }
-    }
-    if !ascii && !printable(s, false) {
+    // What YAML does not let a plain scalar hold, and `: ` or ` #`, which end it.
+    let found = classes(bytes);
+    if found & CONTROL != 0
+        || (found & SPACE != 0 && bytes.windows(2).any(|pair| pair == b": " || pair == b" #"))
+        || (found & NON_ASCII != 0 && !printable(s, false))
+    {
         return None;
     }
-    match s {
-        "null" | "Null" | "NULL" | "~" => return Some(Plain::Null),
-        _ => {}
+    let escape = found & ESCAPED != 0;
+    if matches!(s, "null" | "Null" | "NULL" | "~") {
+        return Some(Plain::Null);
     }
-    if s.len() <= 5 {
+    if s.len() <= 5
+        && matches!(
+            first,
+            b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O'
+        )
+    {
         let is = |words: [&str; 4]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
         if is(["y", "yes", "true", "on"]) {
             return Some(Plain::Bool(true));
@@ -734,11 +781,11 @@ fn plain(s: &str) -> Option<Plain> {
             if may_be_number(unsigned) {
                 None
             } else {
-                Some(Plain::Str)
+                Some(Plain::Str { escape })
             }
         }
         _ if unsigned.len() < s.len() && lead.is_none() => None,
-        _ => Some(Plain::Str),
+        _ => Some(Plain::Str { escape }),
     }
 }
 
@@ -791,16 +838,16 @@ fn may_be_number(u: &str) -> bool {
     i == b.len()
 }
 
-/// How [`plain`] and [`push_json_str`] see each byte.
-const ORDINARY: u8 = 0;
+/// The classes of byte the readings of scalars look for, one bit each.
 const CONTROL: u8 = 1;
 const COLON: u8 = 2;
-const SPACE: u8 = 3;
-const NON_ASCII: u8 = 4;
-/// `"` and `\`, which JSON escapes.
-const ESCAPED: u8 = 5;
+const SPACE: u8 = 4;
+const NON_ASCII: u8 = 8;
+/// `"` and `\\`, which JSON escapes.
+const ESCAPED: u8 = 16;
+const APOSTROPHE: u8 = 32;
 const BYTE: [u8; 256] = {
-    let mut t = [ORDINARY; 256];
+    let mut t = [0; 256];
     let mut b = 0;
     while b < 256 {
         t[b] = match b as u8 {
@@ -808,21 +855,37 @@ const BYTE: [u8; 256] = {
             b':' => COLON,
             b' ' => SPACE,
             b'"' | b'\\' => ESCAPED,
+            b'\'' => APOSTROPHE,
             0x80.. => NON_ASCII,
-            _ => ORDINARY,
+            _ => 0,
         };
         b += 1;
     }
     t
 };
 
+/// The classes of the bytes of `bytes`, in one pass without branches.
+fn classes(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0, |found, &b| found | BYTE[usize::from(b)])
+}
+
+/// Appends `s` as a JSON string, `escape`: it may hold what JSON escapes.
+fn push_json(out: &mut String, s: &str, escape: bool) {
+    if escape {
+        push_json_str(out, s);
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
 /// Appends `s` as a JSON string.
 fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
-    if !s
-        .bytes()
-        .any(|b| matches!(BYTE[usize::from(b)], CONTROL | ESCAPED))
-    {
+    if classes(s.as_bytes()) & (CONTROL | ESCAPED) == 0 {
         out.push_str(s);
         out.push('"');
         return;
@@ -985,6 +1048,27 @@ mod tests {
         }
         // No items: the general reader tells an empty list from a wrong file.
         assert!(items("kind: List\nitems: []\n").1.is_none());
+    }
+
+    #[test]
+    fn items_across_the_blocks_read() {
+        // Several blocks of input, items of every length ending anywhere in them.
+        let want: Vec<String> = (0..40_000)
+            .map(|i| {
+                let pad = "x".repeat(i % 97);
+                format!("- name: n{i}\n  note: {pad}\n\n  labels:\n    k: v{i}\n")
+            })
+            .collect();
+        let text = format!("apiVersion: v1\nitems:\n{}kind: List\n", want.concat());
+        assert!(text.len() > 3 * BLOCK as usize);
+        let mut got = Vec::new();
+        let list = list_items(text.as_bytes(), 1000, |chunk| {
+            got.extend(chunk.items().map(|i| i.expect("utf-8").to_string()));
+            true
+        })
+        .expect("a list");
+        assert_eq!(list.items, want.len());
+        assert!(got == want, "items differ");
     }
 
     #[test]
