@@ -90,7 +90,10 @@ pub(super) fn list_items(
                     }
                 }
                 item = Some(pos);
-            } else if first == b' ' || first == b'\n' {
+            } else if first == b'#' && item.is_none() {
+                // A comment before the first item (`kubectl affinity snapshot` says there
+                // what it holds); one in an item is the item's.
+            } else if first == b' ' || first == b'\n' || first == b'#' {
                 // An item's line, or a blank one; `items:` with an indented sequence, or
                 // anything before the first item, is another shape.
                 item?;
@@ -1034,6 +1037,11 @@ mod tests {
         // A sequence in a sequence: serde-saphyr's.
         assert_eq!(fast(&got[3]), None);
         assert_eq!(item_json(&got[3]).as_deref(), Some(r#"["e"]"#));
+        // What `kubectl affinity snapshot` writes around the items.
+        let text = "# kubernetesVersion: v1.35.4\napiVersion: v1\nitems:\n# Scheduling contents.\n# More.\n- a: 1\n# in the item\n- b: 2\nkind: List\nmetadata:\n  resourceVersion: \"\"\n";
+        let (got, list) = items(text);
+        assert_eq!(got, ["- a: 1\n# in the item\n", "- b: 2\n"]);
+        assert_eq!(list.expect("a list").items, 2);
         // Other shapes are not lists to read here.
         for other in [
             "items:\n  - a: 1\nkind: List\n",
