@@ -3,13 +3,14 @@
 //! `kubectl get -o yaml` (go-yaml), `kubectl affinity snapshot` (serde-saphyr) and PyYAML
 //! write a `List` in one regular shape: block style, an item per `- ` line at the first
 //! column, two spaces of indentation, strings quoted wherever they would read as something
-//! else. No YAML crate reads that much faster than 10 MB a second, against serde_json's
-//! 250, so this module reads only that shape: it finds the items by their first column (as
-//! `stream.rs` finds a JSON list's by brackets) and turns each into JSON text, which the JSON
-//! path then decodes. Whatever it is not sure to read exactly as serde-saphyr reads it (flow
-//! collections, anchors, tags, multi-line plain or quoted scalars, folded scalars, comments,
-//! a plain scalar that may be a float, ...) is left to serde-saphyr, one item at a time; a
-//! list of another shape is left to the general readers whole.
+//! else, long ones wrapped at 80 columns. serde-saphyr reads about 10 MB of YAML a second,
+//! serde_json 250 of JSON, so this module reads that shape itself: it finds the items by
+//! their first column (as `stream.rs` finds a JSON list's by brackets) and turns each into
+//! JSON text, which the JSON path then decodes. Whatever it is not sure to read exactly as
+//! serde-saphyr reads it (flow collections, anchors, tags, comments, a plain scalar that may
+//! be a float, a scalar broken by a blank line or an escaped line break, ...) is left to
+//! serde-saphyr, one item at a time; a list of another shape is left to the general readers
+//! whole.
 
 use std::borrow::Cow;
 use std::io::Read;
