@@ -134,6 +134,10 @@ pub(super) fn list_items(
             return None;
         }
     }
+    // Without items the general reader reads the text anyway: not twice.
+    if count == 0 {
+        return None;
+    }
     // The rest of the document, as the general reader reads it: one mapping with a `kind`.
     let [serde_json::Value::Object(fields)] =
         <[_; 1]>::try_from(yaml::documents(&head).ok()?).ok()?
@@ -141,7 +145,7 @@ pub(super) fn list_items(
         return None;
     };
     let kind = fields.get("kind")?.as_str()?.to_string();
-    (seen_items && !fields.contains_key("items")).then_some(List { kind, items: count })
+    (!fields.contains_key("items")).then_some(List { kind, items: count })
 }
 
 /// From `pos`, the start of a line of an item, the start of the next line that starts with
