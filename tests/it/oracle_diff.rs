@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support::oracle_diff::{
     Difference, args, comparable_reasons, compare, releases_archive, unpack, unpack_archive,
 };
-use crate::support::{assert_binary_agrees, differing_cases, run};
+use crate::support::{assert_all_agree, assert_binary_agrees, differing_cases, run};
 
 /// The case's expected.json.
 fn expected(case: &Path) -> Value {
@@ -95,32 +95,12 @@ fn every_case_agrees_with_the_scheduler() {
     }
 
     let bad = disagreements(&cases);
-    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, diffs) in &bad {
-        let mut seen: Vec<&str> = diffs.iter().map(|d| d.class.as_str()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for class in seen {
-            *classes.entry(class).or_default() += 1;
-        }
-    }
-    let shown: Vec<String> = bad
-        .iter()
-        .take(40)
-        .map(|(case, diffs)| {
-            let lines: Vec<String> = diffs
-                .iter()
-                .map(|d| format!("    - {}", d.detail))
-                .collect();
-            format!("{case}\n{}", lines.join("\n"))
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "{} of {} cases disagree with kube-scheduler; by class: {classes:?}\n{}",
-        bad.len(),
+    assert_all_agree(
+        &bad,
         cases.len(),
-        shown.join("\n")
+        "cases disagree with kube-scheduler",
+        |d| &d.class,
+        |d| d.detail.clone(),
     );
     eprintln!(
         "{} cases agree with kube-scheduler ({groups:?})",
@@ -165,32 +145,14 @@ fn every_release_case_agrees_with_its_release() {
 
     let bad = disagreements(&cases);
     let mut disagreeing: BTreeMap<String, usize> = BTreeMap::new();
-    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for (case, diffs) in &bad {
+    for (case, _) in &bad {
         *disagreeing
             .entry(case.split('/').next().unwrap_or("").to_string())
             .or_default() += 1;
-        let mut seen: Vec<&str> = diffs.iter().map(|d| d.class.as_str()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for class in seen {
-            *classes.entry(class).or_default() += 1;
-        }
     }
     let agreement: Vec<String> = groups
         .iter()
         .map(|(g, n)| format!("{g} {}/{n}", n - disagreeing.get(g).copied().unwrap_or(0)))
-        .collect();
-    let shown: Vec<String> = bad
-        .iter()
-        .take(40)
-        .map(|(case, diffs)| {
-            let lines: Vec<String> = diffs
-                .iter()
-                .map(|d| format!("    - {}", d.detail))
-                .collect();
-            format!("{case}\n{}", lines.join("\n"))
-        })
         .collect();
     eprintln!(
         "agree with their release's kube-scheduler: {}",
@@ -203,14 +165,15 @@ fn every_release_case_agrees_with_its_release() {
             assert_binary_agrees(&args, &run(&args));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} cases disagree with their release's kube-scheduler ({}); by class: \
-         {classes:?}\n{}",
-        bad.len(),
+    assert_all_agree(
+        &bad,
         cases.len(),
-        agreement.join(", "),
-        shown.join("\n")
+        &format!(
+            "cases disagree with their release's kube-scheduler ({})",
+            agreement.join(", ")
+        ),
+        |d| &d.class,
+        |d| d.detail.clone(),
     );
 }
 

@@ -7,13 +7,13 @@
 //! error compares with the device it names left out, on any node (which node's Filter fails
 //! first is a race upstream).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::support::oracle_diff::{Difference, args, compare, dra_archive, unpack_archive};
-use crate::support::{assert_binary_agrees, differing_cases, run};
+use crate::support::{assert_all_agree, assert_binary_agrees, differing_cases, run};
 
 fn read_json(case: &Path, file: &str) -> Value {
     serde_json::from_slice(&std::fs::read(case.join(file)).expect("read a case file"))
@@ -173,30 +173,12 @@ fn every_dra_case_agrees_with_the_scheduler() {
         assert_binary_agrees(&args, &run(&args));
     }
     let bad = differing_cases(&cases, |c| check(c), |c| c.display().to_string());
-    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, diffs) in &bad {
-        let seen: BTreeSet<&str> = diffs.iter().map(|d| d.class.as_str()).collect();
-        for class in seen {
-            *classes.entry(class).or_default() += 1;
-        }
-    }
-    let shown: Vec<String> = bad
-        .iter()
-        .take(30)
-        .map(|(case, diffs)| {
-            let lines: Vec<String> = diffs
-                .iter()
-                .map(|d| format!("    - {}", d.detail))
-                .collect();
-            format!("{case}\n{}", lines.join("\n"))
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "{} of {} DRA cases disagree with kube-scheduler; by class: {classes:?}\n{}",
-        bad.len(),
+    assert_all_agree(
+        &bad,
         cases.len(),
-        shown.join("\n")
+        "DRA cases disagree with kube-scheduler",
+        |d| &d.class,
+        |d| d.detail.clone(),
     );
     eprintln!("{} DRA cases agree with kube-scheduler", cases.len());
 }

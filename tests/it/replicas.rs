@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::replicas::{Difference, args, compare, unpack};
-use crate::support::{assert_binary_agrees, differing_cases, run};
+use crate::support::{assert_all_agree, assert_binary_agrees, differing_cases, run};
 
 fn expected(case: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(case.join("expected.json")).expect("read expected.json"))
@@ -69,29 +69,12 @@ fn every_replica_sequence_agrees_with_the_scheduler() {
     }
 
     let bad = disagreements(&cases);
-    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, diffs) in &bad {
-        for d in diffs {
-            *classes.entry(d.class).or_default() += 1;
-        }
-    }
-    let shown: Vec<String> = bad
-        .iter()
-        .take(30)
-        .map(|(case, diffs)| {
-            let lines: Vec<String> = diffs
-                .iter()
-                .map(|d| format!("    - [{} at replica {}] {}", d.class, d.replica, d.detail))
-                .collect();
-            format!("{case}\n{}", lines.join("\n"))
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "{} of {} replica sequences disagree with kube-scheduler; by class: {classes:?}\n{}",
-        bad.len(),
+    assert_all_agree(
+        &bad,
         cases.len(),
-        shown.join("\n")
+        "replica sequences disagree with kube-scheduler",
+        |d| d.class,
+        |d| format!("[{} at replica {}] {}", d.class, d.replica, d.detail),
     );
     eprintln!(
         "{} replica sequences agree with kube-scheduler",

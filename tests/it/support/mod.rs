@@ -240,6 +240,39 @@ fn runs_in_this_process_answer_as_the_binary() {
     }
 }
 
+/// Fails when any case disagrees (`bad`, from [`differing_cases`]), saying how many of
+/// `total` do (`what`: "cases disagree with kube-scheduler"), how many cases show each class
+/// of difference (`class`), and the first 40 cases with each difference a line (`line`).
+pub fn assert_all_agree<D>(
+    bad: &[(String, Vec<D>)],
+    total: usize,
+    what: &str,
+    class: impl Fn(&D) -> &str,
+    line: impl Fn(&D) -> String,
+) {
+    let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (_, diffs) in bad {
+        let seen: std::collections::BTreeSet<&str> = diffs.iter().map(&class).collect();
+        for c in seen {
+            *classes.entry(c).or_default() += 1;
+        }
+    }
+    let shown: Vec<String> = bad
+        .iter()
+        .take(40)
+        .map(|(case, diffs)| {
+            let lines: Vec<String> = diffs.iter().map(|d| format!("    - {}", line(d))).collect();
+            format!("{case}\n{}", lines.join("\n"))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {total} {what}; by class: {classes:?}\n{}",
+        bad.len(),
+        shown.join("\n")
+    );
+}
+
 /// Each case's differences on all cores, in order, keeping the cases that have any; `name`
 /// says which case. The corpora share it: each runs hundreds of cases in this process.
 pub fn differing_cases<D: Send>(
