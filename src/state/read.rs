@@ -445,10 +445,7 @@ fn fast_snapshot(text: &str, path: &str) -> Result<Option<ClusterState>, SourceE
     let mut bail = false;
     fold_in_order(
         |chunk: &[&serde_json::value::RawValue]| {
-            chunk
-                .iter()
-                .map(|raw| fast_item(raw.get(), path, false))
-                .collect()
+            chunk.iter().map(|raw| fast_item(raw.get(), path)).collect()
         },
         |decoded: Vec<FastItem>| {
             for d in decoded {
@@ -489,7 +486,7 @@ fn stream_snapshot(path: &Path) -> Option<ClusterState> {
     stream_file(path, |input, name| {
         list_snapshot(
             name,
-            |t| fast_item(t, name, false),
+            |t| fast_item(t, name),
             |sink| stream::list_items(input, CHUNK, sink),
         )
     })
@@ -528,8 +525,7 @@ fn stream_file(
 fn kubectl_yaml_snapshot(input: impl std::io::Read, path: &str) -> Option<ClusterState> {
     list_snapshot(
         path,
-        // Events, as every YAML snapshot has been read.
-        |text| fast_item(&kubectl_yaml::item_json(text)?, path, true),
+        |text| fast_item(&kubectl_yaml::item_json(text)?, path),
         |sink| kubectl_yaml::list_items(input, CHUNK, sink),
     )
 }
@@ -616,8 +612,7 @@ const CHUNK: usize = 1024;
 /// input goes the general way).
 type FastItem = Option<Result<Decoded, SourceError>>;
 
-/// `events`: Events are read (else skipped).
-fn fast_item(text: &str, path: &str, events: bool) -> FastItem {
+fn fast_item(text: &str, path: &str) -> FastItem {
     use super::decode::json::{ListItem, list_item};
 
     let located = || -> Result<Located, SourceError> {
@@ -636,12 +631,7 @@ fn fast_item(text: &str, path: &str, events: bool) -> FastItem {
             check_quantities(&obj, path, &pod.template.resources.problems)
                 .map(|()| Decoded::Pod(pod))
         }),
-        // Events only when asked: the JSON paths have never read them (the general one does),
-        // and reading them would change what is shown for a JSON snapshot that holds some.
-        ListItem::Other(kind)
-            if kind == "Node"
-                || ((events || kind != "Event") && Object::KINDS.contains(&kind.as_ref())) =>
-        {
+        ListItem::Other(kind) if kind == "Node" || Object::KINDS.contains(&kind.as_ref()) => {
             located().and_then(|obj| Decoded::of(&obj, path))
         }
         ListItem::Other(_) => Ok(Decoded::Skip),

@@ -567,6 +567,28 @@ fn failed_scheduling_events_in_a_snapshot_are_shown() {
             "{table}"
         );
     }
+    // The same snapshot in JSON (`kubectl get -o json`) shows the same event.
+    let said = "0/7 nodes are available: 7 Too many pods.";
+    let list: Value = serde_saphyr::from_str(&with_events(said)).expect("YAML");
+    let snapshot = write(
+        &dir,
+        "with-events.json",
+        &serde_json::to_string(&list).expect("JSON"),
+    );
+    let out = run(&[
+        "explain",
+        "pending-gpu",
+        "-n",
+        "default",
+        "--snapshot",
+        snapshot.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["schedulerEvent"]["message"], said, "{doc}");
+    assert_eq!(doc["schedulerEvent"]["matchesComputed"], false);
 }
 
 /// Item 9: the drill-down says "PreFilter returned Skip" once per node, explains
