@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::support;
 use crate::support::fake_api::FakeApi;
+use crate::support::write;
 
 /// Two 1-CPU nodes (`a`: pool blue; `b`: pool green, kata runtime), a full node `c` for
 /// preemption, and the admission objects the tests read.
@@ -64,12 +65,6 @@ fn bin(dir: &Path) -> Command {
         .env("KUBECONFIG", "/nonexistent/kubeconfig")
         .env_remove("KUBERNETES_SERVICE_HOST");
     c
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 fn pod(dir: &Path, namespace: &str, spec: &str) -> PathBuf {

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{kubectl_affinity, run};
+use crate::support::{kubectl_affinity, node, run};
 
 fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
@@ -19,13 +19,6 @@ fn json(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("json")
-}
-
-fn node<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["nodes"]
-        .as_array()
-        .and_then(|l| l.iter().find(|n| n["name"] == name))
-        .unwrap_or_else(|| panic!("node {name} missing"))
 }
 
 fn filter<'a>(node: &'a Value, plugin: &str) -> &'a Value {

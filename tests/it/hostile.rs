@@ -10,13 +10,13 @@
 #![allow(clippy::unwrap_used)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{kubectl_affinity, run};
+use crate::support::{kubectl_affinity, run, write};
 
 const SNAPSHOT: &str = "examples/cluster.yaml";
 
@@ -36,12 +36,6 @@ fn fails(args: &[&str], fragments: &[&str]) -> String {
         assert!(err.contains(f), "{args:?}: missing {f:?} in: {err}");
     }
     err
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
 }
 
 /// `whatif` arguments reading `file` as the manifest, then as the snapshot: every hostile

@@ -11,6 +11,11 @@ use serde_json::Value;
 use crate::support::fake_api::FakeApi;
 use crate::support::{self, run};
 
+/// A test input written to the test's directory.
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    support::write(dir.path(), name, text)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -18,12 +23,6 @@ fn text(bytes: &[u8]) -> String {
 fn demo() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster.yaml"))
         .expect("demo")
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, contents: &str) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, contents).expect("write");
-    path
 }
 
 /// Item 11: `kubectl get -o yaml` writes a label value `3e505426` unquoted (go-yaml reads it

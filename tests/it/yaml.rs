@@ -4,7 +4,12 @@
 
 use serde_json::Value;
 
-use crate::support::run;
+use crate::support::{node, run};
+
+/// A test input written to `dir`, as a command-line word.
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    crate::support::write(dir, name, text).display().to_string()
+}
 
 /// Three nodes: `small` (2 CPUs) and `big` (4 CPUs) in pool `big`, `other` (8 CPUs) in pool
 /// `other`; their labels shared through an anchor, as PyYAML writes a value met twice.
@@ -73,12 +78,6 @@ spec:
         resources: *res
 "#;
 
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.display().to_string()
-}
-
 fn json_of(args: &[&str]) -> Value {
     let out = run(args);
     assert!(
@@ -87,13 +86,6 @@ fn json_of(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("JSON")
-}
-
-fn node<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["nodes"]
-        .as_array()
-        .and_then(|l| l.iter().find(|n| n["name"] == name))
-        .unwrap_or_else(|| panic!("node {name} missing"))
 }
 
 #[test]

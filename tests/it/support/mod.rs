@@ -9,7 +9,7 @@ pub mod replicas;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output};
 
 use clap::Parser;
@@ -238,6 +238,21 @@ fn runs_in_this_process_answer_as_the_binary() {
         let args: Vec<OsString> = line.iter().map(OsString::from).collect();
         assert!(in_process(&args).is_none(), "{line:?}");
     }
+}
+
+/// Writes `text` to `dir/name`, for a test's input file; its path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a test input");
+    path
+}
+
+/// The explanation of node `name` in a JSON answer's `nodes`.
+pub fn node<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["nodes"]
+        .as_array()
+        .and_then(|l| l.iter().find(|n| n["name"] == name))
+        .unwrap_or_else(|| panic!("node {name} missing"))
 }
 
 /// Fails when any case disagrees (`bad`, from [`differing_cases`]), saying how many of
