@@ -225,6 +225,30 @@ struct Steps<'a> {
     woken: bool,
 }
 
+impl<'a> Steps<'a> {
+    /// The rollout of `run` on `state`, nothing done yet, `old` still running.
+    fn new(
+        state: &'a mut ClusterState,
+        profile: &'a Profile,
+        run: &'a Rollout,
+        old: Vec<Old>,
+    ) -> Self {
+        Steps {
+            state,
+            profile,
+            run,
+            tie: run.tie.clone(),
+            old,
+            rows: Vec::new(),
+            explained: None,
+            explained_pending: false,
+            fallback: None,
+            freed: Default::default(),
+            woken: false,
+        }
+    }
+}
+
 impl Steps<'_> {
     /// Removes the old pods named `names` from the cluster, as their deletion does.
     fn remove(&mut self, names: &[String]) {
@@ -542,19 +566,7 @@ fn blocked_by(run: &Rollout) -> Option<String> {
 /// beside it; `None` when there is no new pod.
 pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> Option<Explanation> {
     let first = run.replicas.first()?.clone();
-    let mut steps = Steps {
-        state,
-        profile,
-        run,
-        tie: run.tie.clone(),
-        old: run.old.clone(),
-        rows: Vec::new(),
-        explained: None,
-        explained_pending: false,
-        fallback: None,
-        freed: Default::default(),
-        woken: false,
-    };
+    let mut steps = Steps::new(state, profile, run, run.old.clone());
     let count = run.replicas.len();
     match (run.rule, blocked_by(run)) {
         (_, Some(waits)) => steps.not_created(0..count, &waits),
@@ -584,19 +596,7 @@ pub fn roll_out(run: &Rollout, state: &mut ClusterState, profile: &Profile) -> O
         None => {
             let mut copy = state.clone();
             let last = run.replicas.last().unwrap_or(&first);
-            let mut steps = Steps {
-                state: &mut copy,
-                profile,
-                run,
-                tie: run.tie.clone(),
-                old: old.clone(),
-                rows: Vec::new(),
-                explained: None,
-                explained_pending: false,
-                fallback: None,
-                freed: Default::default(),
-                woken: false,
-            };
+            let mut steps = Steps::new(&mut copy, profile, run, old.clone());
             steps.remove(&[last.id.name.to_string()]);
             let k = run.replicas.len() - 1;
             steps.create(k, None);

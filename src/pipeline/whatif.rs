@@ -570,14 +570,8 @@ impl Workloads<'_> {
         };
         // `--diff`: the same replicas placed on the cluster as read.
         let mut before = unedited.and_then(|o| simulate(run.clone(), o, first.profile));
-        let mut doc = simulate(run, target, first.profile).ok_or_else(|| Error::Manifest {
-            path: self.admission.file.display().to_string(),
-            message: format!(
-                "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
-                 would go",
-                m.origin
-            ),
-        })?;
+        let mut doc = simulate(run, target, first.profile)
+            .ok_or_else(|| self.no_pod_to_schedule(&m.origin))?;
         // `--scale`: first, what the new replicas are scheduled beside; a new workload's:
         // how its controller creates them.
         let first_note = scaled.or_else(|| w.controller.as_ref().map(Controller::note));
@@ -612,6 +606,17 @@ impl Workloads<'_> {
 }
 
 impl Workloads<'_> {
+    /// A workload of the file that makes no pod (`origin`: which).
+    fn no_pod_to_schedule(&self, origin: &str) -> Error {
+        Error::Manifest {
+            path: self.admission.file.display().to_string(),
+            message: format!(
+                "{origin} has no pod to schedule (replicas 0); pass --replicas N to see where N \
+                 would go"
+            ),
+        }
+    }
+
     /// Replica `k` of `w` as the API server creates and admits it, with its claims (from
     /// ResourceClaimTemplates, a StatefulSet's volumeClaimTemplates) made in `target`.
     fn replica(
@@ -727,15 +732,8 @@ impl Workloads<'_> {
         };
         let before = unedited.and_then(|o| updates::roll_out(&rollout(o), o, first.profile));
         let run = rollout(target);
-        let doc =
-            updates::roll_out(&run, target, first.profile).ok_or_else(|| Error::Manifest {
-                path: self.admission.file.display().to_string(),
-                message: format!(
-                    "{} has no pod to schedule (replicas 0); pass --replicas N to see where N \
-                 would go",
-                    m.origin
-                ),
-            })?;
+        let doc = updates::roll_out(&run, target, first.profile)
+            .ok_or_else(|| self.no_pod_to_schedule(&m.origin))?;
         Ok((before, doc))
     }
 }
